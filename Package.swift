@@ -1,0 +1,44 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "image-engine",
+    platforms: [.macOS(.v14)],
+    products: [
+        .library(name: "ImageCodec", targets: ["ImageCodec"]),
+        .executable(name: "image-engine", targets: ["image-engine"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // System libraries, located with pkg-config.
+        .systemLibrary(
+            name: "CJPEG",
+            pkgConfig: "libjpeg",
+            providers: [.apt(["libjpeg62-turbo-dev"]), .brew(["jpeg-turbo"])]
+        ),
+        .systemLibrary(
+            name: "CPNG",
+            pkgConfig: "libpng",
+            providers: [.apt(["libpng-dev"]), .brew(["libpng"])]
+        ),
+        // Every setjmp/longjmp and library callback lives here; no image logic.
+        .target(name: "CImageCodecShim", dependencies: ["CJPEG", "CPNG"]),
+
+        // Header probe, decode with DCT scaling and streaming resample, orientation, encode.
+        .target(name: "ImageCodec", dependencies: ["CImageCodecShim"]),
+
+        // Command-line tool: argument parsing and printing only.
+        .executableTarget(
+            name: "image-engine",
+            dependencies: [
+                "ImageCodec",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+
+        .testTarget(name: "ImageCodecTests", dependencies: ["ImageCodec", "CImageCodecShim"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

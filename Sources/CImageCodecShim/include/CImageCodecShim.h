@@ -1,0 +1,143 @@
+// The only C in the engine: error handling and memory managers for libjpeg-turbo and libpng.
+//
+// Both libraries report fatal errors by longjmp (libjpeg's default handler even calls exit()).
+// A longjmp must never cross a Swift frame, so every library call that can fail is made from a
+// function in this file, under a setjmp that lives in that same function, and comes back to Swift
+// as a status code plus a message. Nothing here decides anything about images: that is Swift's job.
+#ifndef C_IMAGE_CODEC_SHIM_H
+#define C_IMAGE_CODEC_SHIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <jpeglib.h>
+#include <jerror.h>
+#include <png.h>
+
+/// Outcome of a shim call. Anything but IEC_OK leaves a message in the object's message buffer.
+typedef enum {
+    IEC_OK = 0,
+    /// The library reported an error: corrupt data, unsupported feature, or misuse.
+    IEC_ERROR = 1,
+    /// The data ended before the image did.
+    IEC_TRUNCATED = 2,
+    /// An allocation failed or a memory limit was hit.
+    IEC_OUT_OF_MEMORY = 3
+} iec_status;
+
+#define IEC_MESSAGE_MAX 256
+
+void iec_free(void *pointer);
+
+// MARK: - JPEG decoding
+
+typedef struct iec_jpeg_decoder iec_jpeg_decoder;
+
+/// Creates a decompressor reading from `data` (which must outlive the decoder).
+/// `strict`: every warning that means damaged or missing data becomes an error.
+/// `max_memory`: libjpeg's own allocation ceiling in bytes (0 = none).
+/// `max_scans`: progressive scans allowed before the file is rejected (0 = no limit).
+/// Returns NULL only when the decoder object itself cannot be allocated.
+iec_jpeg_decoder *iec_jpeg_decoder_create(const uint8_t *data, size_t size, int strict,
+                                          long max_memory, int max_scans);
+void iec_jpeg_decoder_destroy(iec_jpeg_decoder *decoder);
+
+/// The libjpeg state, for reading header fields and setting output parameters.
+struct jpeg_decompress_struct *iec_jpeg_decoder_info(iec_jpeg_decoder *decoder);
+const char *iec_jpeg_decoder_message(const iec_jpeg_decoder *decoder);
+/// libjpeg's message code (J_MESSAGE_CODE) of the error that stopped decoding.
+int iec_jpeg_decoder_message_code(const iec_jpeg_decoder *decoder);
+/// Warnings seen so far (tolerated ones included).
+int iec_jpeg_decoder_warning_count(const iec_jpeg_decoder *decoder);
+/// 1 when the data ended early (libjpeg then pads the image with grey).
+int iec_jpeg_decoder_saw_truncation(const iec_jpeg_decoder *decoder);
+
+/// Status of creation (empty input is reported here).
+iec_status iec_jpeg_decoder_status(const iec_jpeg_decoder *decoder);
+/// Reads markers up to the first scan; APP1 (EXIF) and APP2 (ICC) markers are kept.
+iec_status iec_jpeg_read_header(iec_jpeg_decoder *decoder);
+iec_status iec_jpeg_calc_output_dimensions(iec_jpeg_decoder *decoder);
+/// Reassembles the ICC profile from APP2 markers; *profile is malloc'd (free with iec_free) or NULL.
+iec_status iec_jpeg_read_icc_profile(iec_jpeg_decoder *decoder, uint8_t **profile, unsigned int *length);
+iec_status iec_jpeg_start_decompress(iec_jpeg_decoder *decoder);
+iec_status iec_jpeg_read_scanlines(iec_jpeg_decoder *decoder, uint8_t **rows, unsigned int max_rows,
+                                   unsigned int *rows_read);
+iec_status iec_jpeg_finish_decompress(iec_jpeg_decoder *decoder);
+
+// MARK: - JPEG encoding
+
+typedef struct {
+    uint32_t width;
+    uint32_t height;
+    /// 1 (JCS_GRAYSCALE) or 3 (JCS_RGB).
+    int components;
+    int quality;
+    int optimize_coding;
+    int progressive;
+    /// Luma sampling factors: 2x2 is 4:2:0, 2x1 is 4:2:2, 1x1 is 4:4:4.
+    int luma_h_samp;
+    int luma_v_samp;
+    const uint8_t *icc_profile;
+    unsigned int icc_length;
+} iec_jpeg_encode_params;
+
+/// Encodes a whole bitmap. On success *output is malloc'd (free with iec_free).
+iec_status iec_jpeg_encode(const iec_jpeg_encode_params *params, const uint8_t *pixels,
+                           size_t bytes_per_row, uint8_t **output, unsigned long *output_length,
+                           char message[IEC_MESSAGE_MAX]);
+
+// MARK: - PNG decoding
+
+typedef struct iec_png_decoder iec_png_decoder;
+
+typedef struct {
+    uint32_t width;
+    uint32_t height;
+    int bit_depth;
+    int color_type;
+    int interlaced;
+    int has_transparency_chunk;
+    /// Views into libpng's memory, valid while the decoder lives.
+    const uint8_t *icc_profile;
+    uint32_t icc_length;
+    const uint8_t *exif;
+    uint32_t exif_length;
+} iec_png_header;
+
+typedef struct {
+    int channels;
+    size_t row_bytes;
+    int passes;
+} iec_png_output;
+
+/// `data` must outlive the decoder. Returns NULL only when allocation fails.
+iec_png_decoder *iec_png_decoder_create(const uint8_t *data, size_t size);
+void iec_png_decoder_destroy(iec_png_decoder *decoder);
+const char *iec_png_decoder_message(const iec_png_decoder *decoder);
+int iec_png_decoder_warning_count(const iec_png_decoder *decoder);
+iec_status iec_png_decoder_status(const iec_png_decoder *decoder);
+
+iec_status iec_png_read_header(iec_png_decoder *decoder, iec_png_header *header);
+/// Sets up the transforms to 8-bit gray, gray+alpha, RGB or RGBA (palette and low bit depths
+/// expanded, tRNS turned into alpha, 16-bit scaled down) and reports the output row layout.
+iec_status iec_png_configure_8bit(iec_png_decoder *decoder, iec_png_output *output);
+iec_status iec_png_read_rows(iec_png_decoder *decoder, uint8_t **rows, uint32_t count);
+iec_status iec_png_read_end(iec_png_decoder *decoder);
+
+// MARK: - PNG encoding
+
+typedef struct {
+    uint32_t width;
+    uint32_t height;
+    /// PNG_COLOR_TYPE_GRAY, _GRAY_ALPHA, _RGB or _RGB_ALPHA, always 8 bits per sample.
+    int color_type;
+    int compression_level;
+    const uint8_t *icc_profile;
+    uint32_t icc_length;
+} iec_png_encode_params;
+
+iec_status iec_png_encode(const iec_png_encode_params *params, const uint8_t *pixels,
+                          size_t bytes_per_row, uint8_t **output, size_t *output_length,
+                          char message[IEC_MESSAGE_MAX]);
+
+#endif

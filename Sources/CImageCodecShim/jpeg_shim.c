@@ -1,0 +1,268 @@
+// libjpeg-turbo error manager and call wrappers. See CImageCodecShim.h for the rules.
+#include "CImageCodecShim.h"
+
+#include <jerror.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+
+void iec_free(void *pointer) { free(pointer); }
+
+/// Error manager shared by the decoder and the encoder: records the message and jumps back to
+/// the setjmp of the shim function that made the library call.
+typedef struct {
+    struct jpeg_error_mgr pub;
+    jmp_buf jump;
+    char message[IEC_MESSAGE_MAX];
+    int strict;
+    int reading_header;
+    int warnings;
+    int truncated;
+    int code;
+    iec_status status;
+} iec_jpeg_error;
+
+static void iec_jpeg_format_message(j_common_ptr cinfo, char *buffer) {
+    char text[JMSG_LENGTH_MAX];
+    (*cinfo->err->format_message)(cinfo, text);
+    strncpy(buffer, text, IEC_MESSAGE_MAX - 1);
+    buffer[IEC_MESSAGE_MAX - 1] = '\0';
+}
+
+static void iec_jpeg_error_exit(j_common_ptr cinfo) {
+    iec_jpeg_error *error = (iec_jpeg_error *)cinfo->err;
+    iec_jpeg_format_message(cinfo, error->message);
+    int code = error->pub.msg_code;
+    error->code = code;
+    if (code == JERR_OUT_OF_MEMORY || code == JERR_NO_BACKING_STORE) {
+        error->status = IEC_OUT_OF_MEMORY;
+    } else if (code == JERR_INPUT_EMPTY || code == JERR_INPUT_EOF) {
+        error->status = IEC_TRUNCATED;
+    } else {
+        error->status = IEC_ERROR;
+    }
+    longjmp(error->jump, 1);
+}
+
+/// Damaged-data warnings. libjpeg recovers from these by inventing pixels (grey fill or garbage),
+/// so a strict decoder must not return the image.
+static int iec_jpeg_warning_means_damage(int code, int reading_header) {
+    switch (code) {
+    case JWRN_EXTRANEOUS_DATA:
+        // Padding between header segments is common in real files and harmless; inside or
+        // after the scan data it means the decoder lost sync.
+        return !reading_header;
+    case JWRN_JFIF_MAJOR:
+    case JWRN_ADOBE_XFORM:
+    case JWRN_BOGUS_ICC:
+        return 0;
+    default:
+        return 1;
+    }
+}
+
+static void iec_jpeg_emit_message(j_common_ptr cinfo, int level) {
+    iec_jpeg_error *error = (iec_jpeg_error *)cinfo->err;
+    if (level >= 0) return;  // trace messages: never printed
+    error->warnings += 1;
+    int code = error->pub.msg_code;
+    if (code == JWRN_JPEG_EOF) error->truncated = 1;
+    if (error->strict && iec_jpeg_warning_means_damage(code, error->reading_header)) {
+        iec_jpeg_format_message(cinfo, error->message);
+        error->code = code;
+        error->status = error->truncated ? IEC_TRUNCATED : IEC_ERROR;
+        longjmp(error->jump, 1);
+    }
+}
+
+static void iec_jpeg_output_message(j_common_ptr cinfo) { (void)cinfo; }
+
+static void iec_jpeg_error_init(iec_jpeg_error *error, int strict) {
+    memset(error, 0, sizeof(*error));
+    jpeg_std_error(&error->pub);
+    error->pub.error_exit = iec_jpeg_error_exit;
+    error->pub.emit_message = iec_jpeg_emit_message;
+    error->pub.output_message = iec_jpeg_output_message;
+    error->strict = strict;
+}
+
+// MARK: - Decoder
+
+struct iec_jpeg_decoder {
+    struct jpeg_decompress_struct cinfo;
+    iec_jpeg_error error;
+    struct jpeg_progress_mgr progress;
+    int max_scans;
+    int created;
+};
+
+/// Rejects progressive files with absurd scan counts: each scan re-walks the whole coefficient
+/// buffer, so a few KB of crafted scans can cost minutes of CPU.
+static void iec_jpeg_progress(j_common_ptr cinfo) {
+    iec_jpeg_decoder *decoder = (iec_jpeg_decoder *)cinfo;
+    if (decoder->max_scans > 0 && cinfo->is_decompressor &&
+        decoder->cinfo.input_scan_number > decoder->max_scans) {
+        snprintf(decoder->error.message, IEC_MESSAGE_MAX,
+                 "Progressive JPEG has more than %d scans", decoder->max_scans);
+        decoder->error.status = IEC_ERROR;
+        longjmp(decoder->error.jump, 1);
+    }
+}
+
+iec_jpeg_decoder *iec_jpeg_decoder_create(const uint8_t *data, size_t size, int strict,
+                                          long max_memory, int max_scans) {
+    iec_jpeg_decoder *decoder = calloc(1, sizeof(iec_jpeg_decoder));
+    if (decoder == NULL) return NULL;
+    iec_jpeg_error_init(&decoder->error, strict);
+    decoder->cinfo.err = &decoder->error.pub;
+    decoder->max_scans = max_scans;
+    if (setjmp(decoder->error.jump)) return decoder;
+    jpeg_create_decompress(&decoder->cinfo);
+    decoder->created = 1;
+    decoder->cinfo.mem->max_memory_to_use = max_memory;
+    decoder->progress.progress_monitor = iec_jpeg_progress;
+    decoder->cinfo.progress = &decoder->progress;
+    jpeg_save_markers(&decoder->cinfo, JPEG_APP0 + 1, 0xFFFF);
+    jpeg_save_markers(&decoder->cinfo, JPEG_APP0 + 2, 0xFFFF);
+    // Casting away const: libjpeg's memory source never writes to the buffer.
+    jpeg_mem_src(&decoder->cinfo, (unsigned char *)data, (unsigned long)size);
+    return decoder;
+}
+
+void iec_jpeg_decoder_destroy(iec_jpeg_decoder *decoder) {
+    if (decoder == NULL) return;
+    if (decoder->created) jpeg_destroy_decompress(&decoder->cinfo);
+    free(decoder);
+}
+
+struct jpeg_decompress_struct *iec_jpeg_decoder_info(iec_jpeg_decoder *decoder) {
+    return &decoder->cinfo;
+}
+
+const char *iec_jpeg_decoder_message(const iec_jpeg_decoder *decoder) {
+    return decoder->error.message;
+}
+
+int iec_jpeg_decoder_warning_count(const iec_jpeg_decoder *decoder) {
+    return decoder->error.warnings;
+}
+
+int iec_jpeg_decoder_message_code(const iec_jpeg_decoder *decoder) { return decoder->error.code; }
+
+int iec_jpeg_decoder_saw_truncation(const iec_jpeg_decoder *decoder) {
+    return decoder->error.truncated;
+}
+
+iec_status iec_jpeg_decoder_status(const iec_jpeg_decoder *decoder) {
+    return decoder->error.status;
+}
+
+iec_status iec_jpeg_read_header(iec_jpeg_decoder *decoder) {
+    if (decoder->error.status != IEC_OK) return decoder->error.status;
+    if (setjmp(decoder->error.jump)) return decoder->error.status;
+    decoder->error.reading_header = 1;
+    int result = jpeg_read_header(&decoder->cinfo, TRUE);
+    decoder->error.reading_header = 0;
+    if (result != JPEG_HEADER_OK) {
+        snprintf(decoder->error.message, IEC_MESSAGE_MAX, "JPEG datastream contains no image");
+        decoder->error.status = IEC_ERROR;
+    }
+    return decoder->error.status;
+}
+
+iec_status iec_jpeg_calc_output_dimensions(iec_jpeg_decoder *decoder) {
+    if (setjmp(decoder->error.jump)) return decoder->error.status;
+    jpeg_calc_output_dimensions(&decoder->cinfo);
+    return IEC_OK;
+}
+
+iec_status iec_jpeg_read_icc_profile(iec_jpeg_decoder *decoder, uint8_t **profile,
+                                     unsigned int *length) {
+    *profile = NULL;
+    *length = 0;
+    if (setjmp(decoder->error.jump)) return decoder->error.status;
+    JOCTET *buffer = NULL;
+    unsigned int size = 0;
+    if (jpeg_read_icc_profile(&decoder->cinfo, &buffer, &size)) {
+        *profile = buffer;
+        *length = size;
+    }
+    return IEC_OK;
+}
+
+iec_status iec_jpeg_start_decompress(iec_jpeg_decoder *decoder) {
+    if (setjmp(decoder->error.jump)) return decoder->error.status;
+    jpeg_start_decompress(&decoder->cinfo);
+    return IEC_OK;
+}
+
+iec_status iec_jpeg_read_scanlines(iec_jpeg_decoder *decoder, uint8_t **rows, unsigned int max_rows,
+                                   unsigned int *rows_read) {
+    *rows_read = 0;
+    if (setjmp(decoder->error.jump)) return decoder->error.status;
+    *rows_read = jpeg_read_scanlines(&decoder->cinfo, rows, max_rows);
+    return IEC_OK;
+}
+
+iec_status iec_jpeg_finish_decompress(iec_jpeg_decoder *decoder) {
+    if (setjmp(decoder->error.jump)) return decoder->error.status;
+    jpeg_finish_decompress(&decoder->cinfo);
+    return IEC_OK;
+}
+
+// MARK: - Encoder
+
+iec_status iec_jpeg_encode(const iec_jpeg_encode_params *params, const uint8_t *pixels,
+                           size_t bytes_per_row, uint8_t **output, unsigned long *output_length,
+                           char message[IEC_MESSAGE_MAX]) {
+    struct jpeg_compress_struct cinfo;
+    iec_jpeg_error error;
+    // The destination buffer's address is handed to libjpeg, so it lives in memory and is
+    // current after a longjmp; `created` changes after setjmp and so must be volatile.
+    unsigned char *destination = NULL;
+    unsigned long size = 0;
+    volatile int created = 0;
+
+    *output = NULL;
+    *output_length = 0;
+    iec_jpeg_error_init(&error, 0);
+    cinfo.err = &error.pub;
+    if (setjmp(error.jump)) {
+        strncpy(message, error.message, IEC_MESSAGE_MAX);
+        if (created) jpeg_destroy_compress(&cinfo);
+        free(destination);
+        return error.status;
+    }
+    jpeg_create_compress(&cinfo);
+    created = 1;
+    jpeg_mem_dest(&cinfo, &destination, &size);
+    cinfo.image_width = params->width;
+    cinfo.image_height = params->height;
+    cinfo.input_components = params->components;
+    cinfo.in_color_space = params->components == 1 ? JCS_GRAYSCALE : JCS_RGB;
+    jpeg_set_defaults(&cinfo);
+    jpeg_set_quality(&cinfo, params->quality, TRUE);
+    cinfo.optimize_coding = params->optimize_coding ? TRUE : FALSE;
+    if (params->components == 3) {
+        cinfo.comp_info[0].h_samp_factor = params->luma_h_samp;
+        cinfo.comp_info[0].v_samp_factor = params->luma_v_samp;
+        cinfo.comp_info[1].h_samp_factor = 1;
+        cinfo.comp_info[1].v_samp_factor = 1;
+        cinfo.comp_info[2].h_samp_factor = 1;
+        cinfo.comp_info[2].v_samp_factor = 1;
+    }
+    if (params->progressive) jpeg_simple_progression(&cinfo);
+    jpeg_start_compress(&cinfo, TRUE);
+    if (params->icc_profile != NULL && params->icc_length > 0) {
+        jpeg_write_icc_profile(&cinfo, params->icc_profile, params->icc_length);
+    }
+    while (cinfo.next_scanline < cinfo.image_height) {
+        JSAMPROW row = (JSAMPROW)(pixels + (size_t)cinfo.next_scanline * bytes_per_row);
+        jpeg_write_scanlines(&cinfo, &row, 1);
+    }
+    jpeg_finish_compress(&cinfo);
+    jpeg_destroy_compress(&cinfo);
+    *output = destination;
+    *output_length = size;
+    return IEC_OK;
+}

@@ -1,0 +1,233 @@
+// libpng error callbacks, memory source/destination and call wrappers. See CImageCodecShim.h.
+#include "CImageCodecShim.h"
+
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+
+/// Per-call error state, reached through libpng's error pointer.
+typedef struct {
+    char message[IEC_MESSAGE_MAX];
+    int warnings;
+    iec_status status;
+} iec_png_error;
+
+static void iec_png_record(iec_png_error *error, const char *text, iec_status status) {
+    strncpy(error->message, text != NULL ? text : "libpng error", IEC_MESSAGE_MAX - 1);
+    error->message[IEC_MESSAGE_MAX - 1] = '\0';
+    error->status = status;
+}
+
+static void iec_png_error_fn(png_structp png, png_const_charp text) {
+    iec_png_error *error = (iec_png_error *)png_get_error_ptr(png);
+    // A read callback that ran dry has already recorded a truncation; keep that diagnosis.
+    if (error->status != IEC_TRUNCATED) {
+        int oom = text != NULL && strstr(text, "memory") != NULL;
+        iec_png_record(error, text, oom ? IEC_OUT_OF_MEMORY : IEC_ERROR);
+    }
+    png_longjmp(png, 1);
+}
+
+static void iec_png_warning_fn(png_structp png, png_const_charp text) {
+    (void)text;
+    iec_png_error *error = (iec_png_error *)png_get_error_ptr(png);
+    error->warnings += 1;
+}
+
+// MARK: - Decoder
+
+struct iec_png_decoder {
+    png_structp png;
+    png_infop info;
+    const uint8_t *data;
+    size_t size;
+    size_t offset;
+    iec_png_error error;
+};
+
+static void iec_png_read_fn(png_structp png, png_bytep out, size_t length) {
+    iec_png_decoder *decoder = (iec_png_decoder *)png_get_io_ptr(png);
+    if (length > decoder->size - decoder->offset) {
+        iec_png_record(&decoder->error, "PNG data ends before the image does", IEC_TRUNCATED);
+        png_error(png, "PNG data ends before the image does");
+    }
+    memcpy(out, decoder->data + decoder->offset, length);
+    decoder->offset += length;
+}
+
+iec_png_decoder *iec_png_decoder_create(const uint8_t *data, size_t size) {
+    iec_png_decoder *decoder = calloc(1, sizeof(iec_png_decoder));
+    if (decoder == NULL) return NULL;
+    decoder->data = data;
+    decoder->size = size;
+    decoder->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &decoder->error, iec_png_error_fn,
+                                          iec_png_warning_fn);
+    if (decoder->png == NULL) {
+        iec_png_record(&decoder->error, "Cannot create libpng reader", IEC_OUT_OF_MEMORY);
+        return decoder;
+    }
+    if (setjmp(png_jmpbuf(decoder->png))) return decoder;
+    decoder->info = png_create_info_struct(decoder->png);
+    if (decoder->info == NULL) {
+        iec_png_record(&decoder->error, "Cannot create libpng info", IEC_OUT_OF_MEMORY);
+        return decoder;
+    }
+    // The engine applies its own pixel-count limit right after the header, with a typed error;
+    // libpng's default 1,000,000-pixel side limit would pre-empt it with an untyped one.
+    png_set_user_limits(decoder->png, 0x7fffffff, 0x7fffffff);
+    png_set_read_fn(decoder->png, decoder, iec_png_read_fn);
+    return decoder;
+}
+
+void iec_png_decoder_destroy(iec_png_decoder *decoder) {
+    if (decoder == NULL) return;
+    if (decoder->png != NULL) {
+        png_destroy_read_struct(&decoder->png, decoder->info != NULL ? &decoder->info : NULL, NULL);
+    }
+    free(decoder);
+}
+
+const char *iec_png_decoder_message(const iec_png_decoder *decoder) { return decoder->error.message; }
+
+int iec_png_decoder_warning_count(const iec_png_decoder *decoder) { return decoder->error.warnings; }
+
+iec_status iec_png_decoder_status(const iec_png_decoder *decoder) { return decoder->error.status; }
+
+iec_status iec_png_read_header(iec_png_decoder *decoder, iec_png_header *header) {
+    memset(header, 0, sizeof(*header));
+    if (decoder->error.status != IEC_OK) return decoder->error.status;
+    if (setjmp(png_jmpbuf(decoder->png))) return decoder->error.status;
+    png_read_info(decoder->png, decoder->info);
+    png_uint_32 width = 0, height = 0;
+    int bit_depth = 0, color_type = 0, interlace = 0;
+    png_get_IHDR(decoder->png, decoder->info, &width, &height, &bit_depth, &color_type, &interlace,
+                 NULL, NULL);
+    header->width = width;
+    header->height = height;
+    header->bit_depth = bit_depth;
+    header->color_type = color_type;
+    header->interlaced = interlace != PNG_INTERLACE_NONE;
+    header->has_transparency_chunk = png_get_valid(decoder->png, decoder->info, PNG_INFO_tRNS) != 0;
+    png_charp name = NULL;
+    int compression = 0;
+    png_bytep profile = NULL;
+    png_uint_32 profile_length = 0;
+    if (png_get_iCCP(decoder->png, decoder->info, &name, &compression, &profile, &profile_length)) {
+        header->icc_profile = profile;
+        header->icc_length = profile_length;
+    }
+    png_bytep exif = NULL;
+    png_uint_32 exif_length = 0;
+    if (png_get_eXIf_1(decoder->png, decoder->info, &exif_length, &exif)) {
+        header->exif = exif;
+        header->exif_length = exif_length;
+    }
+    return IEC_OK;
+}
+
+iec_status iec_png_configure_8bit(iec_png_decoder *decoder, iec_png_output *output) {
+    memset(output, 0, sizeof(*output));
+    if (setjmp(png_jmpbuf(decoder->png))) return decoder->error.status;
+    png_structp png = decoder->png;
+    png_infop info = decoder->info;
+    int color_type = png_get_color_type(png, info);
+    if (color_type == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(png);
+    if (color_type == PNG_COLOR_TYPE_GRAY && png_get_bit_depth(png, info) < 8) {
+        png_set_expand_gray_1_2_4_to_8(png);
+    }
+    if (png_get_valid(png, info, PNG_INFO_tRNS)) png_set_tRNS_to_alpha(png);
+    // Scale (not strip) so 0xFFFF maps to 0xFF and rounding is correct.
+    if (png_get_bit_depth(png, info) == 16) png_set_scale_16(png);
+    output->passes = png_set_interlace_handling(png);
+    png_read_update_info(png, info);
+    output->channels = png_get_channels(png, info);
+    output->row_bytes = png_get_rowbytes(png, info);
+    return IEC_OK;
+}
+
+iec_status iec_png_read_rows(iec_png_decoder *decoder, uint8_t **rows, uint32_t count) {
+    if (setjmp(png_jmpbuf(decoder->png))) return decoder->error.status;
+    png_read_rows(decoder->png, rows, NULL, count);
+    return IEC_OK;
+}
+
+iec_status iec_png_read_end(iec_png_decoder *decoder) {
+    if (setjmp(png_jmpbuf(decoder->png))) return decoder->error.status;
+    png_read_end(decoder->png, NULL);
+    return IEC_OK;
+}
+
+// MARK: - Encoder
+
+/// Growable memory destination for png_set_write_fn.
+typedef struct {
+    uint8_t *bytes;
+    size_t length;
+    size_t capacity;
+} iec_png_buffer;
+
+static void iec_png_write_fn(png_structp png, png_bytep data, size_t length) {
+    iec_png_buffer *buffer = (iec_png_buffer *)png_get_io_ptr(png);
+    if (length > SIZE_MAX - buffer->length) png_error(png, "PNG output too large");
+    size_t needed = buffer->length + length;
+    if (needed > buffer->capacity) {
+        size_t capacity = buffer->capacity < 4096 ? 4096 : buffer->capacity;
+        while (capacity < needed) capacity = capacity > SIZE_MAX / 2 ? needed : capacity * 2;
+        uint8_t *grown = realloc(buffer->bytes, capacity);
+        if (grown == NULL) png_error(png, "Out of memory for PNG output");
+        buffer->bytes = grown;
+        buffer->capacity = capacity;
+    }
+    memcpy(buffer->bytes + buffer->length, data, length);
+    buffer->length = needed;
+}
+
+static void iec_png_flush_fn(png_structp png) { (void)png; }
+
+iec_status iec_png_encode(const iec_png_encode_params *params, const uint8_t *pixels,
+                          size_t bytes_per_row, uint8_t **output, size_t *output_length,
+                          char message[IEC_MESSAGE_MAX]) {
+    iec_png_error error;
+    memset(&error, 0, sizeof(error));
+    iec_png_buffer buffer = {NULL, 0, 0};
+    png_bytep *volatile rows = NULL;
+    *output = NULL;
+    *output_length = 0;
+    // Both are created before setjmp (neither longjmps), so they are unchanged after a longjmp.
+    png_structp png =
+        png_create_write_struct(PNG_LIBPNG_VER_STRING, &error, iec_png_error_fn, iec_png_warning_fn);
+    png_infop info = png != NULL ? png_create_info_struct(png) : NULL;
+    if (png == NULL || info == NULL) {
+        png_destroy_write_struct(&png, NULL);
+        strncpy(message, "Cannot create libpng writer (out of memory)", IEC_MESSAGE_MAX);
+        return IEC_OUT_OF_MEMORY;
+    }
+    if (setjmp(png_jmpbuf(png))) {
+        strncpy(message, error.message, IEC_MESSAGE_MAX);
+        png_destroy_write_struct(&png, &info);
+        free(rows);
+        free(buffer.bytes);
+        return error.status == IEC_OK ? IEC_ERROR : error.status;
+    }
+    png_set_write_fn(png, &buffer, iec_png_write_fn, iec_png_flush_fn);
+    png_set_compression_level(png, params->compression_level);
+    png_set_IHDR(png, info, params->width, params->height, 8, params->color_type,
+                 PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    if (params->icc_profile != NULL && params->icc_length > 0) {
+        png_set_iCCP(png, info, "icc", PNG_COMPRESSION_TYPE_BASE, params->icc_profile,
+                     params->icc_length);
+    }
+    rows = malloc(sizeof(png_bytep) * (params->height > 0 ? params->height : 1));
+    if (rows == NULL) png_error(png, "Out of memory for PNG rows");
+    for (uint32_t y = 0; y < params->height; y++) {
+        rows[y] = (png_bytep)(pixels + (size_t)y * bytes_per_row);
+    }
+    png_write_info(png, info);
+    png_write_image(png, rows);
+    png_write_end(png, info);
+    png_destroy_write_struct(&png, &info);
+    free(rows);
+    *output = buffer.bytes;
+    *output_length = buffer.length;
+    return IEC_OK;
+}

@@ -1,0 +1,51 @@
+/// How to decode: target size, orientation, tolerance for damage, and resource limits.
+public struct DecodingOptions: Sendable, Hashable {
+    /// Longest side of the result, in pixels. `nil` keeps the full size. Never upscales.
+    public var maxPixelSize: Int?
+    /// Rotate/flip the pixels according to EXIF orientation so the result is upright.
+    public var appliesOrientation: Bool
+    /// Return what could be decoded from truncated or damaged files (libjpeg fills the rest
+    /// with grey) instead of failing. Off by default: a half-grey thumbnail is a wrong image.
+    public var allowsPartialImages: Bool
+    public var limits: DecodingLimits
+
+    public init(maxPixelSize: Int? = nil, appliesOrientation: Bool = true,
+                allowsPartialImages: Bool = false, limits: DecodingLimits = DecodingLimits()) {
+        self.maxPixelSize = maxPixelSize
+        self.appliesOrientation = appliesOrientation
+        self.allowsPartialImages = allowsPartialImages
+        self.limits = limits
+    }
+}
+
+/// Resource ceilings applied before any large allocation.
+public struct DecodingLimits: Sendable, Hashable {
+    /// Largest width × height accepted. The default, 250 MP, admits today's 200 MP phone sensors.
+    public var maxPixelCount: Int
+    /// Largest number of scans in a progressive JPEG; each scan re-reads the whole coefficient
+    /// buffer, so crafted files with thousands of tiny scans are a denial-of-service vector.
+    public var maxProgressiveScans: Int
+
+    public init(maxPixelCount: Int = 250_000_000, maxProgressiveScans: Int = 500) {
+        self.maxPixelCount = maxPixelCount
+        self.maxProgressiveScans = maxProgressiveScans
+    }
+
+    /// Throws `tooLarge` unless `width × height` is positive and within the limit. Uses
+    /// overflow-checked multiplication: header dimensions are attacker-controlled.
+    func check(width: Int, height: Int) throws(ImageCodecError) {
+        guard width > 0, height > 0 else { throw .corruptData("image has zero width or height (\(width)×\(height))") }
+        let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
+        guard !overflow, pixels <= maxPixelCount else {
+            throw .tooLarge(width: width, height: height, limit: maxPixelCount)
+        }
+    }
+
+    /// Bytes libjpeg may allocate for one image: enough for the whole-image coefficient buffer
+    /// of a progressive JPEG at the pixel limit (2 bytes per coefficient, up to 4 components),
+    /// plus working space. A backstop behind `check`, never the first line of defence.
+    var jpegMemoryLimit: Int {
+        let (bytes, overflow) = maxPixelCount.multipliedReportingOverflow(by: 8)
+        return overflow ? Int.max : bytes + 64 << 20
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+
+/// Decodes JPEG and PNG data into upright, optionally downsampled 8-bit bitmaps.
+///
+/// A value type holding only its options: it has no mutable state, so one decoder can be used
+/// from any number of tasks at once.
+///
+/// ```swift
+/// let decoder = ImageDecoder(options: DecodingOptions(maxPixelSize: 1080))
+/// let thumbnail = try decoder.decode(data)   // e.g. 1080×720, EXIF orientation applied
+/// ```
+public struct ImageDecoder: Sendable {
+    public var options: DecodingOptions
+
+    public init(options: DecodingOptions = DecodingOptions()) {
+        self.options = options
+    }
+
+    /// Decodes `data`, downsampling at decode time when `options.maxPixelSize` asks for it.
+    public func decode(_ data: Data) throws(ImageCodecError) -> Bitmap {
+        if let size = options.maxPixelSize, size <= 0 {
+            throw .invalidArgument("maxPixelSize must be positive, got \(size)")
+        }
+        let format = try ImageFormat.sniff(data)
+        return try data.withBytes { (bytes) throws(ImageCodecError) in
+            switch format {
+            case .jpeg: try JPEGDecoder.decode(bytes, options: options)
+            case .png: try PNGDecoder.decode(bytes, options: options)
+            }
+        }
+    }
+
+    /// Reads and decodes the file at `url`; a file that cannot be read is an `io` error.
+    public func decode(contentsOf url: URL) throws(ImageCodecError) -> Bitmap {
+        try decode(FileBytes.read(url))
+    }
+
+    /// Reads only the header: format, size, orientation, alpha, depth, colour model.
+    public static func header(of data: Data, limits: DecodingLimits = DecodingLimits()) throws(ImageCodecError) -> ImageHeader {
+        let format = try ImageFormat.sniff(data)
+        return try data.withBytes { (bytes) throws(ImageCodecError) in
+            switch format {
+            case .jpeg: try JPEGDecoder.header(bytes, limits: limits)
+            case .png: try PNGDecoder.header(bytes)
+            }
+        }
+    }
+
+    public static func header(contentsOf url: URL) throws(ImageCodecError) -> ImageHeader {
+        try header(of: FileBytes.read(url))
+    }
+}
+
+extension Data {
+    /// `withUnsafeBytes` that keeps the error type.
+    func withBytes<Result>(_ body: (UnsafeRawBufferPointer) throws(ImageCodecError) -> Result) throws(ImageCodecError) -> Result {
+        try withUnsafeBytes { raw in
+            Swift.Result { () throws(ImageCodecError) in try body(raw) }
+        }.get()
+    }
+}

@@ -1,0 +1,83 @@
+import CImageCodecShim
+
+/// JPEG header probe and scaled decode on top of libjpeg-turbo.
+enum JPEGDecoder {
+    static func header(_ bytes: UnsafeRawBufferPointer, limits: DecodingLimits) throws(ImageCodecError) -> ImageHeader {
+        let decompressor = try JPEGDecompressor(bytes: bytes, strict: true, limits: limits)
+        try decompressor.readHeader()
+        return header(of: decompressor)
+    }
+
+    static func decode(_ bytes: UnsafeRawBufferPointer, options: DecodingOptions) throws(ImageCodecError) -> Bitmap {
+        let decompressor = try JPEGDecompressor(bytes: bytes, strict: !options.allowsPartialImages, limits: options.limits)
+        try decompressor.readHeader()
+        let header = header(of: decompressor)
+        // Before jpeg_start_decompress: that is where a progressive JPEG allocates its
+        // whole-image coefficient buffer.
+        try options.limits.check(width: header.width, height: header.height)
+
+        let info = decompressor.info
+        let target = TargetSize.fitting(width: header.width, height: header.height, maxPixelSize: options.maxPixelSize)
+        info.pointee.scale_num = UInt32(TargetSize.jpegScaleNumerator(width: header.width, height: header.height, target: target))
+        info.pointee.scale_denom = 8
+        info.pointee.out_color_space = switch header.colorModel {
+        case .gray: JCS_GRAYSCALE
+        case .cmyk: JCS_CMYK
+        case .rgb, .palette: JCS_RGB
+        }
+        try decompressor.calculateOutputDimensions()
+        let scaled = (width: Int(info.pointee.output_width), height: Int(info.pointee.output_height))
+        let format: PixelFormat = header.colorModel == .gray ? .gray : .rgb
+        let sink = RowSinks.make(source: scaled,
+                                 target: (min(target.width, scaled.width), min(target.height, scaled.height)),
+                                 format: format)
+        let iccProfile = try decompressor.iccProfile()
+
+        try decompressor.startDecompress()
+        try readRows(decompressor, width: scaled.width, height: scaled.height,
+                     cmykInverted: header.colorModel == .cmyk && info.pointee.saw_Adobe_marker != 0, into: sink)
+        try decompressor.finishDecompress()
+        if decompressor.sawTruncation && !options.allowsPartialImages { throw .truncatedData }
+
+        let targetSize = (width: min(target.width, scaled.width), height: min(target.height, scaled.height))
+        let bitmap = Bitmap(unchecked: targetSize.width, height: targetSize.height, format: format,
+                            pixels: try sink.finish(), iccProfile: iccProfile)
+        return options.appliesOrientation ? bitmap.applying(header.orientation) : bitmap
+    }
+
+    private static func header(of decompressor: JPEGDecompressor) -> ImageHeader {
+        let info = decompressor.info.pointee
+        let model: ColorModel = switch info.jpeg_color_space {
+        case JCS_GRAYSCALE: .gray
+        case JCS_CMYK, JCS_YCCK: .cmyk
+        default: .rgb
+        }
+        return ImageHeader(format: .jpeg, width: Int(info.image_width), height: Int(info.image_height),
+                           orientation: decompressor.exifOrientation() ?? .up, hasAlpha: false,
+                           bitDepth: Int(info.data_precision), colorModel: model,
+                           progressive: info.progressive_mode != 0)
+    }
+
+    /// Streams scanlines into the sink, converting CMYK to RGB on the way.
+    private static func readRows(_ decompressor: JPEGDecompressor, width: Int, height: Int, cmykInverted: Bool,
+                                 into sink: any RowSink) throws(ImageCodecError) {
+        let components = Int(decompressor.info.pointee.output_components)
+        var scanline = [UInt8](repeating: 0, count: width * components)
+        var rgb = [UInt8](repeating: 0, count: components == 4 ? width * 3 : 0)
+        var rowsDone = 0
+        while rowsDone < height {
+            let read = try scanline.withUnsafeMutableBufferPointer { (buffer) throws(ImageCodecError) -> Int in
+                var row: UnsafeMutablePointer<UInt8>? = buffer.baseAddress
+                return try decompressor.readScanlines(&row, count: 1)
+            }
+            guard read == 1 else { throw .corruptData("libjpeg returned no scanline at row \(rowsDone)") }
+            if components == 4 {
+                CMYKConversion.toRGB(scanline, inverted: cmykInverted, into: &rgb)
+                rgb.withUnsafeBufferPointer { sink.consume($0.baseAddress!) }
+            } else {
+                scanline.withUnsafeBufferPointer { sink.consume($0.baseAddress!) }
+            }
+            rowsDone += 1
+        }
+    }
+}

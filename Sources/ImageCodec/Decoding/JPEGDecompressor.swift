@@ -1,0 +1,89 @@
+import CImageCodecShim
+
+/// One libjpeg decompressor, alive for one header read or decode.
+///
+/// Every libjpeg call goes through the C shim, which catches libjpeg's longjmp-based errors and
+/// returns a status; `check` turns that status into an `ImageCodecError`.
+final class JPEGDecompressor {
+    private let handle: OpaquePointer
+    private let limits: DecodingLimits
+
+    /// `bytes` must stay valid for the lifetime of the decompressor.
+    init(bytes: UnsafeRawBufferPointer, strict: Bool, limits: DecodingLimits) throws(ImageCodecError) {
+        guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { throw .truncatedData }
+        guard let handle = iec_jpeg_decoder_create(base, bytes.count, strict ? 1 : 0,
+                                                   limits.jpegMemoryLimit, Int32(clamping: limits.maxProgressiveScans)) else {
+            throw .corruptData("cannot allocate a JPEG decoder")
+        }
+        self.handle = handle
+        self.limits = limits
+        try check(iec_jpeg_decoder_status(handle))
+    }
+
+    deinit { iec_jpeg_decoder_destroy(handle) }
+
+    var info: UnsafeMutablePointer<jpeg_decompress_struct> { iec_jpeg_decoder_info(handle) }
+
+    var sawTruncation: Bool { iec_jpeg_decoder_saw_truncation(handle) != 0 }
+
+    func readHeader() throws(ImageCodecError) { try check(iec_jpeg_read_header(handle)) }
+
+    func calculateOutputDimensions() throws(ImageCodecError) { try check(iec_jpeg_calc_output_dimensions(handle)) }
+
+    func startDecompress() throws(ImageCodecError) { try check(iec_jpeg_start_decompress(handle)) }
+
+    func finishDecompress() throws(ImageCodecError) { try check(iec_jpeg_finish_decompress(handle)) }
+
+    /// Reads up to `count` rows into the given row pointers; returns how many were read.
+    func readScanlines(_ rows: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>, count: Int) throws(ImageCodecError) -> Int {
+        var read: UInt32 = 0
+        try check(iec_jpeg_read_scanlines(handle, rows, UInt32(count), &read))
+        return Int(read)
+    }
+
+    /// The ICC profile reassembled from APP2 markers, if any.
+    func iccProfile() throws(ImageCodecError) -> [UInt8]? {
+        var profile: UnsafeMutablePointer<UInt8>?
+        var length: UInt32 = 0
+        try check(iec_jpeg_read_icc_profile(handle, &profile, &length))
+        guard let profile else { return nil }
+        defer { iec_free(profile) }
+        return Array(UnsafeBufferPointer(start: profile, count: Int(length)))
+    }
+
+    /// The orientation in the first APP1 EXIF marker, if any.
+    func exifOrientation() -> ExifOrientation? {
+        var marker = info.pointee.marker_list
+        while let current = marker {
+            if Int32(current.pointee.marker) == JPEG_APP0 + 1, let data = current.pointee.data {
+                let segment = UnsafeBufferPointer(start: data, count: Int(current.pointee.data_length))
+                if let orientation = ExifReader.orientation(app1: segment) { return orientation }
+            }
+            marker = current.pointee.next
+        }
+        return nil
+    }
+
+    private func check(_ status: iec_status) throws(ImageCodecError) {
+        switch status {
+        case IEC_OK:
+            return
+        case IEC_TRUNCATED:
+            throw .truncatedData
+        case IEC_OUT_OF_MEMORY:
+            throw .tooLarge(width: Int(info.pointee.image_width), height: Int(info.pointee.image_height),
+                            limit: limits.maxPixelCount)
+        default:
+            let message = String(cString: iec_jpeg_decoder_message(handle))
+            let code = iec_jpeg_decoder_message_code(handle)
+            if Self.unsupportedCodes.contains(code) { throw .unsupportedFormat("JPEG: \(message)") }
+            throw .corruptData(message)
+        }
+    }
+
+    /// libjpeg errors that mean "valid JPEG, but a kind this build cannot decode".
+    private static let unsupportedCodes: Set<Int32> = [
+        Int32(JERR_BAD_PRECISION.rawValue), Int32(JERR_SOF_UNSUPPORTED.rawValue),
+        Int32(JERR_NOT_COMPILED.rawValue), Int32(JERR_ARITH_NOTIMPL.rawValue),
+    ]
+}

@@ -1,0 +1,80 @@
+import CImageCodecShim
+import Foundation
+
+/// Encodes bitmaps as JPEG or PNG. Outputs never carry EXIF or other metadata (these are
+/// uploads: no GPS, no camera serials); only the ICC profile is kept, when asked.
+public enum ImageEncoder {
+    /// Encodes as JPEG; alpha is composited over `options.background` first.
+    public static func jpeg(_ bitmap: Bitmap, options: JPEGEncodingOptions = JPEGEncodingOptions()) throws(ImageCodecError) -> Data {
+        guard (1...100).contains(options.quality) else {
+            throw .invalidArgument("JPEG quality must be 1...100, got \(options.quality)")
+        }
+        let opaque = bitmap.flattened(over: options.background)
+        let (hSamp, vSamp): (Int32, Int32) = switch options.chromaSubsampling {
+        case .s420: (2, 2)
+        case .s422: (2, 1)
+        case .s444: (1, 1)
+        }
+        let profile = options.preservesICCProfile ? opaque.iccProfile ?? [] : []
+        var output: UnsafeMutablePointer<UInt8>?
+        var length: UInt = 0
+        var message = [CChar](repeating: 0, count: Int(IEC_MESSAGE_MAX))
+        let status = opaque.pixels.withUnsafeBufferPointer { pixels in
+            profile.withUnsafeBufferPointer { icc in
+                var parameters = iec_jpeg_encode_params(
+                    width: UInt32(opaque.width), height: UInt32(opaque.height), components: Int32(opaque.format.channels),
+                    quality: Int32(options.quality), optimize_coding: options.optimizesHuffmanCoding ? 1 : 0,
+                    progressive: options.progressive ? 1 : 0, luma_h_samp: hSamp, luma_v_samp: vSamp,
+                    icc_profile: icc.baseAddress, icc_length: UInt32(icc.count))
+                return iec_jpeg_encode(&parameters, pixels.baseAddress, opaque.bytesPerRow, &output, &length, &message)
+            }
+        }
+        return try takeOutput(status: status, output: output, length: Int(length), message: message)
+    }
+
+    /// Encodes as 8-bit PNG in the bitmap's own pixel format (gray, gray+alpha, RGB, RGBA).
+    public static func png(_ bitmap: Bitmap, options: PNGEncodingOptions = PNGEncodingOptions()) throws(ImageCodecError) -> Data {
+        guard (0...9).contains(options.compressionLevel) else {
+            throw .invalidArgument("PNG compression level must be 0...9, got \(options.compressionLevel)")
+        }
+        let colorType: Int32 = switch bitmap.format {
+        case .gray: PNG_COLOR_TYPE_GRAY
+        case .grayAlpha: PNG_COLOR_TYPE_GRAY_ALPHA
+        case .rgb: PNG_COLOR_TYPE_RGB
+        case .rgba: PNG_COLOR_TYPE_RGB_ALPHA
+        }
+        let profile = options.preservesICCProfile ? bitmap.iccProfile ?? [] : []
+        var output: UnsafeMutablePointer<UInt8>?
+        var length = 0
+        var message = [CChar](repeating: 0, count: Int(IEC_MESSAGE_MAX))
+        let status = bitmap.pixels.withUnsafeBufferPointer { pixels in
+            profile.withUnsafeBufferPointer { icc in
+                var parameters = iec_png_encode_params(
+                    width: UInt32(bitmap.width), height: UInt32(bitmap.height), color_type: colorType,
+                    compression_level: Int32(options.compressionLevel), icc_profile: icc.baseAddress,
+                    icc_length: UInt32(icc.count))
+                return iec_png_encode(&parameters, pixels.baseAddress, bitmap.bytesPerRow, &output, &length, &message)
+            }
+        }
+        return try takeOutput(status: status, output: output, length: length, message: message)
+    }
+
+    /// Encodes in `format` with default options for the other format.
+    public static func encode(_ bitmap: Bitmap, as format: ImageFormat, jpegOptions: JPEGEncodingOptions = JPEGEncodingOptions(),
+                              pngOptions: PNGEncodingOptions = PNGEncodingOptions()) throws(ImageCodecError) -> Data {
+        switch format {
+        case .jpeg: try jpeg(bitmap, options: jpegOptions)
+        case .png: try png(bitmap, options: pngOptions)
+        }
+    }
+
+    /// Moves the shim's malloc'd buffer into `Data` without copying.
+    private static func takeOutput(status: iec_status, output: UnsafeMutablePointer<UInt8>?, length: Int,
+                                   message: [CChar]) throws(ImageCodecError) -> Data {
+        guard status == IEC_OK, let output else {
+            let text = message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+            throw .encodingFailed(text)
+        }
+        return Data(bytesNoCopy: output, count: length, deallocator: .free)
+    }
+}

@@ -1,0 +1,45 @@
+/// The container formats the codec reads and writes.
+public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
+    case jpeg
+    case png
+
+    /// File-name extension for outputs in this format.
+    public var fileExtension: String {
+        switch self {
+        case .jpeg: "jpg"
+        case .png: "png"
+        }
+    }
+
+    public var mimeType: String {
+        switch self {
+        case .jpeg: "image/jpeg"
+        case .png: "image/png"
+        }
+    }
+
+    /// Identifies the format from the first bytes. Throws `unsupportedFormat` naming what the
+    /// bytes look like when they are something else, so users learn why a file was refused.
+    public static func sniff(_ bytes: some Collection<UInt8>) throws(ImageCodecError) -> ImageFormat {
+        let head = Array(bytes.prefix(12))
+        if head.starts(with: [0xFF, 0xD8, 0xFF]) { return .jpeg }
+        if head.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .png }
+        if head.isEmpty { throw .unsupportedFormat("empty data") }
+        throw .unsupportedFormat(knownOtherFormat(head) ?? "not a JPEG or PNG file")
+    }
+
+    private static func knownOtherFormat(_ head: [UInt8]) -> String? {
+        func ascii(_ range: Range<Int>) -> String? {
+            guard head.count >= range.upperBound else { return nil }
+            return String(decoding: head[range], as: UTF8.self)
+        }
+        if ascii(0..<3) == "GIF" { return "GIF is not supported" }
+        if ascii(0..<4) == "RIFF", ascii(8..<12) == "WEBP" { return "WebP is not supported" }
+        if ascii(4..<8) == "ftyp" { return "HEIF/AVIF is not supported" }
+        if ascii(0..<2) == "BM" { return "BMP is not supported" }
+        if head.starts(with: [0x49, 0x49, 0x2A, 0x00]) || head.starts(with: [0x4D, 0x4D, 0x00, 0x2A]) {
+            return "TIFF is not supported"
+        }
+        return nil
+    }
+}

@@ -1,0 +1,33 @@
+/// What the header of a JPEG or PNG says, read without decoding any pixels.
+public struct ImageHeader: Sendable, Hashable {
+    public var format: ImageFormat
+    /// Stored width, before orientation is applied.
+    public var width: Int
+    /// Stored height, before orientation is applied.
+    public var height: Int
+    /// EXIF orientation (JPEG APP1 or PNG eXIf); `.up` when absent or invalid.
+    public var orientation: ExifOrientation
+    public var hasAlpha: Bool
+    /// Bits per sample in the file (8 for JPEG; 1, 2, 4, 8 or 16 for PNG).
+    public var bitDepth: Int
+    public var colorModel: ColorModel
+    /// Progressive JPEG or Adam7-interlaced PNG.
+    public var progressive: Bool
+
+    /// Width as displayed, after orientation.
+    public var displayWidth: Int { orientation.swapsDimensions ? height : width }
+    /// Height as displayed, after orientation.
+    public var displayHeight: Int { orientation.swapsDimensions ? width : height }
+
+    public init(format: ImageFormat, width: Int, height: Int, orientation: ExifOrientation, hasAlpha: Bool,
+                bitDepth: Int, colorModel: ColorModel, progressive: Bool) {
+        self.format = format
+        self.width = width
+        self.height = height
+        self.orientation = orientation
+        self.hasAlpha = hasAlpha
+        self.bitDepth = bitDepth
+        self.colorModel = colorModel
+        self.progressive = progressive
+    }
+}

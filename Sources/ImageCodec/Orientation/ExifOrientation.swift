@@ -1,0 +1,22 @@
+/// The eight EXIF orientations: how the stored pixels must be transformed to appear upright.
+public enum ExifOrientation: Int, Sendable, Hashable, CaseIterable {
+    /// Stored upright.
+    case up = 1
+    /// Mirrored left to right.
+    case upMirrored = 2
+    /// Rotated 180°.
+    case down = 3
+    /// Mirrored top to bottom.
+    case downMirrored = 4
+    /// Mirrored along the top-left to bottom-right diagonal.
+    case leftMirrored = 5
+    /// Needs a 90° clockwise rotation to be upright (typical portrait phone photo).
+    case right = 6
+    /// Mirrored along the top-right to bottom-left diagonal.
+    case rightMirrored = 7
+    /// Needs a 90° counter-clockwise rotation to be upright.
+    case left = 8
+
+    /// True for the orientations that exchange width and height.
+    public var swapsDimensions: Bool { rawValue >= 5 }
+}
