@@ -38,7 +38,10 @@ let package = Package(
             ]
         ),
 
-        .testTarget(name: "ImageCodecTests", dependencies: ["ImageCodec", "CImageCodecShim"]),
+        // Test-only writers for inputs the engine never produces: every PNG colour type × bit
+        // depth × interlace, and CMYK/YCCK JPEGs.
+        .target(name: "CTestImageWriter", dependencies: ["CJPEG", "CPNG"], path: "Tests/CTestImageWriter"),
+        .testTarget(name: "ImageCodecTests", dependencies: ["ImageCodec", "CTestImageWriter"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,22 @@
+extension Bitmap {
+    /// The bitmap resampled to exactly `width × height` with Lanczos-3 (premultiplied alpha).
+    /// Decoders already resample while decoding; this is for bitmaps that are in memory anyway.
+    public func resampled(width targetWidth: Int, height targetHeight: Int) throws(ImageCodecError) -> Bitmap {
+        guard targetWidth > 0, targetHeight > 0 else {
+            throw .invalidArgument("target size must be positive, got \(targetWidth)×\(targetHeight)")
+        }
+        let sink = RowSinks.make(source: (width, height), target: (targetWidth, targetHeight), format: format)
+        pixels.withUnsafeBufferPointer { buffer in
+            for y in 0..<height { sink.consume(buffer.baseAddress! + y * bytesPerRow) }
+        }
+        return Bitmap(unchecked: targetWidth, height: targetHeight, format: format, pixels: try sink.finish(),
+                      iccProfile: iccProfile)
+    }
+
+    /// The bitmap scaled so its longest side is at most `maxPixelSize` (never enlarged).
+    public func downsampled(maxPixelSize: Int) throws(ImageCodecError) -> Bitmap {
+        guard maxPixelSize > 0 else { throw .invalidArgument("maxPixelSize must be positive, got \(maxPixelSize)") }
+        let target = TargetSize.fitting(width: width, height: height, maxPixelSize: maxPixelSize)
+        return target == (width, height) ? self : try resampled(width: target.width, height: target.height)
+    }
+}

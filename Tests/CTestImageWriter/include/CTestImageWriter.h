@@ -1,0 +1,24 @@
+// Test-only: writes CMYK/YCCK JPEGs (which the engine's encoder never produces) and PNGs of any colour type, bit depth and interlace with libpng, so the
+// decoder can be checked against every combination the format allows.
+#ifndef C_TEST_IMAGE_WRITER_H
+#define C_TEST_IMAGE_WRITER_H
+#include <stddef.h>
+#include <stdint.h>
+
+/// `samples`: packed rows exactly as PNG stores them (bit_depth < 8 packed MSB first,
+/// 16-bit big-endian). `palette` is RGB triples; `trans` is the tRNS payload as libpng takes
+/// it: alpha bytes for palette images, otherwise one 16-bit gray or RGB colour (trans_gray /
+/// trans_rgb). Returns 0 on success; *out is malloc'd.
+int test_png_write(uint32_t width, uint32_t height, int bit_depth, int color_type, int interlaced,
+                   const uint8_t *samples, size_t row_bytes,
+                   const uint8_t *palette, int palette_entries,
+                   const uint8_t *trans_alpha, int trans_count,
+                   int trans_gray, int trans_red, int trans_green, int trans_blue,
+                   uint8_t **out, size_t *out_length);
+void test_png_free(void *pointer);
+
+/// Writes a 4-component JPEG from interleaved CMYK samples, stored as CMYK or converted to YCCK.
+/// libjpeg adds an Adobe marker, so readers treat the samples as Adobe-inverted (0 = full ink).
+int test_jpeg_write_cmyk(uint32_t width, uint32_t height, const uint8_t *cmyk, int as_ycck,
+                         uint8_t **out, unsigned long *out_length);
+#endif

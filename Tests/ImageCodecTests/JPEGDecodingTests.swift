@@ -1,0 +1,103 @@
+import CTestImageWriter
+import Foundation
+import Testing
+@testable import ImageCodec
+
+@Suite("JPEG decoding")
+struct JPEGDecodingTests {
+    @Test("full-size decode reproduces the encoded pixels", arguments: [false, true])
+    func roundTrip(progressive: Bool) throws {
+        let source = TestImages.make(width: 96, height: 64, format: .rgb) { x, y in [UInt8(x * 2), UInt8(y * 3), 128] }
+        let jpeg = try TestImages.faithfulJPEG(source, progressive: progressive)
+        let header = try ImageDecoder.header(of: jpeg)
+        #expect(header.format == .jpeg && header.width == 96 && header.height == 64)
+        #expect(header.progressive == progressive && header.colorModel == .rgb && !header.hasAlpha && header.bitDepth == 8)
+        let decoded = try ImageDecoder().decode(jpeg)
+        #expect(decoded.format == .rgb && decoded.width == 96 && decoded.height == 64)
+        #expect(TestImages.maxDifference(decoded, source) <= 3)
+    }
+
+    @Test("scaled decode hits the exact target size and keeps content in place")
+    func scaledDecode() throws {
+        let source = TestImages.quadrants(width: 800, height: 600)
+        let jpeg = try TestImages.faithfulJPEG(source)
+        for (limit, expected) in [(400, (400, 300)), (100, (100, 75)), (333, (333, 250)), (799, (799, 599)), (2000, (800, 600))] {
+            let decoded = try ImageDecoder(options: DecodingOptions(maxPixelSize: limit)).decode(jpeg)
+            #expect(decoded.width == expected.0 && decoded.height == expected.1, "limit \(limit)")
+            let (w, h) = (decoded.width, decoded.height)
+            #expect(Array(decoded.pixel(x: w / 4, y: h / 4)).elementsEqual([255, 0, 0], by: { abs(Int($0) - Int($1)) <= 4 }))
+            #expect(Array(decoded.pixel(x: 3 * w / 4, y: h / 4)).elementsEqual([0, 255, 0], by: { abs(Int($0) - Int($1)) <= 4 }))
+            #expect(Array(decoded.pixel(x: w / 4, y: 3 * h / 4)).elementsEqual([0, 0, 255], by: { abs(Int($0) - Int($1)) <= 4 }))
+            #expect(Array(decoded.pixel(x: 3 * w / 4, y: 3 * h / 4)).elementsEqual([255, 255, 255], by: { abs(Int($0) - Int($1)) <= 4 }))
+        }
+    }
+
+    @Test("DCT-scaled decode matches a full decode resampled with Lanczos")
+    func scaledMatchesFullDecodeOnPhoto() throws {
+        let jpeg = try TestImages.sample("Kite.jpg")
+        let fast = try ImageDecoder(options: DecodingOptions(maxPixelSize: 640)).decode(jpeg)
+        let reference = try ImageDecoder().decode(jpeg).resampled(width: fast.width, height: fast.height)
+        #expect(fast.width == 640 && fast.height == 400)
+        #expect(TestImages.meanDifference(fast, reference) < 2.0)
+    }
+
+    @Test("grayscale stays one channel")
+    func grayStaysGray() throws {
+        let source = TestImages.make(width: 64, height: 48, format: .gray) { x, _ in [UInt8(x * 4)] }
+        let jpeg = try TestImages.faithfulJPEG(source)
+        #expect(try ImageDecoder.header(of: jpeg).colorModel == .gray)
+        let decoded = try ImageDecoder().decode(jpeg)
+        #expect(decoded.format == .gray)
+        #expect(TestImages.maxDifference(decoded, source) <= 2)
+        let sample = try ImageDecoder(options: DecodingOptions(maxPixelSize: 256)).decode(TestImages.sample("Grey.jpg"))
+        #expect(sample.format == .gray && sample.width == 256 && sample.height == 160)
+    }
+
+    @Test("CMYK and YCCK JPEGs (Adobe-inverted) become RGB", arguments: [false, true])
+    func cmyk(asYCCK: Bool) throws {
+        // Adobe convention: 255 = no ink. Red = no cyan, full magenta and yellow, no black;
+        // cyan = full cyan only; black = full black only.
+        let inks: [(cmyk: [UInt8], rgb: [UInt8])] = [
+            ([255, 0, 0, 255], [255, 0, 0]), ([0, 255, 255, 255], [0, 255, 255]),
+            ([255, 255, 255, 0], [0, 0, 0]), ([255, 255, 255, 255], [255, 255, 255]),
+        ]
+        var samples: [UInt8] = []
+        for _ in 0..<16 { for ink in inks { for _ in 0..<16 { samples += ink.cmyk } } }
+        var output: UnsafeMutablePointer<UInt8>?
+        var length: UInt = 0
+        #expect(test_jpeg_write_cmyk(64, 16, samples, asYCCK ? 1 : 0, &output, &length) == 0)
+        let jpeg = Data(bytes: output!, count: Int(length))
+        test_png_free(output)
+        #expect(try ImageDecoder.header(of: jpeg).colorModel == .cmyk)
+        let decoded = try ImageDecoder().decode(jpeg)
+        #expect(decoded.format == .rgb)
+        for (index, ink) in inks.enumerated() {
+            let pixel = Array(decoded.pixel(x: index * 16 + 8, y: 8))
+            #expect(pixel.elementsEqual(ink.rgb, by: { abs(Int($0) - Int($1)) <= 6 }), "ink \(index): \(pixel)")
+        }
+    }
+
+    @Test("real photos decode to their header size, and downsample to the limit")
+    func samplePhotos() throws {
+        for name in ["Autumn.jpg", "Path.jpg", "SafeLanding.jpg", "firstgeneration.jpg"] {
+            let data = try TestImages.sample(name)
+            let header = try ImageDecoder.header(of: data)
+            let thumbnail = try ImageDecoder(options: DecodingOptions(maxPixelSize: 500)).decode(data)
+            #expect(max(thumbnail.width, thumbnail.height) == 500, "\(name)")
+            let expectedShort = Int((Double(min(header.width, header.height)) * 500 / Double(max(header.width, header.height))).rounded())
+            #expect(min(thumbnail.width, thumbnail.height) == expectedShort, "\(name)")
+        }
+    }
+
+    @Test("ICC profiles are read from APP2 and carried into encoded JPEG and PNG")
+    func iccProfileCarriedOver() throws {
+        let profile = (0..<3000).map { UInt8(truncatingIfNeeded: $0 &* 7) }  // spans two APP2 chunks? no: < 65519
+        var source = TestImages.quadrants(width: 32, height: 32)
+        source.iccProfile = profile
+        let jpeg = try ImageEncoder.jpeg(source)
+        let decoded = try ImageDecoder().decode(jpeg)
+        #expect(decoded.iccProfile == profile)
+        let withoutProfile = try ImageEncoder.jpeg(source, options: JPEGEncodingOptions(preservesICCProfile: false))
+        #expect(try ImageDecoder().decode(withoutProfile).iccProfile == nil)
+    }
+}

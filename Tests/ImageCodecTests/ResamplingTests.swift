@@ -1,0 +1,86 @@
+import Foundation
+import Testing
+@testable import ImageCodec
+
+@Suite("Resampling")
+struct ResamplingTests {
+    @Test("a flat colour stays exactly flat at any size")
+    func flatColour() throws {
+        let source = TestImages.make(width: 301, height: 199, format: .rgb) { _, _ in [10, 200, 30] }
+        for (width, height) in [(300, 198), (150, 99), (37, 29), (1, 1), (301, 1)] {
+            let result = try source.resampled(width: width, height: height)
+            #expect(result.width == width && result.height == height)
+            #expect(result.pixels == [UInt8](repeating: 0, count: width * height).flatMap { _ in [10, 200, 30] as [UInt8] })
+        }
+    }
+
+    @Test("a horizontal gradient keeps its local averages")
+    func gradient() throws {
+        // Value = x, so each output pixel should be close to the mean of the source span it covers.
+        let source = TestImages.make(width: 256, height: 16, format: .gray) { x, _ in [UInt8(x)] }
+        let result = try source.resampled(width: 64, height: 4)
+        for x in 2..<62 {  // away from the edges, where the kernel is clipped
+            let expected = Double(x * 4) + 1.5
+            for y in 0..<4 {
+                #expect(abs(Double(result.pixels[y * 64 + x]) - expected) <= 1, "x=\(x) y=\(y)")
+            }
+        }
+    }
+
+    @Test("a one-pixel checkerboard shrinks to even grey, not to aliasing patterns")
+    func checkerboardAntialiasing() throws {
+        let source = TestImages.make(width: 400, height: 400, format: .gray) { x, y in [(x + y) % 2 == 0 ? 255 : 0] }
+        let result = try source.resampled(width: 100, height: 100)
+        for y in 3..<97 {
+            for x in 3..<97 {
+                let value = Int(result.pixels[y * 100 + x])
+                #expect(abs(value - 128) <= 2, "(\(x), \(y)) = \(value)")
+            }
+        }
+    }
+
+    @Test("colour bars keep their exact colours away from the bar edges")
+    func colourBars() throws {
+        let bars: [[UInt8]] = [[255, 255, 255], [255, 255, 0], [0, 255, 255], [0, 255, 0],
+                               [255, 0, 255], [255, 0, 0], [0, 0, 255], [0, 0, 0]]
+        let source = TestImages.make(width: 512, height: 64, format: .rgb) { x, _ in bars[x / 64] }
+        let result = try source.resampled(width: 128, height: 16)
+        for (index, bar) in bars.enumerated() {
+            let centre = index * 16 + 8
+            #expect(Array(result.pixel(x: centre, y: 8)) == bar, "bar \(index)")
+        }
+    }
+
+    @Test("transparent pixels do not bleed their colour into opaque neighbours")
+    func premultipliedAlpha() throws {
+        // Left half opaque red; right half fully transparent but green.
+        let source = TestImages.make(width: 64, height: 8, format: .rgba) { x, _ in x < 32 ? [255, 0, 0, 255] : [0, 255, 0, 0] }
+        let result = try source.resampled(width: 16, height: 2)
+        for x in 0..<16 {
+            let pixel = Array(result.pixel(x: x, y: 1))
+            if pixel[3] > 0 {
+                #expect(pixel[1] == 0 && pixel[0] >= 250, "x=\(x) \(pixel)")
+            }
+        }
+        #expect(Array(result.pixel(x: 0, y: 0))[3] == 255)
+        #expect(Array(result.pixel(x: 15, y: 0))[3] == 0)
+    }
+
+    @Test("target sizes keep the aspect ratio, never upscale and never reach zero")
+    func targetSizes() {
+        #expect(TargetSize.fitting(width: 4000, height: 3000, maxPixelSize: 1080) == (1080, 810))
+        #expect(TargetSize.fitting(width: 3000, height: 4000, maxPixelSize: 1080) == (810, 1080))
+        #expect(TargetSize.fitting(width: 800, height: 600, maxPixelSize: 1080) == (800, 600))
+        #expect(TargetSize.fitting(width: 10000, height: 1, maxPixelSize: 100) == (100, 1))
+        #expect(TargetSize.fitting(width: 800, height: 600, maxPixelSize: nil) == (800, 600))
+    }
+
+    @Test("the DCT scale is the smallest M/8 that still covers the target")
+    func jpegScale() {
+        #expect(TargetSize.jpegScaleNumerator(width: 5120, height: 2880, target: (1080, 608)) == 2)
+        #expect(TargetSize.jpegScaleNumerator(width: 4000, height: 3000, target: (500, 375)) == 1)
+        #expect(TargetSize.jpegScaleNumerator(width: 4000, height: 3000, target: (501, 376)) == 2)
+        #expect(TargetSize.jpegScaleNumerator(width: 2560, height: 1600, target: (1080, 675)) == 4)
+        #expect(TargetSize.jpegScaleNumerator(width: 800, height: 600, target: (800, 600)) == 8)
+    }
+}
