@@ -1,0 +1,98 @@
+import Foundation
+import Testing
+@testable import ImageCodec
+
+@Suite("Encoding")
+struct EncodingTests {
+    /// JPEG markers present in `data` (APPn, SOFn, ...), in order, up to the first scan.
+    static func markers(_ data: Data) -> [UInt8] {
+        let bytes = [UInt8](data)
+        var markers: [UInt8] = []
+        var offset = 2
+        while offset + 4 <= bytes.count, bytes[offset] == 0xFF {
+            let marker = bytes[offset + 1]
+            markers.append(marker)
+            if marker == 0xDA { break }
+            offset += 2 + (Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3]))
+        }
+        return markers
+    }
+
+    @Test("JPEG output has no EXIF even when the source had it; orientation is in the pixels")
+    func noExifInOutput() throws {
+        let source = TestImages.withOrientation(try TestImages.faithfulJPEG(TestImages.quadrants(width: 64, height: 32)), 6)
+        #expect(Self.markers(source).contains(0xE1))
+        let output = try ImageEncoder.jpeg(try ImageDecoder().decode(source))
+        #expect(!Self.markers(output).contains(0xE1))
+        let header = try ImageDecoder.header(of: output)
+        #expect(header.orientation == .up && header.width == 32 && header.height == 64)
+    }
+
+    @Test("quality, subsampling and progressive options take effect")
+    func jpegOptions() throws {
+        let photo = try ImageDecoder(options: DecodingOptions(maxPixelSize: 400)).decode(TestImages.sample("Path.jpg"))
+        let low = try ImageEncoder.jpeg(photo, options: JPEGEncodingOptions(quality: 30))
+        let high = try ImageEncoder.jpeg(photo, options: JPEGEncodingOptions(quality: 95))
+        #expect(low.count < high.count)
+        let unoptimized = try ImageEncoder.jpeg(photo, options: JPEGEncodingOptions(optimizesHuffmanCoding: false))
+        #expect(try ImageEncoder.jpeg(photo).count < unoptimized.count)
+        let progressive = try ImageEncoder.jpeg(photo, options: JPEGEncodingOptions(progressive: true))
+        #expect(try ImageDecoder.header(of: progressive).progressive)
+        #expect(Self.markers(progressive).contains(0xC2))
+        // 4:2:0 → luma sampling factors 2x2 in SOF0 (byte after component id).
+        let sof = [UInt8](try ImageEncoder.jpeg(photo))
+        let start = try #require((2..<sof.count - 1).first { sof[$0] == 0xFF && sof[$0 + 1] == 0xC0 })
+        #expect(sof[start + 11] == 0x22)
+        let full = [UInt8](try ImageEncoder.jpeg(photo, options: JPEGEncodingOptions(chromaSubsampling: .s444)))
+        let fullStart = try #require((2..<full.count - 1).first { full[$0] == 0xFF && full[$0 + 1] == 0xC0 })
+        #expect(full[fullStart + 11] == 0x11)
+    }
+
+    @Test("alpha is composited over the background colour for JPEG")
+    func alphaOverBackground() throws {
+        let source = TestImages.make(width: 32, height: 16, format: .rgba) { x, _ in x < 16 ? [255, 0, 0, 0] : [0, 0, 255, 128] }
+        let white = try ImageDecoder().decode(ImageEncoder.jpeg(source, options: JPEGEncodingOptions(quality: 100, chromaSubsampling: .s444)))
+        #expect(white.format == .rgb)
+        #expect(Array(white.pixel(x: 4, y: 8)).elementsEqual([255, 255, 255], by: { abs(Int($0) - Int($1)) <= 3 }))
+        #expect(Array(white.pixel(x: 28, y: 8)).elementsEqual([127, 127, 255], by: { abs(Int($0) - Int($1)) <= 3 }))
+        let black = try ImageDecoder().decode(ImageEncoder.jpeg(source, options: JPEGEncodingOptions(quality: 100, chromaSubsampling: .s444, background: .black)))
+        #expect(Array(black.pixel(x: 4, y: 8)).elementsEqual([0, 0, 0], by: { abs(Int($0) - Int($1)) <= 3 }))
+        let grayAlpha = TestImages.make(width: 8, height: 8, format: .grayAlpha) { _, _ in [0, 0] }
+        #expect(grayAlpha.flattened().pixels == [UInt8](repeating: 255, count: 64))
+    }
+
+    @Test("invalid encoder arguments are typed errors")
+    func invalidArguments() throws {
+        let bitmap = TestImages.quadrants(width: 8, height: 8)
+        for quality in [0, 101, -5] {
+            #expect(throws: ImageCodecError.invalidArgument("JPEG quality must be 1...100, got \(quality)")) {
+                try ImageEncoder.jpeg(bitmap, options: JPEGEncodingOptions(quality: quality))
+            }
+        }
+        #expect(throws: ImageCodecError.self) { try ImageEncoder.png(bitmap, options: PNGEncodingOptions(compressionLevel: 10)) }
+        #expect(throws: ImageCodecError.self) { try Bitmap(width: 2, height: 2, format: .rgb, pixels: [1, 2, 3]) }
+        #expect(throws: ImageCodecError.self) { try Bitmap(width: 0, height: 2, format: .rgb, pixels: []) }
+        #expect(throws: ImageCodecError.invalidArgument("maxPixelSize must be positive, got 0")) {
+            try ImageDecoder(options: DecodingOptions(maxPixelSize: 0)).decode(ImageEncoder.jpeg(bitmap))
+        }
+    }
+}
+
+@Suite("Concurrency")
+struct ConcurrencyTests {
+    @Test("100 decodes from many tasks give the same pixels as one at a time")
+    func parallelDecodes() async throws {
+        let inputs = [try TestImages.sample("Kite.jpg"), try TestImages.sample("Autumn.jpg"),
+                      try ImageEncoder.png(TestImages.quadrants(width: 300, height: 200))]
+        let decoder = ImageDecoder(options: DecodingOptions(maxPixelSize: 200))
+        let expected = try inputs.map { try decoder.decode($0) }
+        let results = try await withThrowingTaskGroup(of: (Int, Bitmap).self) { group in
+            for index in 0..<100 {
+                group.addTask { (index, try decoder.decode(inputs[index % inputs.count])) }
+            }
+            return try await group.reduce(into: [(Int, Bitmap)]()) { $0.append($1) }
+        }
+        #expect(results.count == 100)
+        for (index, bitmap) in results { #expect(bitmap == expected[index % inputs.count]) }
+    }
+}
