@@ -41,7 +41,10 @@ let package = Package(
         // Test-only writers for inputs the engine never produces: every PNG colour type × bit
         // depth × interlace, and CMYK/YCCK JPEGs.
         .target(name: "CTestImageWriter", dependencies: ["CJPEG", "CPNG"], path: "Tests/CTestImageWriter"),
-        .testTarget(name: "ImageCodecTests", dependencies: ["ImageCodec", "CTestImageWriter"]),
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "ImageCodecTests", dependencies: ["ImageCodec", "CTestImageWriter", "TestSupport"]),
+        // Drives the built executable, as outside checks do.
+        .testTarget(name: "ImageEngineCLITests", dependencies: ["image-engine", "ImageCodec", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

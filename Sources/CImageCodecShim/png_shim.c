@@ -209,6 +209,9 @@ iec_status iec_png_encode(const iec_png_encode_params *params, const uint8_t *pi
         free(buffer.bytes);
         return error.status == IEC_OK ? IEC_ERROR : error.status;
     }
+    // An ICC profile libpng distrusts (malformed, or a known-bad sRGB variant found in many
+    // camera files) is dropped with a warning instead of failing the whole encode.
+    png_set_benign_errors(png, 1);
     png_set_write_fn(png, &buffer, iec_png_write_fn, iec_png_flush_fn);
     png_set_compression_level(png, params->compression_level);
     png_set_IHDR(png, info, params->width, params->height, 8, params->color_type,

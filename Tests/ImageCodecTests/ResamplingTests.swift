@@ -75,12 +75,19 @@ struct ResamplingTests {
         #expect(TargetSize.fitting(width: 800, height: 600, maxPixelSize: nil) == (800, 600))
     }
 
-    @Test("the DCT scale is the smallest M/8 that still covers the target")
+    @Test("the DCT scale is the smallest M/8 that still covers the target with the requested headroom")
     func jpegScale() {
-        #expect(TargetSize.jpegScaleNumerator(width: 5120, height: 2880, target: (1080, 608)) == 2)
-        #expect(TargetSize.jpegScaleNumerator(width: 4000, height: 3000, target: (500, 375)) == 1)
-        #expect(TargetSize.jpegScaleNumerator(width: 4000, height: 3000, target: (501, 376)) == 2)
-        #expect(TargetSize.jpegScaleNumerator(width: 2560, height: 1600, target: (1080, 675)) == 4)
+        // Headroom 1: just cover the target.
+        #expect(TargetSize.jpegScaleNumerator(width: 5120, height: 2880, target: (1080, 608), headroom: 1) == 2)
+        #expect(TargetSize.jpegScaleNumerator(width: 4000, height: 3000, target: (500, 375), headroom: 1) == 1)
+        #expect(TargetSize.jpegScaleNumerator(width: 4000, height: 3000, target: (501, 376), headroom: 1) == 2)
+        #expect(TargetSize.jpegScaleNumerator(width: 2560, height: 1600, target: (1080, 675), headroom: 1) == 4)
+        // Default headroom 1.5: leave the last 1.5× to Lanczos.
+        #expect(TargetSize.jpegScaleNumerator(width: 2560, height: 1600, target: (1080, 675)) == 6)
+        #expect(TargetSize.jpegScaleNumerator(width: 5120, height: 2880, target: (1080, 608)) == 3)
+        #expect(TargetSize.jpegScaleNumerator(width: 4000, height: 3000, target: (500, 375)) == 2)
+        // Never more than full size.
         #expect(TargetSize.jpegScaleNumerator(width: 800, height: 600, target: (800, 600)) == 8)
+        #expect(TargetSize.jpegScaleNumerator(width: 800, height: 600, target: (700, 525)) == 8)
     }
 }

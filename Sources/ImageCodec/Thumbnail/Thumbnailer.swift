@@ -45,6 +45,10 @@ public struct Thumbnailer: Sendable {
                 work.append((index, input, output))
             }
         }
+        // Largest files first: with a few big photos among many small ones, starting the big
+        // ones last would leave one core working alone at the end.
+        let sizes = work.map { (try? FileManager.default.attributesOfItem(atPath: $0.input.path)[.size] as? Int) ?? 0 }
+        work = zip(work, sizes).sorted { $0.1 > $1.1 }.map(\.0)
         var finished = inputs.count - work.count
         await withTaskGroup(of: (Int, Result<ThumbnailResult, ImageCodecError>).self) { group in
             var next = work.makeIterator()

@@ -74,17 +74,3 @@ enum TestImages {
         return Double(total) / Double(a.pixels.count)
     }
 }
-
-/// A temporary directory removed when the value is dropped at the end of a test.
-final class TemporaryDirectory {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("image-engine-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(at: url) }
-
-    func file(_ name: String) -> URL { url.appendingPathComponent(name) }
-}

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# image-engine thumbnail vs vipsthumbnail on all of SampleImages/, same run, alternating.
+# Usage: Benchmarks/scripts/compare-vipsthumbnail.sh [--runs N] [--size PX]
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+"$root/scripts/install-dependencies.sh" --benchmarks
+swift build -c release --product image-engine --package-path "$root" >&2
+exec /usr/bin/python3 "$root/Benchmarks/scripts/compare_vipsthumbnail.py" \
+    --engine "$root/.build/release/image-engine" --samples "$root/SampleImages" "$@"

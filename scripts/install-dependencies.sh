@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs what the engine needs and is missing: the C libraries (found with pkg-config) and,
+# with --benchmarks, the tools the comparison script measures against. Uses apt (run as root).
+# Swift itself must already be installed (https://www.swift.org/install/linux/).
+set -euo pipefail
+
+packages=(pkg-config libjpeg62-turbo-dev libpng-dev)
+if [[ "${1:-}" == "--benchmarks" ]]; then
+    # vipsthumbnail is the reference; Pillow + scikit-image compute the SSIM reference.
+    packages+=(libvips-tools python3-skimage python3-pil time)
+fi
+
+missing=()
+for package in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if (( ${#missing[@]} > 0 )); then
+    echo "Installing: ${missing[*]}" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if ! command -v swift >/dev/null 2>&1; then
+    echo "swift is not on PATH: install a Swift 6.1+ toolchain first (https://www.swift.org/install/linux/)" >&2
+    exit 1
+fi
+pkg-config --exists libjpeg libpng || { echo "pkg-config cannot find libjpeg and libpng" >&2; exit 1; }
