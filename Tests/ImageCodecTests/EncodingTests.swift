@@ -61,6 +61,18 @@ struct EncodingTests {
         #expect(grayAlpha.flattened().pixels == [UInt8](repeating: 255, count: 64))
     }
 
+    @Test("a PNG keeps a valid ICC profile and drops one libpng distrusts instead of failing")
+    func pngICCProfiles() throws {
+        // Path.jpg carries the widespread "known incorrect" sRGB profile that libpng rejects.
+        let photo = try ImageDecoder(options: DecodingOptions(maxPixelSize: 64)).decode(TestImages.sample("Path.jpg"))
+        #expect(photo.iccProfile != nil)
+        let png = try ImageEncoder.png(photo)
+        #expect(try ImageDecoder().decode(png).width == 64)
+        var garbage = TestImages.quadrants(width: 8, height: 8)
+        garbage.iccProfile = [1, 2, 3, 4, 5]
+        #expect(try ImageDecoder().decode(ImageEncoder.png(garbage)).iccProfile == nil)
+    }
+
     @Test("invalid encoder arguments are typed errors")
     func invalidArguments() throws {
         let bitmap = TestImages.quadrants(width: 8, height: 8)
