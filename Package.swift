@@ -6,10 +6,12 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .library(name: "ImageCodec", targets: ["ImageCodec"]),
+        .library(name: "ImageCache", targets: ["ImageCache"]),
         .executable(name: "image-engine", targets: ["image-engine"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
     ],
     targets: [
         // System libraries, located with pkg-config.
@@ -29,11 +31,15 @@ let package = Package(
         // Header probe, decode with DCT scaling and streaming resample, orientation, encode.
         .target(name: "ImageCodec", dependencies: ["CImageCodecShim"]),
 
+        // Memory (LRU) and disk caches; generic over keys and values, they know nothing of images.
+        .target(name: "ImageCache", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+
         // Command-line tool: argument parsing and printing only.
         .executableTarget(
             name: "image-engine",
             dependencies: [
                 "ImageCodec",
+                "ImageCache",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -1,0 +1,114 @@
+import Foundation
+
+/// The on-disk form of one entry: a fixed header, the key, the metadata and the bytes.
+///
+/// ```
+/// 0   "IEC1"  magic and format version
+/// 4   UInt32  key length          (all integers little-endian)
+/// 8   UInt32  metadata length
+/// 12  UInt64  data length
+/// 20  UInt64  XXH64 of bytes 32..<end, seeded with XXH64 of bytes 0..<20
+/// 28  UInt32  reserved (0)
+/// 32  key, metadata, data
+/// ```
+/// Lengths must add up to the file size and the checksum must match, so a torn write,
+/// a truncated file or flipped bits read as "corrupt", never as data.
+enum EntryFile {
+    static let headerSize = 32
+    private static let magic: [UInt8] = Array("IEC1".utf8)
+
+    static func encode(key: String, metadata: DiskCacheMetadata, data: Data) -> Data {
+        let keyBytes = Data(key.utf8)
+        let metadataBytes = MetadataCoding.encode(metadata)
+        var header = Data(magic)
+        append(UInt32(keyBytes.count), to: &header)
+        append(UInt32(metadataBytes.count), to: &header)
+        append(UInt64(data.count), to: &header)
+        var file = Data(capacity: headerSize + keyBytes.count + metadataBytes.count + data.count)
+        file.append(header)
+        file.append(Data(count: headerSize - header.count))
+        file.append(keyBytes)
+        file.append(metadataBytes)
+        file.append(data)
+        let checksum = checksum(of: file)
+        file.withUnsafeMutableBytes { $0.storeBytes(of: checksum.littleEndian, toByteOffset: 20, as: UInt64.self) }
+        return file
+    }
+
+    /// The entry, or nil when the file is not a complete, intact entry.
+    static func decode(_ file: Data) -> DiskCacheEntry? {
+        guard file.count >= headerSize, file.prefix(4).elementsEqual(magic) else { return nil }
+        let (keyLength, metadataLength, dataLength, stored) = file.withUnsafeBytes { bytes in
+            (Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 4, as: UInt32.self))),
+             Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt32.self))),
+             UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 12, as: UInt64.self)),
+             UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 20, as: UInt64.self)))
+        }
+        guard dataLength <= UInt64(Int.max),
+              headerSize + keyLength + metadataLength + Int(dataLength) == file.count,
+              checksum(of: file) == stored else { return nil }
+        let start = file.startIndex + headerSize
+        let keyRange = start..<start + keyLength
+        let metadataRange = keyRange.upperBound..<keyRange.upperBound + metadataLength
+        guard let key = String(data: file[keyRange], encoding: .utf8),
+              let metadata = MetadataCoding.decode(file[metadataRange]) else { return nil }
+        // A copy, so callers get a Data whose indices start at 0.
+        return DiskCacheEntry(key: key, data: Data(file[metadataRange.upperBound...]), metadata: metadata)
+    }
+
+    private static func checksum(of file: Data) -> UInt64 {
+        file.withUnsafeBytes { bytes in
+            let seed = XXHash64.hash(UnsafeRawBufferPointer(rebasing: bytes[0..<20]))
+            return XXHash64.hash(UnsafeRawBufferPointer(rebasing: bytes[headerSize...]), seed: seed)
+        }
+    }
+
+    private static func append<T: FixedWidthInteger>(_ value: T, to data: inout Data) {
+        withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) }
+    }
+}
+
+/// Compact binary metadata: three length-prefixed optional strings and an optional date.
+/// Cheaper than JSON on the read path, where every microsecond of a hit counts.
+enum MetadataCoding {
+    private static let absent = UInt32.max
+
+    static func encode(_ metadata: DiskCacheMetadata) -> Data {
+        var data = Data()
+        for field in [metadata.contentType, metadata.etag, metadata.lastModified] {
+            if let field {
+                let bytes = Data(field.utf8)
+                withUnsafeBytes(of: UInt32(bytes.count).littleEndian) { data.append(contentsOf: $0) }
+                data.append(bytes)
+            } else {
+                withUnsafeBytes(of: absent.littleEndian) { data.append(contentsOf: $0) }
+            }
+        }
+        let expires = metadata.expires?.timeIntervalSince1970 ?? .nan
+        withUnsafeBytes(of: expires.bitPattern.littleEndian) { data.append(contentsOf: $0) }
+        return data
+    }
+
+    static func decode(_ data: Data) -> DiskCacheMetadata? {
+        let bytes = [UInt8](data)
+        var offset = 0
+        func u32() -> UInt32? {
+            guard offset + 4 <= bytes.count else { return nil }
+            defer { offset += 4 }
+            return bytes[offset..<offset + 4].reversed().reduce(0) { $0 << 8 | UInt32($1) }
+        }
+        var strings: [String?] = []
+        for _ in 0..<3 {
+            guard let length = u32() else { return nil }
+            if length == absent { strings.append(nil); continue }
+            guard offset + Int(length) <= bytes.count else { return nil }
+            strings.append(String(decoding: bytes[offset..<offset + Int(length)], as: UTF8.self))
+            offset += Int(length)
+        }
+        guard offset + 8 == bytes.count else { return nil }
+        let bits = bytes[offset..<offset + 8].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        let seconds = Double(bitPattern: bits)
+        return DiskCacheMetadata(contentType: strings[0], etag: strings[1], lastModified: strings[2],
+                                 expires: seconds.isNaN ? nil : Date(timeIntervalSince1970: seconds))
+    }
+}

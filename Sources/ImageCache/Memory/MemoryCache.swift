@@ -1,0 +1,100 @@
+import Foundation
+
+/// A thread-safe, strictly least-recently-used in-memory cache with cost and count limits.
+///
+/// Unlike `NSCache`, eviction order is exact LRU (reads count as use) and happens at the
+/// moment a limit is exceeded, so what stays is predictable. Every operation is O(1) and
+/// takes one short pthread-mutex critical section; a hit never hops to an actor.
+///
+/// ```swift
+/// let thumbnails = MemoryCache<URL, Bitmap>()
+/// thumbnails.setValue(bitmap, forKey: url, cost: bitmap.byteCount)
+/// let cached = thumbnails.value(forKey: url)
+/// ```
+public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unchecked Sendable {
+    // @unchecked: all mutable state below is only touched while `lock` is held.
+    public let configuration: MemoryCacheConfiguration
+    private let clock: any CacheClock
+    private let lock = Lock()
+    private var list = LRUList<Key, Value>()
+    private var hits = 0
+    private var misses = 0
+    private var evictions = 0
+
+    public init(configuration: MemoryCacheConfiguration = MemoryCacheConfiguration(), clock: any CacheClock = SystemClock()) {
+        self.configuration = configuration
+        self.clock = clock
+    }
+
+    /// The value for `key`, marking it most recently used; `nil` on a miss or once expired.
+    public func value(forKey key: Key) -> Value? {
+        var expired: LRUList<Key, Value>.Node?
+        let value: Value? = lock.withLock {
+            guard let node = list.touch(key) else {
+                misses += 1
+                return nil
+            }
+            if let expiry = node.expiry, expiry <= clock.now {
+                expired = list.remove(key)
+                misses += 1
+                return nil
+            }
+            hits += 1
+            return node.value
+        }
+        _ = expired  // released after unlocking
+        return value
+    }
+
+    /// Stores `value`. Returns false, storing nothing, when `cost` exceeds
+    /// `maximumEntryCostFraction` of the cost limit. Least recently used entries are evicted
+    /// until both limits hold again.
+    @discardableResult
+    public func setValue(_ value: Value, forKey key: Key, cost: Int = 1, timeToLive: TimeInterval? = nil) -> Bool {
+        let cost = max(0, cost)
+        guard Double(cost) <= Double(configuration.costLimit) * configuration.maximumEntryCostFraction else {
+            removeValue(forKey: key)  // a stale smaller version must not outlive the new one
+            return false
+        }
+        let lifetime = timeToLive ?? configuration.defaultTimeToLive
+        let expiry = lifetime.map { clock.now.addingTimeInterval($0) }
+        var evicted: [Value] = []
+        lock.withLock {
+            list.insert(key, value: value, cost: cost, expiry: expiry)
+            while list.totalCost > configuration.costLimit || list.count > configuration.countLimit,
+                  let node = list.removeLeastRecent() {
+                evicted.append(node.value)
+                evictions += 1
+            }
+        }
+        return true
+    }
+
+    @discardableResult
+    public func removeValue(forKey key: Key) -> Value? {
+        lock.withLock { list.remove(key)?.value }
+    }
+
+    public func removeAll() {
+        var old = LRUList<Key, Value>()
+        lock.withLock { swap(&old, &list) }
+    }
+
+    /// Evicts least recently used entries until the total cost is at most `cost`, for example
+    /// when the system reports memory pressure.
+    public func trim(toCost cost: Int) {
+        var evicted: [Value] = []
+        lock.withLock {
+            while list.totalCost > max(0, cost), let node = list.removeLeastRecent() {
+                evicted.append(node.value)
+                evictions += 1
+            }
+        }
+    }
+
+    public var statistics: MemoryCacheStatistics {
+        lock.withLock {
+            MemoryCacheStatistics(hits: hits, misses: misses, evictions: evictions, count: list.count, totalCost: list.totalCost)
+        }
+    }
+}
