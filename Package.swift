@@ -49,6 +49,7 @@ let package = Package(
         .target(name: "CTestImageWriter", dependencies: ["CJPEG", "CPNG"], path: "Tests/CTestImageWriter"),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "ImageCodecTests", dependencies: ["ImageCodec", "CTestImageWriter", "TestSupport"]),
+        .testTarget(name: "ImageCacheTests", dependencies: ["ImageCache", "TestSupport"], exclude: ["Fixtures"]),
         // Drives the built executable, as outside checks do.
         .testTarget(name: "ImageEngineCLITests", dependencies: ["image-engine", "ImageCodec", "TestSupport"]),
     ],

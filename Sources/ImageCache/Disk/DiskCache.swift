@@ -28,6 +28,9 @@ public final class DiskCache: @unchecked Sendable {
     private var hits = 0
     private var misses = 0
     private var corruptEntriesRemoved = 0
+    /// What opening repaired, so `verify()` can report it: a killed writer's leftovers are
+    /// cleaned by the next open, which is usually the `verify` run itself.
+    private var repairsAtOpen: DiskCacheVerificationReport?
 
     private var entriesDirectory: String { directory + "/entries" }
     private var temporaryDirectory: String { directory + "/tmp" }
@@ -167,6 +170,11 @@ public final class DiskCache: @unchecked Sendable {
     public func verify() throws(DiskCacheError) -> DiskCacheVerificationReport {
         try lock.withLock { () throws(DiskCacheError) -> DiskCacheVerificationReport in
             var report = try repairDirectory()
+            if let earlier = repairsAtOpen {
+                report.orphans = earlier.orphans + report.orphans
+                report.missing = earlier.missing + report.missing
+                repairsAtOpen = nil
+            }
             for (name, _) in index.entriesFromLeastRecent {
                 let file: Data
                 do throws(FileSystemError) { file = try fileSystem.readFile(at: entryPath(name)) } catch { throw .io(error) }
@@ -307,7 +315,7 @@ public final class DiskCache: @unchecked Sendable {
         } catch {
             throw .io(error)
         }
-        _ = try repairDirectory()
+        repairsAtOpen = try repairDirectory()
         do {
             while index.totalCost > configuration.sizeLimit, let victim = index.removeLeastRecent() {
                 try fileSystem.removeFile(at: entryPath(victim.key))

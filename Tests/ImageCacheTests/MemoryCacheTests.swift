@@ -1,0 +1,128 @@
+import Foundation
+import Testing
+@testable import ImageCache
+
+@Suite("Memory cache")
+struct MemoryCacheTests {
+    @Test("evicts strictly least recently used, and reads count as use")
+    func lruOrder() {
+        let cache = MemoryCache<String, Int>(configuration: MemoryCacheConfiguration(costLimit: 1000, countLimit: 3))
+        cache.setValue(1, forKey: "a")
+        cache.setValue(2, forKey: "b")
+        cache.setValue(3, forKey: "c")
+        #expect(cache.value(forKey: "a") == 1)  // a is now most recent; b is least
+        cache.setValue(4, forKey: "d")
+        #expect(cache.value(forKey: "b") == nil)
+        #expect(cache.value(forKey: "a") == 1 && cache.value(forKey: "c") == 3 && cache.value(forKey: "d") == 4)
+        cache.setValue(5, forKey: "e")  // evicts a (c, d, a were touched in that order... a first)
+        #expect(cache.value(forKey: "a") == nil)
+        #expect(cache.statistics.evictions == 2 && cache.statistics.count == 3)
+    }
+
+    @Test("the cost limit holds after every insert; replacing updates the cost")
+    func costLimit() {
+        let cache = MemoryCache<Int, String>(configuration: MemoryCacheConfiguration(costLimit: 100, maximumEntryCostFraction: 1))
+        for key in 0..<10 { cache.setValue("v\(key)", forKey: key, cost: 30) }
+        #expect(cache.statistics.totalCost == 90 && cache.statistics.count == 3)
+        #expect((7...9).allSatisfy { cache.value(forKey: $0) != nil })
+        cache.setValue("big", forKey: 9, cost: 60)  // replace: 30 + 30 + 60 > 100 → evict 7
+        #expect(cache.statistics.totalCost == 90)
+        #expect(cache.value(forKey: 7) == nil && cache.value(forKey: 9) == "big")
+    }
+
+    @Test("an entry above the allowed fraction of the limit is not stored and drops the old version")
+    func oversizedEntry() {
+        let cache = MemoryCache<String, Int>(configuration: MemoryCacheConfiguration(costLimit: 100, maximumEntryCostFraction: 0.25))
+        #expect(cache.setValue(1, forKey: "small", cost: 25))
+        #expect(!cache.setValue(2, forKey: "small", cost: 26))
+        #expect(cache.value(forKey: "small") == nil)
+        #expect(cache.statistics.totalCost == 0)
+    }
+
+    @Test("time to live, per entry and by default, with an injected clock")
+    func timeToLive() {
+        let clock = ManualClock()
+        let cache = MemoryCache<String, Int>(configuration: MemoryCacheConfiguration(defaultTimeToLive: 60), clock: clock)
+        cache.setValue(1, forKey: "default")
+        cache.setValue(2, forKey: "short", timeToLive: 10)
+        clock.advance(by: 9.9)
+        #expect(cache.value(forKey: "short") == 2)
+        clock.advance(by: 0.2)
+        #expect(cache.value(forKey: "short") == nil)
+        #expect(cache.value(forKey: "default") == 1)
+        clock.advance(by: 50)
+        #expect(cache.value(forKey: "default") == nil)
+        #expect(cache.statistics.count == 0)
+    }
+
+    @Test("remove, removeAll, trim and statistics")
+    func removalAndStatistics() {
+        let cache = MemoryCache<Int, Int>(configuration: MemoryCacheConfiguration(costLimit: 1000, maximumEntryCostFraction: 1))
+        for key in 0..<10 { cache.setValue(key, forKey: key, cost: 10) }
+        #expect(cache.removeValue(forKey: 3) == 3)
+        #expect(cache.value(forKey: 3) == nil)
+        _ = cache.value(forKey: 0)  // 0 becomes most recent
+        cache.trim(toCost: 30)
+        #expect(cache.statistics.count == 3)
+        #expect(cache.value(forKey: 0) == 0 && cache.value(forKey: 9) == 9 && cache.value(forKey: 8) == 8)
+        let statistics = cache.statistics
+        #expect(statistics.hits == 4 && statistics.misses == 1 && statistics.totalCost == 30)
+        cache.removeAll()
+        #expect(cache.statistics.count == 0 && cache.statistics.totalCost == 0)
+        #expect(cache.value(forKey: 0) == nil)
+    }
+
+    @Test("the default cost limit is 15% of memory, at most 512 MiB")
+    func defaultLimit() {
+        let expected = min(Double(ProcessInfo.processInfo.physicalMemory) * 0.15, Double(512 << 20))
+        #expect(MemoryCacheConfiguration.defaultCostLimit == Int(expected))
+    }
+
+    @Test("a random workload matches a simple reference model")
+    func modelCheck() {
+        let cache = MemoryCache<Int, Int>(configuration: MemoryCacheConfiguration(costLimit: 200, countLimit: 12, maximumEntryCostFraction: 1))
+        var model: [(key: Int, value: Int, cost: Int)] = []  // most recent last
+        var generator = SystemRandomNumberGenerator()
+        for step in 0..<5000 {
+            let key = Int.random(in: 0..<30, using: &generator)
+            if Bool.random(using: &generator) {
+                let cost = Int.random(in: 1...40, using: &generator)
+                cache.setValue(step, forKey: key, cost: cost)
+                model.removeAll { $0.key == key }
+                model.append((key, step, cost))
+                while model.reduce(0, { $0 + $1.cost }) > 200 || model.count > 12 { model.removeFirst() }
+            } else {
+                let expected = model.first { $0.key == key }
+                #expect(cache.value(forKey: key) == expected?.value, "step \(step)")
+                if let index = model.firstIndex(where: { $0.key == key }) { model.append(model.remove(at: index)) }
+            }
+        }
+        #expect(cache.statistics.count == model.count)
+    }
+}
+
+@Suite("Memory cache concurrency")
+struct MemoryCacheConcurrencyTests {
+    @Test("many tasks reading, writing and removing keep the limits and never tear values")
+    func stress() async {
+        let cache = MemoryCache<Int, [Int]>(configuration: MemoryCacheConfiguration(costLimit: 500, countLimit: 64, maximumEntryCostFraction: 1))
+        await withTaskGroup(of: Void.self) { group in
+            for worker in 0..<8 {
+                group.addTask {
+                    for step in 0..<5000 {
+                        let key = (step * 7 + worker) % 100
+                        switch step % 5 {
+                        case 0, 1: cache.setValue([key, key, key], forKey: key, cost: 1 + key % 10)
+                        case 4: cache.removeValue(forKey: key)
+                        default:
+                            if let value = cache.value(forKey: key) { #expect(value == [key, key, key]) }
+                        }
+                    }
+                }
+            }
+        }
+        let statistics = cache.statistics
+        #expect(statistics.totalCost <= 500 && statistics.count <= 64)
+        #expect(statistics.hits + statistics.misses == 8 * 2000)
+    }
+}
