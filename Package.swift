@@ -51,7 +51,7 @@ let package = Package(
         .testTarget(name: "ImageCodecTests", dependencies: ["ImageCodec", "CTestImageWriter", "TestSupport"]),
         .testTarget(name: "ImageCacheTests", dependencies: ["ImageCache", "TestSupport"], exclude: ["Fixtures"]),
         // Drives the built executable, as outside checks do.
-        .testTarget(name: "ImageEngineCLITests", dependencies: ["image-engine", "ImageCodec", "TestSupport"]),
+        .testTarget(name: "ImageEngineCLITests", dependencies: ["image-engine", "ImageCodec", "ImageCache", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -48,6 +48,7 @@ struct CacheCommand: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "put-dir", abstract: "Store every file in SRCDIR, keyed by its file name.")
         @ParentCommand var cache: CacheCommand
         @Argument var sourceDirectory: String
+        @Flag(name: .long, help: "Print \"stored KEY\" as each entry is stored.") var verbose = false
 
         func run() throws {
             let disk = try cache.open()
@@ -59,6 +60,8 @@ struct CacheCommand: ParsableCommand {
                 guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else { continue }
                 do {
                     try disk.store(try CacheCommand.read(path), forKey: name)
+                    // Unbuffered, so a reader knows exactly which stores returned before a kill.
+                    if verbose { FileHandle.standardOutput.write(Data("stored \(name)\n".utf8)) }
                 } catch {
                     failed = true
                     Output.error("\(path): \(error)")
