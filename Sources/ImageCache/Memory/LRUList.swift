@@ -2,114 +2,129 @@ import Foundation
 
 /// Least-recently-used bookkeeping with O(1) lookup, touch, insert and removal.
 ///
-/// Nodes live in one array and link to each other by index, so a hit moves no memory and
-/// does no reference counting. Not thread-safe: `MemoryCache` guards it with its lock.
+/// Entries live in one array and the recency links in two plain `Int` arrays, so reordering
+/// on a hit touches no reference-counted memory (linking through a `[Node?]` costs a retain
+/// and release of key and value per link update, several times slower). Not thread-safe:
+/// the caches guard it with their lock. Inlinable so clients' caches are specialised for
+/// their key and value types instead of going through generic witness tables.
+@usableFromInline
 struct LRUList<Key: Hashable, Value> {
-    struct Node {
-        var key: Key
-        var value: Value
-        var cost: Int
-        var expiry: Date?
-        /// Towards the most recently used end.
-        var previous: Int
-        /// Towards the least recently used end.
-        var next: Int
+    @inlinable init() {}
+
+    @usableFromInline
+    struct Entry {
+        @usableFromInline var key: Key
+        @usableFromInline var value: Value
+        @usableFromInline var cost: Int
+        @usableFromInline var expiry: Date?
+
+        @inlinable
+        init(key: Key, value: Value, cost: Int, expiry: Date?) {
+            self.key = key
+            self.value = value
+            self.cost = cost
+            self.expiry = expiry
+        }
     }
 
-    private static var none: Int { -1 }
-    private var nodes: [Node?] = []
-    private var freeSlots: [Int] = []
-    private var positions: [Key: Int] = [:]
-    private var mostRecent = LRUList.none
-    private var leastRecent = LRUList.none
-    private(set) var totalCost = 0
+    @inlinable static var none: Int { -1 }
+    @usableFromInline var entries: [Entry?] = []
+    /// Towards the most recently used end.
+    @usableFromInline var previous: [Int] = []
+    /// Towards the least recently used end.
+    @usableFromInline var next: [Int] = []
+    @usableFromInline var freeSlots: [Int] = []
+    @usableFromInline var positions: [Key: Int] = [:]
+    @usableFromInline var mostRecent = LRUList.none
+    @usableFromInline var leastRecent = LRUList.none
+    @usableFromInline private(set) var totalCost = 0
 
-    var count: Int { positions.count }
+    @inlinable var count: Int { positions.count }
 
-    /// The entry for `key`, marked as most recently used.
-    mutating func touch(_ key: Key) -> Node? {
+    /// Value, cost and expiry for `key`, which becomes the most recently used.
+    @inlinable mutating func touch(_ key: Key) -> (value: Value, cost: Int, expiry: Date?)? {
         guard let position = positions[key] else { return nil }
         moveToFront(position)
-        return nodes[position]
+        return entries[position].map { ($0.value, $0.cost, $0.expiry) }
     }
 
     /// Inserts or replaces; the entry becomes the most recently used.
-    mutating func insert(_ key: Key, value: Value, cost: Int, expiry: Date?) {
+    @inlinable mutating func insert(_ key: Key, value: Value, cost: Int, expiry: Date?) {
         if let position = positions[key] {
-            totalCost += cost - nodes[position]!.cost
-            nodes[position]!.value = value
-            nodes[position]!.cost = cost
-            nodes[position]!.expiry = expiry
+            totalCost += cost - (entries[position]?.cost ?? 0)
+            entries[position] = Entry(key: key, value: value, cost: cost, expiry: expiry)
             moveToFront(position)
             return
         }
-        let node = Node(key: key, value: value, cost: cost, expiry: expiry, previous: Self.none, next: mostRecent)
+        let entry = Entry(key: key, value: value, cost: cost, expiry: expiry)
         let position: Int
         if let free = freeSlots.popLast() {
             position = free
-            nodes[position] = node
+            entries[position] = entry
         } else {
-            position = nodes.count
-            nodes.append(node)
+            position = entries.count
+            entries.append(entry)
+            previous.append(Self.none)
+            next.append(Self.none)
         }
-        if mostRecent != Self.none { nodes[mostRecent]!.previous = position }
-        mostRecent = position
-        if leastRecent == Self.none { leastRecent = position }
+        linkAtFront(position)
         positions[key] = position
         totalCost += cost
     }
 
     @discardableResult
-    mutating func remove(_ key: Key) -> Node? {
+    @inlinable mutating func remove(_ key: Key) -> Entry? {
         guard let position = positions[key] else { return nil }
         return remove(at: position)
     }
 
-    mutating func removeLeastRecent() -> Node? {
+    @inlinable mutating func removeLeastRecent() -> Entry? {
         leastRecent == Self.none ? nil : remove(at: leastRecent)
     }
 
     /// Keys and costs from least to most recently used, without touching anything.
-    var entriesFromLeastRecent: [(key: Key, cost: Int)] {
+    @inlinable var entriesFromLeastRecent: [(key: Key, cost: Int)] {
         var result: [(key: Key, cost: Int)] = []
         result.reserveCapacity(count)
         var position = leastRecent
-        while position != Self.none, let node = nodes[position] {
-            result.append((node.key, node.cost))
-            position = node.previous
+        while position != Self.none, let entry = entries[position] {
+            result.append((entry.key, entry.cost))
+            position = previous[position]
         }
         return result
     }
 
-    /// The least recently used entry, without touching it.
-    var leastRecentNode: Node? { leastRecent == Self.none ? nil : nodes[leastRecent] }
-
-    mutating func removeAll() {
+    @inlinable mutating func removeAll() {
         self = LRUList()
     }
 
-    private mutating func remove(at position: Int) -> Node? {
-        guard let node = nodes[position] else { return nil }
-        unlink(position, node)
-        nodes[position] = nil
+    @inlinable mutating func remove(at position: Int) -> Entry? {
+        guard let entry = entries[position] else { return nil }
+        unlink(position)
+        entries[position] = nil
         freeSlots.append(position)
-        positions[node.key] = nil
-        totalCost -= node.cost
-        return node
+        positions[entry.key] = nil
+        totalCost -= entry.cost
+        return entry
     }
 
-    private mutating func unlink(_ position: Int, _ node: Node) {
-        if node.previous != Self.none { nodes[node.previous]!.next = node.next } else { mostRecent = node.next }
-        if node.next != Self.none { nodes[node.next]!.previous = node.previous } else { leastRecent = node.previous }
+    @inlinable mutating func unlink(_ position: Int) {
+        let (before, after) = (previous[position], next[position])
+        if before != Self.none { next[before] = after } else { mostRecent = after }
+        if after != Self.none { previous[after] = before } else { leastRecent = before }
     }
 
-    private mutating func moveToFront(_ position: Int) {
-        guard position != mostRecent, let node = nodes[position] else { return }
-        unlink(position, node)
-        nodes[position]!.previous = Self.none
-        nodes[position]!.next = mostRecent
-        if mostRecent != Self.none { nodes[mostRecent]!.previous = position }
+    @inlinable mutating func linkAtFront(_ position: Int) {
+        previous[position] = Self.none
+        next[position] = mostRecent
+        if mostRecent != Self.none { previous[mostRecent] = position }
         mostRecent = position
         if leastRecent == Self.none { leastRecent = position }
+    }
+
+    @inlinable mutating func moveToFront(_ position: Int) {
+        guard position != mostRecent else { return }
+        unlink(position)
+        linkAtFront(position)
     }
 }

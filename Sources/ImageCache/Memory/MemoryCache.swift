@@ -12,14 +12,16 @@ import Foundation
 /// let cached = thumbnails.value(forKey: url)
 /// ```
 public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unchecked Sendable {
-    // @unchecked: all mutable state below is only touched while `lock` is held.
+    // @unchecked: all mutable state below is only touched while `lock` is held, which is
+    // also why the runtime's exclusivity checks are switched off for it (they cost more than
+    // the rest of a hit).
     public let configuration: MemoryCacheConfiguration
-    private let clock: any CacheClock
-    private let lock = Lock()
-    private var list = LRUList<Key, Value>()
-    private var hits = 0
-    private var misses = 0
-    private var evictions = 0
+    @usableFromInline let clock: any CacheClock
+    @usableFromInline let lock = Lock()
+    @exclusivity(unchecked) @usableFromInline var list = LRUList<Key, Value>()
+    @exclusivity(unchecked) @usableFromInline var hits = 0
+    @exclusivity(unchecked) @usableFromInline var misses = 0
+    @exclusivity(unchecked) @usableFromInline var evictions = 0
 
     public init(configuration: MemoryCacheConfiguration = MemoryCacheConfiguration(), clock: any CacheClock = SystemClock()) {
         self.configuration = configuration
@@ -27,20 +29,21 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
     }
 
     /// The value for `key`, marking it most recently used; `nil` on a miss or once expired.
+    @inlinable
     public func value(forKey key: Key) -> Value? {
-        var expired: LRUList<Key, Value>.Node?
+        var expired: LRUList<Key, Value>.Entry?
         let value: Value? = lock.withLock {
-            guard let node = list.touch(key) else {
+            guard let entry = list.touch(key) else {
                 misses += 1
                 return nil
             }
-            if let expiry = node.expiry, expiry <= clock.now {
+            if let expiry = entry.expiry, expiry <= clock.now {
                 expired = list.remove(key)
                 misses += 1
                 return nil
             }
             hits += 1
-            return node.value
+            return entry.value
         }
         _ = expired  // released after unlocking
         return value
@@ -49,7 +52,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
     /// Stores `value`. Returns false, storing nothing, when `cost` exceeds
     /// `maximumEntryCostFraction` of the cost limit. Least recently used entries are evicted
     /// until both limits hold again.
-    @discardableResult
+    @inlinable @discardableResult
     public func setValue(_ value: Value, forKey key: Key, cost: Int = 1, timeToLive: TimeInterval? = nil) -> Bool {
         let cost = max(0, cost)
         guard Double(cost) <= Double(configuration.costLimit) * configuration.maximumEntryCostFraction else {
@@ -62,15 +65,15 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
         lock.withLock {
             list.insert(key, value: value, cost: cost, expiry: expiry)
             while list.totalCost > configuration.costLimit || list.count > configuration.countLimit,
-                  let node = list.removeLeastRecent() {
-                evicted.append(node.value)
+                  let entry = list.removeLeastRecent() {
+                evicted.append(entry.value)
                 evictions += 1
             }
         }
         return true
     }
 
-    @discardableResult
+    @inlinable @discardableResult
     public func removeValue(forKey key: Key) -> Value? {
         lock.withLock { list.remove(key)?.value }
     }
@@ -85,8 +88,8 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
     public func trim(toCost cost: Int) {
         var evicted: [Value] = []
         lock.withLock {
-            while list.totalCost > max(0, cost), let node = list.removeLeastRecent() {
-                evicted.append(node.value)
+            while list.totalCost > max(0, cost), let entry = list.removeLeastRecent() {
+                evicted.append(entry.value)
                 evictions += 1
             }
         }

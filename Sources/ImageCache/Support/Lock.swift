@@ -9,9 +9,11 @@ import Darwin
 /// Not `Synchronization.Mutex`: on Linux that waits on a raw futex, which the thread sanitizer
 /// does not model, so it reports false races in correct code. pthread mutexes are understood
 /// by TSan, and uncontended they cost about the same (a CAS in, a CAS out).
+@usableFromInline
 final class Lock: @unchecked Sendable {
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
+    @usableFromInline
     init() {
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
@@ -23,7 +25,7 @@ final class Lock: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     func withLock<Result, Failure: Error>(_ body: () throws(Failure) -> Result) throws(Failure) -> Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
