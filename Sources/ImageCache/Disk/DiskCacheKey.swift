@@ -6,7 +6,15 @@ import Foundation
 /// name-length and character limits.
 enum DiskCacheKey {
     static func fileName(for key: String) -> String {
-        SHA256.hash(data: Data(key.utf8)).map { String(format: "%02x", $0) }.joined()
+        let digest = SHA256.hash(data: Data(key.utf8))
+        let hex: [UInt8] = Array("0123456789abcdef".utf8)
+        var name = [UInt8]()
+        name.reserveCapacity(64)
+        for byte in digest {
+            name.append(hex[Int(byte >> 4)])
+            name.append(hex[Int(byte & 0x0F)])
+        }
+        return String(decoding: name, as: UTF8.self)
     }
 
     /// True for names `fileName(for:)` can produce, so stray files are told apart.

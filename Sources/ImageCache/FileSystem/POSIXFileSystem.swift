@@ -25,19 +25,22 @@ public struct POSIXFileSystem: CacheFileSystem {
         defer { close(descriptor) }
         var status = stat()
         guard fstat(descriptor, &status) == 0 else { throw FileSystemError(operation: "fstat", path: path, code: errno) }
-        var data = Data(count: Int(status.st_size))
+        // Read into uninitialised memory that the Data then owns: no zero-fill, no copy.
+        let size = Int(status.st_size)
+        guard let buffer = malloc(max(size, 1)) else { throw FileSystemError(operation: "malloc", path: path, code: ENOMEM) }
         var total = 0
-        let failure: Int32? = data.withUnsafeMutableBytes { buffer -> Int32? in
-            while total < buffer.count {
-                let count = read(descriptor, buffer.baseAddress! + total, buffer.count - total)
-                if count < 0 { if errno == EINTR { continue }; return errno }
-                if count == 0 { break }  // shrank while reading: the checksum will tell
-                total += count
+        while total < size {
+            let count = read(descriptor, buffer + total, size - total)
+            if count < 0 {
+                if errno == EINTR { continue }
+                let code = errno
+                free(buffer)
+                throw FileSystemError(operation: "read", path: path, code: code)
             }
-            return nil
+            if count == 0 { break }  // shrank while reading: the checksum will tell
+            total += count
         }
-        if let failure { throw FileSystemError(operation: "read", path: path, code: failure) }
-        return total == data.count ? data : data.prefix(total)
+        return Data(bytesNoCopy: buffer, count: total, deallocator: .free)
     }
 
     public func writeFile(_ data: Data, to path: String, synchronize: Bool) throws(FileSystemError) {
