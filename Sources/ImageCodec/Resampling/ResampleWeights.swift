@@ -20,27 +20,26 @@ struct ResampleWeights: Sendable {
         let scale = Double(sourceSize) / Double(targetSize)
         let filterScale = max(scale, 1)
         let support = LanczosKernel.radius * filterScale
+        // Every target sample spans at most this many source samples.
+        let stride = min(sourceSize, Int((2 * support).rounded(.up)) + 2)
         var starts = [Int](repeating: 0, count: targetSize)
         var counts = [Int](repeating: 0, count: targetSize)
-        var taps: [[Float]] = []
-        taps.reserveCapacity(targetSize)
+        var weights = [Float](repeating: 0, count: targetSize * stride)
+        var taps = [Double](repeating: 0, count: stride)
         for target in 0..<targetSize {
             let center = (Double(target) + 0.5) * scale
             let first = max(0, Int((center - support + 0.5).rounded(.down)))
-            let end = min(sourceSize, Int((center + support + 0.5).rounded(.down)))
-            var values = (first..<max(end, first + 1)).map { source in
-                LanczosKernel.value(at: (Double(source) + 0.5 - center) / filterScale)
+            let end = min(sourceSize, Int((center + support + 0.5).rounded(.down)), first + stride)
+            let count = max(1, end - first)
+            var sum = 0.0
+            for tap in 0..<count {
+                taps[tap] = LanczosKernel.value(at: (Double(first + tap) + 0.5 - center) / filterScale)
+                sum += taps[tap]
             }
-            let sum = values.reduce(0, +)
-            if sum != 0 { values = values.map { $0 / sum } } else { values = [1] }
+            if sum == 0 { (taps[0], sum) = (1, 1) }
+            for tap in 0..<count { weights[target * stride + tap] = Float(taps[tap] / sum) }
             starts[target] = min(first, sourceSize - 1)
-            counts[target] = values.count
-            taps.append(values.map(Float.init))
-        }
-        let stride = counts.max() ?? 1
-        var weights = [Float](repeating: 0, count: targetSize * stride)
-        for (target, values) in taps.enumerated() {
-            for (tap, value) in values.enumerated() { weights[target * stride + tap] = value }
+            counts[target] = count
         }
         self.starts = starts
         self.counts = counts
