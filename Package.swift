@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "ImageCodec", targets: ["ImageCodec"]),
         .library(name: "ImageCache", targets: ["ImageCache"]),
+        .library(name: "ImageBudget", targets: ["ImageBudget"]),
         .executable(name: "image-engine", targets: ["image-engine"]),
     ],
     dependencies: [
@@ -31,6 +32,9 @@ let package = Package(
         // Header probe, decode with DCT scaling and streaming resample, orientation, encode.
         .target(name: "ImageCodec", dependencies: ["CImageCodecShim"]),
 
+        // Fits a set of images into an upload byte budget; SSIM; multipart request bodies.
+        .target(name: "ImageBudget", dependencies: ["ImageCodec"]),
+
         // Memory (LRU) and disk caches; generic over keys and values, they know nothing of images.
         .target(name: "ImageCache", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
 
@@ -40,6 +44,7 @@ let package = Package(
             dependencies: [
                 "ImageCodec",
                 "ImageCache",
+                "ImageBudget",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -49,6 +54,7 @@ let package = Package(
         .target(name: "CTestImageWriter", dependencies: ["CJPEG", "CPNG"], path: "Tests/CTestImageWriter"),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "ImageCodecTests", dependencies: ["ImageCodec", "CTestImageWriter", "TestSupport"]),
+        .testTarget(name: "ImageBudgetTests", dependencies: ["ImageBudget", "ImageCodec", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "ImageCacheTests", dependencies: ["ImageCache", "TestSupport"], exclude: ["Fixtures"]),
         // Drives the built executable, as outside checks do.
         .testTarget(name: "ImageEngineCLITests", dependencies: ["image-engine", "ImageCodec", "ImageCache", "TestSupport"]),
