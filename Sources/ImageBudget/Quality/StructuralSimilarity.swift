@@ -5,6 +5,9 @@ import Foundation
 /// scikit-image's `structural_similarity(..., gaussian_weights=True, sigma=1.5,
 /// use_sample_covariance=False, data_range=255)`, including its mean over the pixels at least
 /// one window radius from the border (checked against committed fixtures).
+///
+/// When one reference is compared with many candidates (the budget search), `Reference`
+/// keeps the reference's filtered statistics so each comparison filters three planes, not five.
 public enum StructuralSimilarity {
     static let radius = 5
     static let sigma = 1.5
@@ -18,76 +21,133 @@ public enum StructuralSimilarity {
         return weights.map { Float($0 / sum) }
     }()
 
+    /// A reference image with its windowed mean and mean square precomputed.
+    public struct Reference: Sendable {
+        public let plane: LumaPlane
+        /// Windowed E[x] and E[x²] over the inner region, one plane after the other.
+        let statistics: [Float]
+
+        public init(_ plane: LumaPlane) {
+            self.plane = plane
+            guard StructuralSimilarity.isWindowed(plane) else {
+                statistics = []
+                return
+            }
+            let innerWidth = plane.width - 2 * radius
+            let innerCount = innerWidth * (plane.height - 2 * radius)
+            var statistics = [Float](repeating: 0, count: 2 * innerCount)
+            statistics.withUnsafeMutableBufferPointer { statistics in
+                StructuralSimilarity.filter(planes: 2, width: plane.width, height: plane.height) { row, out in
+                    plane.values.withUnsafeBufferPointer { values in
+                        let x = values.baseAddress! + row * plane.width
+                        for column in 0..<plane.width {
+                            out[column] = x[column]
+                            out[plane.width + column] = x[column] * x[column]
+                        }
+                    }
+                } consume: { row, sums in
+                    for plane in 0..<2 {
+                        (statistics.baseAddress! + plane * innerCount + row * innerWidth)
+                            .update(from: sums + plane * innerWidth, count: innerWidth)
+                    }
+                }
+            }
+            self.statistics = statistics
+        }
+    }
+
     /// Mean SSIM of two planes of the same size, in [-1, 1]; 1 means identical.
     public static func score(_ x: LumaPlane, _ y: LumaPlane) -> Double {
+        score(Reference(x), y)
+    }
+
+    public static func score(_ reference: Reference, _ y: LumaPlane) -> Double {
+        let x = reference.plane
         precondition(x.width == y.width && x.height == y.height, "SSIM needs planes of one size")
+        guard isWindowed(x) else { return globalScore(x.values, y.values) }
         let (width, height) = (x.width, x.height)
-        guard width > 2 * radius, height > 2 * radius else { return globalScore(x.values, y.values) }
-        // Filter only where the whole window fits: those are the pixels averaged at the end,
-        // so no border handling is needed.
         let innerWidth = width - 2 * radius
-        let innerHeight = height - 2 * radius
-        // Five planes (μx, μy, E[x²], E[y²], E[xy]) after the horizontal pass, one after another.
-        let planeSize = innerWidth * height
-        var horizontal = [Float](repeating: 0, count: 5 * planeSize)
-        var sums = [Float](repeating: 0, count: 5 * innerWidth)
+        let innerCount = innerWidth * (height - 2 * radius)
         var total = 0.0
-        x.values.withUnsafeBufferPointer { xs in
-            y.values.withUnsafeBufferPointer { ys in
-                window.withUnsafeBufferPointer { window in
-                    horizontal.withUnsafeMutableBufferPointer { planes in
-                        let planes = planes.baseAddress!
-                        for row in 0..<height {
-                            let xRow = xs.baseAddress! + row * width
-                            let yRow = ys.baseAddress! + row * width
-                            let out = row * innerWidth
-                            for column in 0..<innerWidth {
-                                var (mx, my, xx, yy, xy): (Float, Float, Float, Float, Float) = (0, 0, 0, 0, 0)
-                                for tap in 0...(2 * radius) {
-                                    let weight = window[tap]
-                                    let a = xRow[column + tap], b = yRow[column + tap]
-                                    mx += weight * a
-                                    my += weight * b
-                                    xx += weight * a * a
-                                    yy += weight * b * b
-                                    xy += weight * a * b
-                                }
-                                planes[out + column] = mx
-                                planes[planeSize + out + column] = my
-                                planes[2 * planeSize + out + column] = xx
-                                planes[3 * planeSize + out + column] = yy
-                                planes[4 * planeSize + out + column] = xy
-                            }
+        reference.statistics.withUnsafeBufferPointer { statistics in
+            x.values.withUnsafeBufferPointer { xs in
+                y.values.withUnsafeBufferPointer { ys in
+                    filter(planes: 3, width: width, height: height) { row, out in
+                        let (xRow, yRow) = (xs.baseAddress! + row * width, ys.baseAddress! + row * width)
+                        for column in 0..<width {
+                            out[column] = yRow[column]
+                            out[width + column] = yRow[column] * yRow[column]
+                            out[2 * width + column] = xRow[column] * yRow[column]
                         }
-                        sums.withUnsafeMutableBufferPointer { sums in
-                            let sums = sums.baseAddress!
-                            for row in 0..<innerHeight {
-                                for plane in 0..<5 {
-                                    let sum = sums + plane * innerWidth
-                                    for index in 0..<innerWidth { sum[index] = 0 }
-                                    for tap in 0...(2 * radius) {
-                                        let weight = window[tap]
-                                        let line = planes + plane * planeSize + (row + tap) * innerWidth
-                                        for index in 0..<innerWidth { sum[index] += weight * line[index] }
+                    } consume: { row, sums in
+                        var rowTotal: Float = 0
+                        for column in 0..<innerWidth {
+                            let index = row * innerWidth + column
+                            let mx = statistics[index], xx = statistics[innerCount + index]
+                            let my = sums[column], yy = sums[innerWidth + column], xy = sums[2 * innerWidth + column]
+                            let (varianceX, varianceY, covariance) = (xx - mx * mx, yy - my * my, xy - mx * my)
+                            rowTotal += ((2 * mx * my + c1) * (2 * covariance + c2))
+                                / ((mx * mx + my * my + c1) * (varianceX + varianceY + c2))
+                        }
+                        total += Double(rowTotal)
+                    }
+                }
+            }
+        }
+        return total / Double(innerCount)
+    }
+
+    static func isWindowed(_ plane: LumaPlane) -> Bool {
+        plane.width > 2 * radius && plane.height > 2 * radius
+    }
+
+    /// Gaussian-filters `planes` quantities whose source rows `fill(row, out)` writes (plane
+    /// after plane, `width` each), and hands each filtered row of the inner region, where the
+    /// whole window fits, to `consume(innerRow, sums)` (plane after plane, inner width each).
+    /// Only the inner pixels are averaged, so no border handling is needed. Horizontally
+    /// filtered rows wait in a ring of window height, so memory stays a few rows; taps are the
+    /// outer loops so the column loops vectorise.
+    private static func filter(planes: Int, width: Int, height: Int, fill: (Int, UnsafeMutablePointer<Float>) -> Void,
+                               consume: (Int, UnsafePointer<Float>) -> Void) {
+        let taps = 2 * radius + 1
+        let innerWidth = width - 2 * radius
+        var sources = [Float](repeating: 0, count: planes * width)
+        var ring = [Float](repeating: 0, count: planes * taps * innerWidth)
+        var sums = [Float](repeating: 0, count: planes * innerWidth)
+        window.withUnsafeBufferPointer { window in
+            sources.withUnsafeMutableBufferPointer { sources in
+                ring.withUnsafeMutableBufferPointer { ring in
+                    sums.withUnsafeMutableBufferPointer { sums in
+                        for row in 0..<height {
+                            fill(row, sources.baseAddress!)
+                            for plane in 0..<planes {
+                                let source = sources.baseAddress! + plane * width
+                                let out = ring.baseAddress! + (plane * taps + row % taps) * innerWidth
+                                for column in 0..<innerWidth { out[column] = window[0] * source[column] }
+                                for tap in 1..<taps {
+                                    let (weight, shifted) = (window[tap], source + tap)
+                                    for column in 0..<innerWidth { out[column] += weight * shifted[column] }
+                                }
+                            }
+                            guard row >= taps - 1 else { continue }
+                            let top = row - (taps - 1)
+                            for plane in 0..<planes {
+                                let sum = sums.baseAddress! + plane * innerWidth
+                                for tap in 0..<taps {
+                                    let (weight, line) = (window[tap], ring.baseAddress! + (plane * taps + (top + tap) % taps) * innerWidth)
+                                    if tap == 0 {
+                                        for column in 0..<innerWidth { sum[column] = weight * line[column] }
+                                    } else {
+                                        for column in 0..<innerWidth { sum[column] += weight * line[column] }
                                     }
                                 }
-                                var rowTotal: Float = 0
-                                for index in 0..<innerWidth {
-                                    let mx = sums[index], my = sums[innerWidth + index]
-                                    let varianceX = sums[2 * innerWidth + index] - mx * mx
-                                    let varianceY = sums[3 * innerWidth + index] - my * my
-                                    let covariance = sums[4 * innerWidth + index] - mx * my
-                                    rowTotal += ((2 * mx * my + c1) * (2 * covariance + c2))
-                                        / ((mx * mx + my * my + c1) * (varianceX + varianceY + c2))
-                                }
-                                total += Double(rowTotal)
                             }
+                            consume(top, UnsafePointer(sums.baseAddress!))
                         }
                     }
                 }
             }
         }
-        return total / Double(innerWidth * innerHeight)
     }
 
     /// One window over the whole image, for images smaller than the Gaussian window.

@@ -7,13 +7,17 @@ public struct DecodingOptions: Sendable, Hashable {
     /// Return what could be decoded from truncated or damaged files (libjpeg fills the rest
     /// with grey) instead of failing. Off by default: a half-grey thumbnail is a wrong image.
     public var allowsPartialImages: Bool
+    /// Deliver luma only (Y = 0.299 R + 0.587 G + 0.114 B, alpha kept). For colour JPEGs
+    /// libjpeg then skips chroma entirely, which makes decoding for quality metrics cheaper.
+    public var grayscale: Bool
     public var limits: DecodingLimits
 
     public init(maxPixelSize: Int? = nil, appliesOrientation: Bool = true,
-                allowsPartialImages: Bool = false, limits: DecodingLimits = DecodingLimits()) {
+                allowsPartialImages: Bool = false, grayscale: Bool = false, limits: DecodingLimits = DecodingLimits()) {
         self.maxPixelSize = maxPixelSize
         self.appliesOrientation = appliesOrientation
         self.allowsPartialImages = allowsPartialImages
+        self.grayscale = grayscale
         self.limits = limits
     }
 }

@@ -22,12 +22,13 @@ public struct ImageDecoder: Sendable {
             throw .invalidArgument("maxPixelSize must be positive, got \(size)")
         }
         let format = try ImageFormat.sniff(data)
-        return try data.withBytes { (bytes) throws(ImageCodecError) in
+        let bitmap = try data.withBytes { (bytes) throws(ImageCodecError) in
             switch format {
             case .jpeg: try JPEGDecoder.decode(bytes, options: options)
             case .png: try PNGDecoder.decode(bytes, options: options)
             }
         }
+        return options.grayscale ? bitmap.grayscaled() : bitmap
     }
 
     /// Reads and decodes the file at `url`; a file that cannot be read is an `io` error.

@@ -20,14 +20,16 @@ enum JPEGDecoder {
         let target = TargetSize.fitting(width: header.width, height: header.height, maxPixelSize: options.maxPixelSize)
         info.pointee.scale_num = UInt32(TargetSize.jpegScaleNumerator(width: header.width, height: header.height, target: target))
         info.pointee.scale_denom = 8
+        // YCbCr → gray is the Y channel as stored; CMYK has no such shortcut (converted after).
+        let lumaOnly = options.grayscale && header.colorModel == .rgb && info.pointee.jpeg_color_space == JCS_YCbCr
         info.pointee.out_color_space = switch header.colorModel {
         case .gray: JCS_GRAYSCALE
         case .cmyk: JCS_CMYK
-        case .rgb, .palette: JCS_RGB
+        case .rgb, .palette: lumaOnly ? JCS_GRAYSCALE : JCS_RGB
         }
         try decompressor.calculateOutputDimensions()
         let scaled = (width: Int(info.pointee.output_width), height: Int(info.pointee.output_height))
-        let format: PixelFormat = header.colorModel == .gray ? .gray : .rgb
+        let format: PixelFormat = header.colorModel == .gray || lumaOnly ? .gray : .rgb
         let sink = RowSinks.make(source: scaled,
                                  target: (min(target.width, scaled.width), min(target.height, scaled.height)),
                                  format: format)

@@ -2,7 +2,7 @@
 ///
 /// The codec never traps, exits or prints on data from outside: every failure arrives as one of
 /// these cases, with enough detail to tell a user what is wrong with which file.
-public enum ImageCodecError: Error, Sendable, Equatable, CustomStringConvertible {
+public enum ImageCodecError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The bytes are not a JPEG or PNG (the associated value names what they look like).
     case unsupportedFormat(String)
     /// The library rejected the data; the message is the library's own.

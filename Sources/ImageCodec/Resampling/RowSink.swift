@@ -16,8 +16,8 @@ enum RowSinks {
         if source == target {
             return RowCollector(width: source.width, height: source.height, format: format)
         }
-        return StreamingResampler(sourceWidth: source.width, sourceHeight: source.height,
-                                  targetWidth: target.width, targetHeight: target.height, format: format)
+        if format == .gray { return GrayResamplingSink(source: source, target: target) }
+        return ColorResamplingSink(source: source, target: target, format: format)
     }
 }
 

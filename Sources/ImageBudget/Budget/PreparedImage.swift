@@ -1,0 +1,75 @@
+import Foundation
+import ImageCodec
+
+/// A source decoded once, at display size, and everything the search reuses from it.
+struct PreparedImage: Sendable {
+    var name: String
+    var sourceBytes: Int
+    var sourceFormat: ImageFormat
+    /// Upright, longest side at most `maxPixelSize` (DCT-scaled decode + Lanczos).
+    var display: Bitmap
+    /// Luma of `display` with its windowed statistics: what every candidate is scored against.
+    var reference: StructuralSimilarity.Reference
+
+    static func prepare(_ source: UploadSource, options: UploadBudgetOptions) throws(UploadBudgetError) -> PreparedImage {
+        let data: Data
+        switch source {
+        case .file(let url):
+            do { data = try FileBytes.read(url) } catch { throw .source(name: source.name, error) }
+        case .data(let bytes, _):
+            data = bytes
+        }
+        do {
+            let format = try ImageFormat.sniff(data)
+            let decoder = ImageDecoder(options: DecodingOptions(maxPixelSize: options.maxPixelSize, limits: options.limits))
+            let display = try decoder.decode(data)
+            return PreparedImage(name: source.name, sourceBytes: data.count, sourceFormat: format, display: display,
+                                 reference: StructuralSimilarity.Reference(LumaPlane(display)))
+        } catch {
+            throw .source(name: source.name, error)
+        }
+    }
+
+    /// The display bitmap shrunk so its longest side is `longestSide` (never enlarged).
+    func scaled(to longestSide: Int) throws(ImageCodecError) -> Bitmap {
+        try display.downsampled(maxPixelSize: longestSide)
+    }
+}
+
+/// One way to encode an image: a size and a JPEG quality (nil = PNG).
+struct Candidate: Hashable, Sendable {
+    var longestSide: Int
+    var quality: Int?
+}
+
+/// An encoded candidate and its score.
+struct Evaluation: Sendable {
+    var candidate: Candidate
+    var data: Data
+    var width: Int
+    var height: Int
+    var score: Double
+
+    var bytes: Int { data.count }
+}
+
+extension PreparedImage {
+    /// Encodes the candidate from `bitmap` (the display bitmap at the candidate's size),
+    /// decodes it back, brings it to display size and scores it.
+    func evaluate(_ candidate: Candidate, from bitmap: Bitmap) throws(ImageCodecError) -> Evaluation {
+        let data: Data
+        if let quality = candidate.quality {
+            // No ICC profile: uploads are viewed as sRGB, and profiles cost bytes.
+            data = try ImageEncoder.jpeg(bitmap, options: JPEGEncodingOptions(quality: quality, preservesICCProfile: false))
+        } else {
+            data = try ImageEncoder.png(bitmap, options: PNGEncodingOptions(compressionLevel: 9, preservesICCProfile: false))
+        }
+        // Luma is all SSIM looks at; for a JPEG, libjpeg then skips chroma entirely.
+        var decoded = try ImageDecoder(options: DecodingOptions(grayscale: true)).decode(data)
+        if decoded.width != display.width || decoded.height != display.height {
+            decoded = try decoded.resampled(width: display.width, height: display.height)
+        }
+        let score = StructuralSimilarity.score(reference, LumaPlane(decoded))
+        return Evaluation(candidate: candidate, data: data, width: bitmap.width, height: bitmap.height, score: score)
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import ImageCodec
+
+/// Fits a product's photos into one upload budget with the best quality per byte.
+///
+/// ```swift
+/// let compressor = UploadCompressor(options: UploadBudgetOptions(budget: 300_000))
+/// let set = try await compressor.compress(photoURLs.map(UploadSource.file))
+/// // set.totalBytes <= 300_000; set.images[i].data, .fileName, .mimeType, .score
+/// ```
+///
+/// Each source is decoded once (DCT-scaled to display size) and reused for every attempt.
+/// Outputs carry no EXIF (orientation is applied to the pixels) and no ICC profile.
+/// The result is deterministic: the same inputs and options give the same bytes.
+public struct UploadCompressor: Sendable {
+    public var options: UploadBudgetOptions
+
+    public init(options: UploadBudgetOptions = UploadBudgetOptions()) {
+        self.options = options
+    }
+
+    public func compress(_ sources: [UploadSource]) async throws(UploadBudgetError) -> CompressedUploadSet {
+        guard !sources.isEmpty else { throw .noImages }
+        try validate()
+        let images = try await prepare(sources)
+        let store = EvaluationStore(images: images)
+        var chosen = try await BudgetAllocator(options: options, store: store).allocate()
+        if options.keepsPNGWhenSmaller {
+            chosen = try await preferPNG(chosen, store: store)
+        }
+        let names = Self.outputNames(for: images.map(\.name), pngs: chosen.map { $0.candidate.quality == nil })
+        let uploads = zip(images, zip(chosen, names)).map { image, pair in
+            CompressedUpload(fileName: pair.1, sourceName: image.name, sourceBytes: image.sourceBytes, data: pair.0.data,
+                             width: pair.0.width, height: pair.0.height, quality: pair.0.candidate.quality,
+                             mimeType: pair.0.candidate.quality == nil ? "image/png" : "image/jpeg", score: pair.0.score)
+        }
+        return CompressedUploadSet(images: uploads, budget: options.budget, encodeCount: store.encodeCount)
+    }
+
+    private func validate() throws(UploadBudgetError) {
+        guard options.budget > 0 else { throw .invalidOptions("budget must be positive") }
+        guard options.minPixelSize > 0, options.minPixelSize <= options.maxPixelSize else {
+            throw .invalidOptions("need 0 < minPixelSize (\(options.minPixelSize)) ≤ maxPixelSize (\(options.maxPixelSize))")
+        }
+        guard options.qualityRange.lowerBound >= 1, options.qualityRange.upperBound <= 100 else {
+            throw .invalidOptions("qualities must lie in 1...100")
+        }
+    }
+
+    /// Decodes every source once, in parallel; results in input order.
+    private func prepare(_ sources: [UploadSource]) async throws(UploadBudgetError) -> [PreparedImage] {
+        let options = options
+        let results = await withTaskGroup(of: (Int, Result<PreparedImage, UploadBudgetError>).self) { group in
+            for (index, source) in sources.enumerated() {
+                group.addTask { (index, Result { () throws(UploadBudgetError) in try PreparedImage.prepare(source, options: options) }) }
+            }
+            var results = [Result<PreparedImage, UploadBudgetError>?](repeating: nil, count: sources.count)
+            for await (index, result) in group { results[index] = result }
+            return results
+        }
+        var images: [PreparedImage] = []
+        for result in results {
+            switch result {
+            case .success(let image)?: images.append(image)
+            case .failure(let error)?: throw error
+            case nil: throw .noImages
+            }
+        }
+        return images
+    }
+
+    /// PNG sources keep PNG at the chosen size when that is no larger than the JPEG.
+    private func preferPNG(_ chosen: [Evaluation], store: EvaluationStore) async throws(UploadBudgetError) -> [Evaluation] {
+        var result = chosen
+        for (index, evaluation) in chosen.enumerated() where store.images[index].sourceFormat == .png {
+            let png = try await store.evaluate(image: index, Candidate(longestSide: evaluation.candidate.longestSide, quality: nil))
+            if png.bytes <= evaluation.bytes { result[index] = png }
+        }
+        return result
+    }
+
+    /// `<source name without extension>.jpg|.png`, with `-2`, `-3`, ... added to repeats.
+    static func outputNames(for sources: [String], pngs: [Bool]) -> [String] {
+        var used = Set<String>()
+        return zip(sources, pngs).map { source, isPNG in
+            // Only the last path component: a name must never steer where a file is written.
+            let stem = ((source as NSString).lastPathComponent as NSString).deletingPathExtension
+            let base = stem.isEmpty ? "image" : stem
+            let ext = isPNG ? "png" : "jpg"
+            var name = "\(base).\(ext)"
+            var counter = 2
+            while used.contains(name.lowercased()) {
+                name = "\(base)-\(counter).\(ext)"
+                counter += 1
+            }
+            used.insert(name.lowercased())
+            return name
+        }
+    }
+}

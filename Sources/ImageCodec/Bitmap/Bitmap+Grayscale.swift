@@ -1,0 +1,23 @@
+extension Bitmap {
+    /// Luma (Y = 0.299 R + 0.587 G + 0.114 B, the JPEG/Rec. 601 weights) with alpha kept;
+    /// gray bitmaps are returned unchanged.
+    public func grayscaled() -> Bitmap {
+        guard !format.isGray else { return self }
+        let count = width * height
+        let inChannels = format.channels
+        let outFormat: PixelFormat = format.hasAlpha ? .grayAlpha : .gray
+        var output = [UInt8](repeating: 0, count: count * outFormat.channels)
+        pixels.withUnsafeBufferPointer { input in
+            output.withUnsafeMutableBufferPointer { out in
+                for pixel in 0..<count {
+                    let base = pixel * inChannels
+                    // Fixed point, 16 fractional bits, rounded.
+                    let luma = (19595 * UInt32(input[base]) + 38470 * UInt32(input[base + 1]) + 7471 * UInt32(input[base + 2]) + 32768) >> 16
+                    out[pixel * outFormat.channels] = UInt8(luma)
+                    if format.hasAlpha { out[pixel * 2 + 1] = input[base + 3] }
+                }
+            }
+        }
+        return Bitmap(unchecked: width, height: height, format: outFormat, pixels: output, iccProfile: iccProfile)
+    }
+}
