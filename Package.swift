@@ -13,6 +13,8 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+        // Tests only: an independent multipart parser to read request bodies back.
+        .package(url: "https://github.com/vapor/multipart-kit", from: "4.7.1"),
     ],
     targets: [
         // System libraries, located with pkg-config.
@@ -54,7 +56,11 @@ let package = Package(
         .target(name: "CTestImageWriter", dependencies: ["CJPEG", "CPNG"], path: "Tests/CTestImageWriter"),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "ImageCodecTests", dependencies: ["ImageCodec", "CTestImageWriter", "TestSupport"]),
-        .testTarget(name: "ImageBudgetTests", dependencies: ["ImageBudget", "ImageCodec", "TestSupport"], exclude: ["Fixtures"]),
+        .testTarget(
+            name: "ImageBudgetTests",
+            dependencies: ["ImageBudget", "ImageCodec", "TestSupport", .product(name: "MultipartKit", package: "multipart-kit")],
+            exclude: ["Fixtures"]
+        ),
         .testTarget(name: "ImageCacheTests", dependencies: ["ImageCache", "TestSupport"], exclude: ["Fixtures"]),
         // Drives the built executable, as outside checks do.
         .testTarget(name: "ImageEngineCLITests", dependencies: ["image-engine", "ImageCodec", "ImageCache", "TestSupport"]),

@@ -32,6 +32,15 @@ let package = Package(
             dependencies: [.product(name: "ImageCache", package: engine)],
             path: "Sources/cache-report"
         ),
+        // The upload-budget allocator against the naive split and one shared quality.
+        .executableTarget(
+            name: "budget-report",
+            dependencies: [
+                .product(name: "ImageBudget", package: engine),
+                .product(name: "ImageCodec", package: engine),
+            ],
+            path: "Sources/budget-report"
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -60,7 +60,8 @@ extension PreparedImage {
         let data: Data
         if let quality = candidate.quality {
             // No ICC profile: uploads are viewed as sRGB, and profiles cost bytes.
-            data = try ImageEncoder.jpeg(bitmap, options: JPEGEncodingOptions(quality: quality, preservesICCProfile: false))
+            // Progressive: 5-10% smaller than baseline at the same quality, which the budget turns into quality.
+            data = try ImageEncoder.jpeg(bitmap, options: JPEGEncodingOptions(quality: quality, progressive: true, preservesICCProfile: false))
         } else {
             data = try ImageEncoder.png(bitmap, options: PNGEncodingOptions(compressionLevel: 9, preservesICCProfile: false))
         }

@@ -14,15 +14,20 @@ public struct UploadBudgetOptions: Sendable, Hashable {
     /// Keep a PNG source as PNG when that is smaller than the chosen JPEG (screenshots,
     /// flat graphics). Otherwise every output is JPEG, alpha flattened on white.
     public var keepsPNGWhenSmaller: Bool
+    /// How far (in SSIM) the worst image may stay below the best achievable worst score so
+    /// that the others gain more. Differences this small are not visible, while holding the
+    /// worst image to the last 0.005 can cost every other image a lot of bytes.
+    public var worstScoreTolerance: Double
     public var limits: DecodingLimits
 
     public init(budget: Int = 300_000, maxPixelSize: Int = 1280, minPixelSize: Int = 640, qualityRange: ClosedRange<Int> = 30...92,
-                keepsPNGWhenSmaller: Bool = false, limits: DecodingLimits = DecodingLimits()) {
+                keepsPNGWhenSmaller: Bool = false, worstScoreTolerance: Double = 0.005, limits: DecodingLimits = DecodingLimits()) {
         self.budget = budget
         self.maxPixelSize = maxPixelSize
         self.minPixelSize = minPixelSize
         self.qualityRange = qualityRange
         self.keepsPNGWhenSmaller = keepsPNGWhenSmaller
+        self.worstScoreTolerance = worstScoreTolerance
         self.limits = limits
     }
 }

@@ -85,6 +85,7 @@ public struct UploadCompressor: Sendable {
         return zip(sources, pngs).map { source, isPNG in
             // Only the last path component: a name must never steer where a file is written.
             let stem = ((source as NSString).lastPathComponent as NSString).deletingPathExtension
+                .trimmingCharacters(in: CharacterSet(charactersIn: "."))
             let base = stem.isEmpty ? "image" : stem
             let ext = isPNG ? "png" : "jpg"
             var name = "\(base).\(ext)"

@@ -1,0 +1,144 @@
+import Foundation
+import ImageCodec
+import Testing
+@testable import ImageBudget
+
+/// Small synthetic photos keep these tests fast in debug builds; the benchmark runs the
+/// allocator on the real 8+ MP samples.
+enum SyntheticPhotos {
+    /// A smooth gradient with `busyness` (0...1) of deterministic noise on top: plain to busy.
+    static func make(width: Int, height: Int, busyness: Double, seed: UInt64) -> Bitmap {
+        var state = seed | 1
+        var pixels: [UInt8] = []
+        pixels.reserveCapacity(width * height * 3)
+        for y in 0..<height {
+            for x in 0..<width {
+                state ^= state << 13; state ^= state >> 7; state ^= state << 17
+                let noise = (Double(state % 256) - 128) * busyness
+                let base = [Double(x * 255 / width), Double(y * 255 / height), Double((x + y) * 127 / (width + height))]
+                pixels += base.map { UInt8(max(0, min(255, $0 + noise))) }
+            }
+        }
+        return try! Bitmap(width: width, height: height, format: .rgb, pixels: pixels)
+    }
+
+    static func jpeg(width: Int = 240, height: Int = 160, busyness: Double, seed: UInt64) -> Data {
+        try! ImageEncoder.jpeg(make(width: width, height: height, busyness: busyness, seed: seed), options: JPEGEncodingOptions(quality: 95))
+    }
+
+    static let options = UploadBudgetOptions(budget: 30_000, maxPixelSize: 240, minPixelSize: 120)
+}
+
+@Suite("Upload budget")
+struct UploadCompressorTests {
+    @Test("over many random sets and budgets the total never exceeds the budget, and every output decodes")
+    func neverOverBudget() async throws {
+        var generator = SystemRandomNumberGenerator()
+        for trial in 0..<12 {
+            let count = Int.random(in: 1...4, using: &generator)
+            let sources: [UploadSource] = (0..<count).map { index in
+                .data(SyntheticPhotos.jpeg(busyness: Double.random(in: 0...0.6, using: &generator), seed: UInt64(trial * 10 + index + 1)),
+                      name: "photo\(index).jpg")
+            }
+            var options = SyntheticPhotos.options
+            options.budget = Int.random(in: 2_000...40_000, using: &generator)
+            do throws(UploadBudgetError) {
+                let set = try await UploadCompressor(options: options).compress(sources)
+                #expect(set.totalBytes <= options.budget, "trial \(trial): \(set.totalBytes) > \(options.budget)")
+                #expect(set.images.count == count)
+                for image in set.images {
+                    let decoded = try? ImageDecoder().decode(image.data)
+                    guard let decoded else {
+                        Issue.record("trial \(trial): \(image.fileName) does not decode")
+                        continue
+                    }
+                    #expect(decoded.width == image.width && decoded.height == image.height)
+                    #expect(max(image.width, image.height) <= options.maxPixelSize)
+                    #expect(image.score > 0 && image.score <= 1)
+                }
+            } catch .budgetUnreachable(let budget, let smallest) {
+                #expect(budget == options.budget && smallest > budget, "trial \(trial)")
+            } catch {
+                Issue.record("trial \(trial): \(error)")
+            }
+        }
+    }
+
+    @Test("busy images keep more bytes than plain ones, and the result is deterministic")
+    func allocationAndDeterminism() async throws {
+        let sources: [UploadSource] = [
+            .data(SyntheticPhotos.jpeg(busyness: 0.5, seed: 1), name: "busy.jpg"),
+            .data(SyntheticPhotos.jpeg(busyness: 0.02, seed: 2), name: "plain.jpg"),
+        ]
+        let first = try await UploadCompressor(options: SyntheticPhotos.options).compress(sources)
+        let second = try await UploadCompressor(options: SyntheticPhotos.options).compress(sources)
+        #expect(first == second)
+        #expect(first.images[0].bytes > first.images[1].bytes)
+        #expect(first.images.map(\.fileName) == ["busy.jpg", "plain.jpg"])
+        #expect(first.images.allSatisfy { $0.mimeType == "image/jpeg" && $0.quality != nil })
+    }
+
+    @Test("an unreachable budget is a typed error that names the smallest achievable total")
+    func unreachable() async throws {
+        let sources: [UploadSource] = (0..<3).map { .data(SyntheticPhotos.jpeg(busyness: 0.6, seed: UInt64($0 + 5)), name: "p\($0).jpg") }
+        var options = SyntheticPhotos.options
+        options.budget = 500
+        await #expect {
+            try await UploadCompressor(options: options).compress(sources)
+        } throws: { error in
+            guard case .budgetUnreachable(500, let smallest) = error as? UploadBudgetError else { return false }
+            return smallest > 500
+        }
+    }
+
+    @Test("bad inputs and options are typed errors")
+    func badInputs() async throws {
+        let compressor = UploadCompressor(options: SyntheticPhotos.options)
+        await #expect(throws: UploadBudgetError.noImages) { try await compressor.compress([]) }
+        await #expect(throws: UploadBudgetError.source(name: "junk.jpg", .unsupportedFormat("not a JPEG or PNG file"))) {
+            try await compressor.compress([.data(SyntheticPhotos.jpeg(busyness: 0, seed: 1), name: "ok.jpg"), .data(Data("hello".utf8), name: "junk.jpg")])
+        }
+        let missing = URL(fileURLWithPath: "/nonexistent/photo.jpg")
+        await #expect(throws: UploadBudgetError.self) { try await compressor.compress([.file(missing)]) }
+        var options = SyntheticPhotos.options
+        options.minPixelSize = 500
+        await #expect(throws: UploadBudgetError.self) { try await UploadCompressor(options: options).compress([.data(Data(), name: "x")]) }
+    }
+
+    @Test("outputs carry no EXIF; orientation is applied to the pixels; alpha is flattened on white")
+    func privacyAndOrientation() async throws {
+        var jpeg = [UInt8](SyntheticPhotos.jpeg(width: 240, height: 160, busyness: 0.1, seed: 9))
+        // APP1 EXIF with orientation 6 (rotate 90° clockwise), little-endian TIFF.
+        let tiff: [UInt8] = [0x49, 0x49, 42, 0, 8, 0, 0, 0, 1, 0, 0x12, 0x01, 3, 0, 1, 0, 0, 0, 6, 0, 0, 0, 0, 0, 0, 0]
+        let payload = Array("Exif".utf8) + [0, 0] + tiff
+        jpeg.insert(contentsOf: [0xFF, 0xE1, UInt8((payload.count + 2) >> 8), UInt8((payload.count + 2) & 0xFF)] + payload, at: 2)
+        let transparent = try ImageEncoder.png(try Bitmap(width: 100, height: 100, format: .rgba, pixels: [UInt8](repeating: 0, count: 40_000)))
+        let set = try await UploadCompressor(options: SyntheticPhotos.options)
+            .compress([.data(Data(jpeg), name: "rotated.jpg"), .data(transparent, name: "clear.png")])
+        let rotated = set.images[0]
+        #expect(rotated.width < rotated.height)
+        #expect(![UInt8](rotated.data).starts(with: [0xFF, 0xD8, 0xFF, 0xE1]))
+        #expect(!rotated.data.contains(Data("Exif".utf8)))
+        let flattened = try ImageDecoder().decode(set.images[1].data)
+        #expect(set.images[1].fileName == "clear.jpg" && flattened.format == .rgb)
+        #expect(Array(flattened.pixel(x: 50, y: 50)).allSatisfy { $0 >= 250 })
+    }
+
+    @Test("PNG is kept when asked and smaller, e.g. a flat graphic")
+    func keepsPNG() async throws {
+        let graphic = try Bitmap(width: 200, height: 100, format: .rgb, pixels: (0..<20_000).flatMap { index -> [UInt8] in
+            index % 200 < 100 ? [255, 0, 0] : [255, 255, 255]
+        })
+        var options = SyntheticPhotos.options
+        options.keepsPNGWhenSmaller = true
+        let set = try await UploadCompressor(options: options).compress([.data(try ImageEncoder.png(graphic), name: "logo.png")])
+        #expect(set.images[0].mimeType == "image/png" && set.images[0].fileName == "logo.png" && set.images[0].quality == nil)
+        #expect(set.totalBytes <= options.budget)
+    }
+
+    @Test("output names are unique and never contain a path")
+    func outputNames() {
+        #expect(UploadCompressor.outputNames(for: ["a.jpg", "a.png", "A.jpeg", "../../etc/x.jpg", ".jpg"], pngs: [false, false, false, false, true])
+                == ["a.jpg", "a-2.jpg", "A-3.jpg", "x.jpg", "jpg.png"])
+    }
+}
