@@ -33,31 +33,21 @@ final class EvaluationStore: @unchecked Sendable {
         let missing = Array(Set(requests.map { Key(image: $0.image, candidate: $0.candidate) })
             .filter { key in lock.withLock { cache[key] == nil } })
         try await prepareSizes(Set(missing.map { SizeKey(image: $0.image, longestSide: $0.candidate.longestSide) }))
-        let results = await withTaskGroup(of: (Key, Result<Evaluation, ImageCodecError>).self) { group in
-            for key in missing {
-                let image = images[key.image]
-                let bitmap = lock.withLock { scaled[SizeKey(image: key.image, longestSide: key.candidate.longestSide)] }
-                group.addTask {
-                    (key, Result { () throws(ImageCodecError) in
-                        guard let bitmap else { throw ImageCodecError.invalidArgument("size \(key.candidate.longestSide) not prepared") }
-                        return try image.evaluate(key.candidate, from: bitmap)
-                    })
-                }
-            }
-            var results: [(Key, Result<Evaluation, ImageCodecError>)] = []
-            for await result in group { results.append(result) }
-            return results
+        let jobs = missing.map { key in
+            (key, images[key.image], lock.withLock { scaled[SizeKey(image: key.image, longestSide: key.candidate.longestSide)] })
         }
-        for (key, result) in results {
-            switch result {
-            case .success(let evaluation):
-                lock.withLock {
-                    cache[key] = evaluation
-                    encodes += 1
-                }
-            case .failure(let error):
-                throw .source(name: images[key.image].name, error)
+        let evaluations = try await concurrentMap(jobs) { (job) throws(UploadBudgetError) -> Evaluation in
+            let (key, image, bitmap) = job
+            do throws(ImageCodecError) {
+                guard let bitmap else { throw .invalidArgument("size \(key.candidate.longestSide) not prepared") }
+                return try image.evaluate(key.candidate, from: bitmap)
+            } catch {
+                throw .source(name: image.name, error)
             }
+        }
+        lock.withLock {
+            for (key, evaluation) in zip(missing, evaluations) { cache[key] = evaluation }
+            encodes += evaluations.count
         }
         return lock.withLock { requests.map { cache[Key(image: $0.image, candidate: $0.candidate)]! } }
     }
@@ -65,21 +55,15 @@ final class EvaluationStore: @unchecked Sendable {
     /// Resizes the display bitmaps to the sizes not made yet, in parallel.
     private func prepareSizes(_ keys: Set<SizeKey>) async throws(UploadBudgetError) {
         let missing = keys.filter { key in lock.withLock { scaled[key] == nil } }
-        let results = await withTaskGroup(of: (SizeKey, Result<Bitmap, ImageCodecError>).self) { group in
-            for key in missing {
-                let image = images[key.image]
-                group.addTask { (key, Result { () throws(ImageCodecError) in try image.scaled(to: key.longestSide) }) }
-            }
-            var results: [(SizeKey, Result<Bitmap, ImageCodecError>)] = []
-            for await result in group { results.append(result) }
-            return results
-        }
-        for (key, result) in results {
-            switch result {
-            case .success(let bitmap): lock.withLock { scaled[key] = bitmap }
-            case .failure(let error): throw .source(name: images[key.image].name, error)
+        let keys = Array(missing)
+        let bitmaps = try await concurrentMap(keys.map { ($0, images[$0.image]) }) { (job) throws(UploadBudgetError) -> Bitmap in
+            do throws(ImageCodecError) {
+                return try job.1.scaled(to: job.0.longestSide)
+            } catch {
+                throw .source(name: job.1.name, error)
             }
         }
+        lock.withLock { for (key, bitmap) in zip(keys, bitmaps) { scaled[key] = bitmap } }
     }
 
     func evaluate(image: Int, _ candidate: Candidate) async throws(UploadBudgetError) -> Evaluation {

@@ -50,23 +50,9 @@ public struct UploadCompressor: Sendable {
     /// Decodes every source once, in parallel; results in input order.
     private func prepare(_ sources: [UploadSource]) async throws(UploadBudgetError) -> [PreparedImage] {
         let options = options
-        let results = await withTaskGroup(of: (Int, Result<PreparedImage, UploadBudgetError>).self) { group in
-            for (index, source) in sources.enumerated() {
-                group.addTask { (index, Result { () throws(UploadBudgetError) in try PreparedImage.prepare(source, options: options) }) }
-            }
-            var results = [Result<PreparedImage, UploadBudgetError>?](repeating: nil, count: sources.count)
-            for await (index, result) in group { results[index] = result }
-            return results
+        return try await concurrentMap(sources) { (source) throws(UploadBudgetError) in
+            try PreparedImage.prepare(source, options: options)
         }
-        var images: [PreparedImage] = []
-        for result in results {
-            switch result {
-            case .success(let image)?: images.append(image)
-            case .failure(let error)?: throw error
-            case nil: throw .noImages
-            }
-        }
-        return images
     }
 
     /// PNG sources keep PNG at the chosen size when that is no larger than the JPEG.
