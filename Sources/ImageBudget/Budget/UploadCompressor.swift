@@ -19,6 +19,8 @@ public struct UploadCompressor: Sendable {
         self.options = options
     }
 
+    /// Fits `sources` (1...N images) into the budget. The result lists the images in input
+    /// order; their sizes add up to at most `options.budget`.
     public func compress(_ sources: [UploadSource]) async throws(UploadBudgetError) -> CompressedUploadSet {
         guard !sources.isEmpty else { throw .noImages }
         try validate()

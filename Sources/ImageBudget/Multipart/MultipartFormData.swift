@@ -13,6 +13,7 @@ import Foundation
 /// request.httpBody = form.body()          // or: try form.write(to: fileURL) for upload(fromFile:)
 /// ```
 public struct MultipartFormData: Sendable {
+    /// One part: a text field (no file name) or a file.
     public struct Part: Sendable, Hashable {
         public var name: String
         public var fileName: String?
@@ -24,6 +25,7 @@ public struct MultipartFormData: Sendable {
     public private(set) var boundary: String
     public private(set) var parts: [Part] = []
 
+    /// `boundary`: for reproducible bodies in tests; by default a random one per request.
     public init(boundary: String? = nil) {
         self.boundary = boundary ?? Self.randomBoundary()
     }

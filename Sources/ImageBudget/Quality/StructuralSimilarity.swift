@@ -61,6 +61,7 @@ public enum StructuralSimilarity {
         score(Reference(x), y)
     }
 
+    /// Mean SSIM of `y` against a prepared reference of the same size.
     public static func score(_ reference: Reference, _ y: LumaPlane) -> Double {
         let x = reference.plane
         precondition(x.width == y.width && x.height == y.height, "SSIM needs planes of one size")

@@ -137,6 +137,7 @@ public final class DiskCache: @unchecked Sendable {
         try entry(forKey: key)?.data
     }
 
+    /// Removes the entry for `key` (file and index), if any.
     public func removeEntry(forKey key: String) throws(DiskCacheError) {
         try lock.withLock { () throws(DiskCacheError) in
             try removeLocked(DiskCacheKey.fileName(for: key))
@@ -159,6 +160,7 @@ public final class DiskCache: @unchecked Sendable {
         }
     }
 
+    /// Count, total bytes, limit, and hit/miss/corruption counters since opening.
     public var statistics: DiskCacheStatistics {
         lock.withLock {
             DiskCacheStatistics(count: index.count, totalBytes: index.totalCost, sizeLimit: configuration.sizeLimit,

@@ -73,11 +73,13 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
         return true
     }
 
+    /// Removes and returns the value for `key`, if any.
     @inlinable @discardableResult
     public func removeValue(forKey key: Key) -> Value? {
         lock.withLock { list.remove(key)?.value }
     }
 
+    /// Empties the cache; the values are released after the lock is dropped.
     public func removeAll() {
         var old = LRUList<Key, Value>()
         lock.withLock { swap(&old, &list) }
@@ -95,6 +97,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
         }
     }
 
+    /// Hits, misses, evictions, count and total cost, read together.
     public var statistics: MemoryCacheStatistics {
         lock.withLock {
             MemoryCacheStatistics(hits: hits, misses: misses, evictions: evictions, count: list.count, totalCost: list.totalCost)

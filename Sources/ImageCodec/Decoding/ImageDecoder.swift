@@ -47,6 +47,7 @@ public struct ImageDecoder: Sendable {
         }
     }
 
+    /// Reads only the header of the file at `url`; an unreadable file is an `io` error.
     public static func header(contentsOf url: URL) throws(ImageCodecError) -> ImageHeader {
         try header(of: FileBytes.read(url))
     }
