@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ImageCache
+import ImageCodec
 
 /// `image-engine cache --dir DIR [--size-limit BYTES] <put|put-dir|get|stats|verify|clear>`.
 struct CacheCommand: ParsableCommand {
@@ -83,7 +84,7 @@ struct CacheCommand: ParsableCommand {
                 Output.error("miss: \(key)")
                 throw ExitCode(1)
             }
-            try CacheCommand.report { try data.write(to: URL(fileURLWithPath: output), options: .atomic) }
+            try CacheCommand.report { try FileBytes.writeAtomically(data, to: URL(fileURLWithPath: output)) }
         }
     }
 
@@ -128,10 +129,6 @@ struct CacheCommand: ParsableCommand {
     }
 
     static func read(_ path: String) throws -> Data {
-        do {
-            return try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            throw ValidationError("cannot read \(path): \((error as NSError).localizedDescription)")
-        }
+        try FileBytes.read(URL(fileURLWithPath: path))
     }
 }

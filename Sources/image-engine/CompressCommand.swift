@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ImageBudget
+import ImageCodec
 
 /// `image-engine compress FILE... --output DIR`: fit a listing's photos into one upload budget.
 struct CompressCommand: AsyncParsableCommand {
@@ -69,7 +70,7 @@ struct CompressCommand: AsyncParsableCommand {
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             for image in set.images {
-                try image.data.write(to: directory.appendingPathComponent(image.fileName), options: .atomic)
+                try FileBytes.writeAtomically(image.data, to: directory.appendingPathComponent(image.fileName))
             }
             if let multipart {
                 var form = MultipartFormData()
@@ -84,7 +85,7 @@ struct CompressCommand: AsyncParsableCommand {
                 Output.error("multipart body: \(multipart) (Content-Type: \(form.contentType))")
             }
         } catch {
-            Output.error("cannot write outputs: \(error.localizedDescription)")
+            Output.error("cannot write outputs: \(error)")
             throw ExitCode(1)
         }
     }
