@@ -29,25 +29,23 @@ struct BudgetAllocator {
         for (index, ladder) in ladders.enumerated() {
             for side in ladder { for quality in qualityGrid { requests.append((index, Candidate(longestSide: side, quality: quality))) } }
         }
-        for _ in 0..<4 {
+        // Grid, then up to four rounds of refinement; each round measures, then chooses.
+        var choice: [Evaluation] = []
+        for round in 0..<5 {
             let evaluations = try await store.evaluate(requests)
             for (request, evaluation) in zip(requests, evaluations) where !measured[request.image].contains(where: {
                 $0.candidate == evaluation.candidate
             }) {
                 measured[request.image].append(evaluation)
             }
-            guard let choice = choose(from: measured) else {
+            guard let chosen = choose(from: measured) else {
                 let smallest = measured.reduce(0) { $0 + ($1.map(\.bytes).min() ?? 0) }
                 throw .budgetUnreachable(budget: options.budget, smallestTotal: smallest)
             }
+            choice = chosen
+            guard round < 4 else { break }
             requests = neighbours(of: choice, measured: measured, ladders: ladders)
-            if requests.isEmpty { return choice }
-        }
-        // The last round's new measurements are already in; choose once more.
-        let evaluations = try await store.evaluate(requests)
-        for (request, evaluation) in zip(requests, evaluations) { measured[request.image].append(evaluation) }
-        guard let choice = choose(from: measured) else {
-            throw .budgetUnreachable(budget: options.budget, smallestTotal: measured.reduce(0) { $0 + ($1.map(\.bytes).min() ?? 0) })
+            if requests.isEmpty { break }
         }
         return choice
     }

@@ -30,9 +30,9 @@ enum JPEGDecoder {
         try decompressor.calculateOutputDimensions()
         let scaled = (width: Int(info.pointee.output_width), height: Int(info.pointee.output_height))
         let format: PixelFormat = header.colorModel == .gray || lumaOnly ? .gray : .rgb
-        let sink = RowSinks.make(source: scaled,
-                                 target: (min(target.width, scaled.width), min(target.height, scaled.height)),
-                                 format: format)
+        // libjpeg's scaled size covers the target by construction; clamping guards the rest.
+        let output = (width: min(target.width, scaled.width), height: min(target.height, scaled.height))
+        let sink = RowSinks.make(source: scaled, target: output, format: format)
         let iccProfile = try decompressor.iccProfile()
 
         try decompressor.startDecompress()
@@ -41,8 +41,7 @@ enum JPEGDecoder {
         try decompressor.finishDecompress()
         if decompressor.sawTruncation && !options.allowsPartialImages { throw .truncatedData }
 
-        let targetSize = (width: min(target.width, scaled.width), height: min(target.height, scaled.height))
-        let bitmap = Bitmap(unchecked: targetSize.width, height: targetSize.height, format: format,
+        let bitmap = Bitmap(unchecked: output.width, height: output.height, format: format,
                             pixels: try sink.finish(), iccProfile: iccProfile)
         return options.appliesOrientation ? bitmap.applying(header.orientation) : bitmap
     }
