@@ -242,6 +242,9 @@ iec_status iec_jpeg_encode(const iec_jpeg_encode_params *params, const uint8_t *
     cinfo.in_color_space = params->components == 1 ? JCS_GRAYSCALE : JCS_RGB;
     jpeg_set_defaults(&cinfo);
     jpeg_set_quality(&cinfo, params->quality, TRUE);
+    if (params->luma_quant_table != NULL) {
+        jpeg_add_quant_table(&cinfo, 0, params->luma_quant_table, jpeg_quality_scaling(params->quality), TRUE);
+    }
     cinfo.optimize_coding = params->optimize_coding ? TRUE : FALSE;
     if (params->components == 3) {
         cinfo.comp_info[0].h_samp_factor = params->luma_h_samp;

@@ -48,6 +48,52 @@ struct EncodingTests {
         #expect(full[fullStart + 11] == 0x11)
     }
 
+    /// Quantization tables (id → 64 steps in natural order) from the DQT segments of `data`.
+    static func quantizationTables(_ data: Data) -> [Int: [Int]] {
+        // Zig-zag position → natural index: walk the anti-diagonals, alternating direction.
+        let zigzag = (0..<15).flatMap { sum in
+            let cells = (0...sum).map { (row: $0, column: sum - $0) }.filter { $0.row < 8 && $0.column < 8 }
+            return (sum % 2 == 0 ? cells.reversed() : cells).map { $0.row * 8 + $0.column }
+        }
+        let bytes = [UInt8](data)
+        var tables: [Int: [Int]] = [:]
+        var offset = 2
+        while offset + 4 <= bytes.count, bytes[offset] == 0xFF, bytes[offset + 1] != 0xDA {
+            let length = Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
+            if bytes[offset + 1] == 0xDB {
+                var table = offset + 4
+                while table + 65 <= offset + 2 + length {
+                    var natural = [Int](repeating: 0, count: 64)
+                    for position in 0..<64 { natural[zigzag[position]] = Int(bytes[table + 1 + position]) }
+                    tables[Int(bytes[table] & 0x0F)] = natural
+                    table += 65
+                }
+            }
+            offset += 2 + length
+        }
+        return tables
+    }
+
+    @Test("the SSIM-tuned luma table is the one written, scaled by quality; chroma keeps the standard table")
+    func ssimTunedQuantization() throws {
+        let photo = try ImageDecoder(options: DecodingOptions(maxPixelSize: 200)).decode(TestImages.sample("Path.jpg"))
+        for quality in [20, 50, 75, 95] {
+            let standard = Self.quantizationTables(try ImageEncoder.jpeg(photo, options: JPEGEncodingOptions(quality: quality)))
+            let tunedData = try ImageEncoder.jpeg(photo, options: JPEGEncodingOptions(quality: quality, quantization: .ssimTuned))
+            let tuned = Self.quantizationTables(tunedData)
+            let scale = quality < 50 ? 5000 / quality : 200 - 2 * quality
+            let expected = (0..<64).map { index -> Int in
+                let radius = Double((index / 8) * (index / 8) + (index % 8) * (index % 8)).squareRoot()
+                let base = Int((13.5 * pow(1 + 0.2 * radius, 1.2)).rounded())
+                return min(255, max(1, (base * scale + 50) / 100))
+            }
+            #expect(tuned[0] == expected, "quality \(quality)")
+            #expect(tuned[1] == standard[1] && tuned[1] != nil, "quality \(quality)")
+            #expect(standard[0] != expected)
+            #expect(try ImageDecoder().decode(tunedData).width == photo.width)
+        }
+    }
+
     @Test("alpha is composited over the background colour for JPEG")
     func alphaOverBackground() throws {
         let source = TestImages.make(width: 32, height: 16, format: .rgba) { x, _ in x < 16 ? [255, 0, 0, 0] : [0, 0, 255, 128] }

@@ -79,6 +79,9 @@ typedef struct {
     int luma_v_samp;
     const uint8_t *icc_profile;
     unsigned int icc_length;
+    /// 64 luma quantization steps at quality 50, natural (row-major) order, scaled by quality
+    /// as libjpeg scales its own; NULL keeps libjpeg's standard (Annex K) table.
+    const unsigned int *luma_quant_table;
 } iec_jpeg_encode_params;
 
 /// Encodes a whole bitmap. On success *output is malloc'd (free with iec_free).

@@ -19,15 +19,19 @@ public struct JPEGEncodingOptions: Sendable, Hashable {
     public var background: RGBColor
     /// Carry the source's ICC profile so colours are reproduced as in the source.
     public var preservesICCProfile: Bool
+    /// The luma quantization table; `.annexK` (libjpeg's default) unless asked.
+    public var quantization: JPEGQuantization
 
     public init(quality: Int = 85, optimizesHuffmanCoding: Bool = true, chromaSubsampling: ChromaSubsampling = .s420,
-                progressive: Bool = false, background: RGBColor = .white, preservesICCProfile: Bool = true) {
+                progressive: Bool = false, background: RGBColor = .white, preservesICCProfile: Bool = true,
+                quantization: JPEGQuantization = .annexK) {
         self.quality = quality
         self.optimizesHuffmanCoding = optimizesHuffmanCoding
         self.chromaSubsampling = chromaSubsampling
         self.progressive = progressive
         self.background = background
         self.preservesICCProfile = preservesICCProfile
+        self.quantization = quantization
     }
 }
 

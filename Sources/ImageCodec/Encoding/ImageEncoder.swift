@@ -19,14 +19,18 @@ public enum ImageEncoder {
         var output: UnsafeMutablePointer<UInt8>?
         var length: UInt = 0
         var message = [CChar](repeating: 0, count: Int(IEC_MESSAGE_MAX))
+        let table = options.quantization.lumaTable ?? []
         let status = opaque.pixels.withUnsafeBufferPointer { pixels in
             profile.withUnsafeBufferPointer { icc in
-                var parameters = iec_jpeg_encode_params(
-                    width: UInt32(opaque.width), height: UInt32(opaque.height), components: Int32(opaque.format.channels),
-                    quality: Int32(options.quality), optimize_coding: options.optimizesHuffmanCoding ? 1 : 0,
-                    progressive: options.progressive ? 1 : 0, luma_h_samp: hSamp, luma_v_samp: vSamp,
-                    icc_profile: icc.baseAddress, icc_length: UInt32(icc.count))
-                return iec_jpeg_encode(&parameters, pixels.baseAddress, opaque.bytesPerRow, &output, &length, &message)
+                table.withUnsafeBufferPointer { table in
+                    var parameters = iec_jpeg_encode_params(
+                        width: UInt32(opaque.width), height: UInt32(opaque.height), components: Int32(opaque.format.channels),
+                        quality: Int32(options.quality), optimize_coding: options.optimizesHuffmanCoding ? 1 : 0,
+                        progressive: options.progressive ? 1 : 0, luma_h_samp: hSamp, luma_v_samp: vSamp,
+                        icc_profile: icc.baseAddress, icc_length: UInt32(icc.count),
+                        luma_quant_table: table.isEmpty ? nil : table.baseAddress)
+                    return iec_jpeg_encode(&parameters, pixels.baseAddress, opaque.bytesPerRow, &output, &length, &message)
+                }
             }
         }
         return try takeOutput(status: status, output: output, length: Int(length), message: message)
