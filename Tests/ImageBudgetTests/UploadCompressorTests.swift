@@ -103,6 +103,11 @@ struct UploadCompressorTests {
         var options = SyntheticPhotos.options
         options.minPixelSize = 500
         await #expect(throws: UploadBudgetError.self) { try await UploadCompressor(options: options).compress([.data(Data(), name: "x")]) }
+        options = SyntheticPhotos.options
+        options.worstDistortionSlack = -0.1
+        await #expect(throws: UploadBudgetError.invalidOptions("worstDistortionSlack must be a finite number ≥ 0")) {
+            try await UploadCompressor(options: options).compress([.data(SyntheticPhotos.jpeg(busyness: 0, seed: 1), name: "ok.jpg")])
+        }
     }
 
     @Test("outputs carry no EXIF; orientation is applied to the pixels; alpha is flattened on white")

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Chooses a size and quality for every image so the total fits the budget: first the
-/// highest worst-image SSIM, then (within `worstScoreTolerance` of it) the highest mean.
+/// highest worst-image SSIM, then (within `worstDistortionSlack` of it) the highest mean.
 ///
 /// Only measured candidates are ever chosen, so the total is exact, never estimated.
 /// 1. Every image is encoded on a coarse grid of sizes × qualities (in parallel) and scored
@@ -10,7 +10,7 @@ import Foundation
 /// 2. Over the measured candidates: the best achievable worst score `t*` (the highest t for
 ///    which each image's cheapest candidate scoring ≥ t fits the budget together), then a
 ///    multiple-choice knapsack (dynamic programming over bytes) maximising the sum of scores
-///    with every image ≥ `t*` − tolerance. Plain images reach a score cheaply at a smaller
+///    with every image ≥ 1 − (1 − `t*`)·(1 + slack). Plain images reach a score cheaply at a smaller
 ///    size, so busy images keep their quality.
 /// 3. Candidates next to each chosen one (nearby qualities, neighbouring sizes) are measured
 ///    and step 2 runs again, until nothing new is worth measuring.
@@ -104,7 +104,8 @@ struct BudgetAllocator {
         guard let worst = bestWorstScore(measured) else { return nil }
         // The knapsack rounds sizes up, so it can miss a choice that fits with bytes to spare
         // only in rounding; the max-min choice itself is exact and always fits.
-        return maximumSum(measured, floor: worst.score - options.worstScoreTolerance) ?? worst.choice
+        let floor = 1 - (1 - worst.score) * (1 + options.worstDistortionSlack)
+        return maximumSum(measured, floor: floor) ?? worst.choice
     }
 
     /// The highest t such that, for every image, the cheapest candidate scoring ≥ t fits

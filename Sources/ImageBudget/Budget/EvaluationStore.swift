@@ -6,6 +6,7 @@ import ImageCodec
 final class EvaluationStore: @unchecked Sendable {
     // @unchecked: `cache` and `encodes` are only touched while `lock` is held.
     let images: [PreparedImage]
+    let quantization: JPEGQuantization
     private let lock = NSLock()
     private var cache: [Key: Evaluation] = [:]
     /// Display bitmaps resized to each candidate size: one resize per size, not per quality.
@@ -22,8 +23,9 @@ final class EvaluationStore: @unchecked Sendable {
         var candidate: Candidate
     }
 
-    init(images: [PreparedImage]) {
+    init(images: [PreparedImage], quantization: JPEGQuantization) {
         self.images = images
+        self.quantization = quantization
     }
 
     var encodeCount: Int { lock.withLock { encodes } }
@@ -33,6 +35,7 @@ final class EvaluationStore: @unchecked Sendable {
         let missing = Array(Set(requests.map { Key(image: $0.image, candidate: $0.candidate) })
             .filter { key in lock.withLock { cache[key] == nil } })
         try await prepareSizes(Set(missing.map { SizeKey(image: $0.image, longestSide: $0.candidate.longestSide) }))
+        let quantization = quantization
         let jobs = missing.map { key in
             (key, images[key.image], lock.withLock { scaled[SizeKey(image: key.image, longestSide: key.candidate.longestSide)] })
         }
@@ -40,7 +43,7 @@ final class EvaluationStore: @unchecked Sendable {
             let (key, image, bitmap) = job
             do throws(ImageCodecError) {
                 guard let bitmap else { throw .invalidArgument("size \(key.candidate.longestSide) not prepared") }
-                return try image.evaluate(key.candidate, from: bitmap)
+                return try image.evaluate(key.candidate, from: bitmap, quantization: quantization)
             } catch {
                 throw .source(name: image.name, error)
             }

@@ -56,12 +56,13 @@ struct Evaluation: Sendable {
 extension PreparedImage {
     /// Encodes the candidate from `bitmap` (the display bitmap at the candidate's size),
     /// decodes it back, brings it to display size and scores it.
-    func evaluate(_ candidate: Candidate, from bitmap: Bitmap) throws(ImageCodecError) -> Evaluation {
+    func evaluate(_ candidate: Candidate, from bitmap: Bitmap, quantization: JPEGQuantization) throws(ImageCodecError) -> Evaluation {
         let data: Data
         if let quality = candidate.quality {
             // No ICC profile: uploads are viewed as sRGB, and profiles cost bytes.
             // Progressive: 5-10% smaller than baseline at the same quality, which the budget turns into quality.
-            data = try ImageEncoder.jpeg(bitmap, options: JPEGEncodingOptions(quality: quality, progressive: true, preservesICCProfile: false))
+            data = try ImageEncoder.jpeg(bitmap, options: JPEGEncodingOptions(quality: quality, progressive: true, preservesICCProfile: false,
+                                                                              quantization: quantization))
         } else {
             data = try ImageEncoder.png(bitmap, options: PNGEncodingOptions(compressionLevel: 9, preservesICCProfile: false))
         }

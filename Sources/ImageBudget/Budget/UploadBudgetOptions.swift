@@ -14,20 +14,27 @@ public struct UploadBudgetOptions: Sendable, Hashable {
     /// Keep a PNG source as PNG when that is smaller than the chosen JPEG (screenshots,
     /// flat graphics). Otherwise every output is JPEG, alpha flattened on white.
     public var keepsPNGWhenSmaller: Bool
-    /// How far (in SSIM) the worst image may stay below the best achievable worst score so
-    /// that the others gain more. Differences this small are not visible, while holding the
-    /// worst image to the last 0.005 can cost every other image a lot of bytes.
-    public var worstScoreTolerance: Double
+    /// How much more distortion (1 − SSIM) than the best achievable the worst image may keep
+    /// so that the others gain more: 0.2 lets a worst score of 0.90 settle at 0.88, and one
+    /// of 0.97 at 0.964. Relative because SSIM saturates: near 1 a small difference is a large
+    /// step (0.2 is about 1 dB of SSIM, −10·log10(1 − SSIM)), while holding a low worst score
+    /// to its last 0.01 can cost every other image a lot of bytes. 0 means strictly max-min.
+    public var worstDistortionSlack: Double
+    /// Luma quantization of the JPEG outputs. `.ssimTuned` spends fewer bytes for the same
+    /// SSIM than the standard table, and chroma is encoded as with the standard one.
+    public var quantization: JPEGQuantization
     public var limits: DecodingLimits
 
     public init(budget: Int = 300_000, maxPixelSize: Int = 1280, minPixelSize: Int = 640, qualityRange: ClosedRange<Int> = 30...92,
-                keepsPNGWhenSmaller: Bool = false, worstScoreTolerance: Double = 0.005, limits: DecodingLimits = DecodingLimits()) {
+                keepsPNGWhenSmaller: Bool = false, worstDistortionSlack: Double = 0.2, quantization: JPEGQuantization = .ssimTuned,
+                limits: DecodingLimits = DecodingLimits()) {
         self.budget = budget
         self.maxPixelSize = maxPixelSize
         self.minPixelSize = minPixelSize
         self.qualityRange = qualityRange
         self.keepsPNGWhenSmaller = keepsPNGWhenSmaller
-        self.worstScoreTolerance = worstScoreTolerance
+        self.worstDistortionSlack = worstDistortionSlack
+        self.quantization = quantization
         self.limits = limits
     }
 }

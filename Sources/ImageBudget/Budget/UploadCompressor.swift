@@ -25,7 +25,7 @@ public struct UploadCompressor: Sendable {
         guard !sources.isEmpty else { throw .noImages }
         try validate()
         let images = try await prepare(sources)
-        let store = EvaluationStore(images: images)
+        let store = EvaluationStore(images: images, quantization: options.quantization)
         var chosen = try await BudgetAllocator(options: options, store: store).allocate()
         if options.keepsPNGWhenSmaller {
             chosen = try await preferPNG(chosen, store: store)
@@ -46,6 +46,9 @@ public struct UploadCompressor: Sendable {
         }
         guard options.qualityRange.lowerBound >= 1, options.qualityRange.upperBound <= 100 else {
             throw .invalidOptions("qualities must lie in 1...100")
+        }
+        guard options.worstDistortionSlack >= 0, options.worstDistortionSlack.isFinite else {
+            throw .invalidOptions("worstDistortionSlack must be a finite number ≥ 0")
         }
     }
 
