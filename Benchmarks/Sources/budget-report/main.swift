@@ -2,14 +2,22 @@ import Foundation
 import ImageBudget
 import ImageCodec
 
-// Naive split vs one shared quality vs the allocator, on sets of 1, 3 and 5 sample photos of
-// 8 MP or more, budget 300,000 bytes. Scores are SSIM at display size against a full decode.
-// Wall times are medians of 3 runs, each including decoding.
+// Naive split vs one shared quality vs the allocator, on sets of 1, 3 and 5 photos of 8 MP or
+// more, budget 300,000 bytes. Scores are SSIM at display size against a full decode. Wall
+// times are medians of 3 runs, each including decoding.
+//
+// Usage: budget-report [SAMPLES-DIR [FILE...]]. Without files it runs two collections: camera
+// photos like a listing's (the issue's case), then wallpapers (rendered art and smoothed
+// photos, which compress far better and so leave the allocator less to win).
 
-let samples = URL(fileURLWithPath: CommandLine.arguments.count > 1 ? CommandLine.arguments[1] : "SampleImages")
-let names = ["SafeLanding.jpg", "Honeywave.jpg", "MilkyWay-q90.jpg", "the-mouse.jpg", "firstgeneration.jpg"]
-let sets = [Array(names.prefix(1)), [names[0], names[1], names[3]], names]
+let arguments = Array(CommandLine.arguments.dropFirst())
+let samples = URL(fileURLWithPath: arguments.first ?? "SampleImages")
+let collections: [(title: String, names: [String])] = arguments.count > 1
+    ? [("given files", Array(arguments.dropFirst()))]
+    : [("camera photos", ["Elephants-q90.jpg", "Bridge.jpg", "Dragonfly.jpg", "Wine.jpg", "Sunset.jpg"]),
+       ("wallpapers", ["SafeLanding.jpg", "Honeywave.jpg", "the-mouse.jpg", "MilkyWay-q90.jpg", "firstgeneration.jpg"])]
 let budget = 300_000
+let options = UploadBudgetOptions(budget: budget)
 
 func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
 
@@ -24,30 +32,50 @@ func timed<T>(_ body: () async throws -> T) async rethrows -> (T, Double) {
     return (results[0], median(times))
 }
 
-print("| set | method | total bytes | min SSIM | mean SSIM | wall | encodes |")
-print("|---|---|---|---|---|---|---|")
-var summary: [String] = []
-for set in sets {
-    let files = try set.map { try Data(contentsOf: samples.appendingPathComponent($0)) }
-    let references = try files.map(DisplayScore.reference)
-    func report(_ method: String, _ outputs: [Data], wall: Double, encodes: Int) throws -> (Double, Double) {
-        let scores = try zip(outputs, references).map { try DisplayScore.score($0, against: $1) }
-        let (minimum, mean) = (scores.min() ?? 0, scores.reduce(0, +) / Double(scores.count))
-        let total = outputs.reduce(0) { $0 + $1.count }
-        print("| \(set.count) | \(method) | \(total) | \(String(format: "%.4f", minimum)) | \(String(format: "%.4f", mean)) | "
-              + "\(String(format: "%.2f", wall)) s | \(encodes) |")
-        return (minimum, mean)
+func format(_ value: Double, _ spec: String = "%.4f") -> String { String(format: spec, value) }
+
+for collection in collections {
+    let names = collection.names
+    let sets = Array(Set([1, 3, 5].map { min($0, names.count) })).sorted().map { Array(names.prefix($0)) }
+    print("### \(collection.title): \(names.joined(separator: ", "))\n")
+    print("| set | method | total bytes | min SSIM | mean SSIM | wall | encodes |")
+    print("|---|---|---|---|---|---|---|")
+    var summary: [String] = []
+    for set in sets {
+        let files = try set.map { try Data(contentsOf: samples.appendingPathComponent($0)) }
+        let references = try files.map(DisplayScore.reference)
+        func report(_ method: String, _ outputs: [Data], wall: Double, encodes: Int) throws -> (worst: Double, mean: Double) {
+            let scores = try zip(outputs, references).map { try DisplayScore.score($0, against: $1) }
+            let (worst, mean) = (scores.min() ?? 0, scores.reduce(0, +) / Double(scores.count))
+            let total = outputs.reduce(0) { $0 + $1.count }
+            print("| \(set.count) | \(method) | \(total) | \(format(worst)) | \(format(mean)) | \(format(wall, "%.2f")) s | \(encodes) |")
+            return (worst, mean)
+        }
+        let (naive, naiveWall) = try await timed { try Strategies.naiveSplit(files, budget: budget) }
+        let naiveScores = try report("naive split (budget/N, q85, −10% steps)", naive.data, wall: naiveWall, encodes: naive.encodes)
+        let (shared, sharedWall) = try await timed { try Strategies.sharedQuality(files, budget: budget) }
+        let sharedScores = try report("one shared quality at 1280 px", shared.data, wall: sharedWall, encodes: shared.encodes)
+        let sources: [UploadSource] = files.enumerated().map { .data($1, name: set[$0]) }
+        // The allocator alone (same standard tables as the two baselines), then as shipped.
+        var standard = options
+        standard.quantization = .annexK
+        let (plain, plainWall) = try await timed { try await UploadCompressor(options: standard).compress(sources) }
+        _ = try report("allocator, standard (Annex K) tables", plain.images.map(\.data), wall: plainWall, encodes: plain.encodeCount)
+        let (ours, oursWall) = try await timed { try await UploadCompressor(options: options).compress(sources) }
+        let oursScores = try report("allocator + SSIM-tuned luma table (this engine)", ours.images.map(\.data), wall: oursWall,
+                                    encodes: ours.encodeCount)
+        let gains = (naive: oursScores.worst - naiveScores.worst, shared: oursScores.worst - sharedScores.worst,
+                     mean: oursScores.mean - sharedScores.mean)
+        var line = "\(set.count) photos: worst SSIM \(format(gains.naive, "%+.4f")) vs naive, "
+            + "\(format(gains.shared, "%+.4f")) vs shared; mean \(format(gains.mean, "%+.4f")) vs shared"
+        if set.count == 5 {
+            // The issue's targets, stated for five photos of 8 MP or more.
+            let met = [gains.naive >= 0.15, gains.shared >= 0.03, gains.mean >= 0.005, oursWall <= 2]
+            line += "; targets (worst +0.15 / +0.03, mean +0.005, ≤ 2 s): " + met.map { $0 ? "met" : "MISSED" }.joined(separator: " ")
+        }
+        summary.append(line)
     }
-    let (naive, naiveWall) = try await timed { try Strategies.naiveSplit(files, budget: budget) }
-    let naiveScores = try report("naive split (budget/N, q85, −10% steps)", naive.data, wall: naiveWall, encodes: naive.encodes)
-    let (shared, sharedWall) = try await timed { try Strategies.sharedQuality(files, budget: budget) }
-    let sharedScores = try report("one shared quality at 1280 px", shared.data, wall: sharedWall, encodes: shared.encodes)
-    let compressor = UploadCompressor(options: UploadBudgetOptions(budget: budget))
-    let (ours, oursWall) = try await timed { try await compressor.compress(files.enumerated().map { .data($1, name: set[$0]) }) }
-    let oursScores = try report("allocator (this engine)", ours.images.map(\.data), wall: oursWall, encodes: ours.encodeCount)
-    summary.append("\(set.count) photos: worst SSIM \(String(format: "%+.4f", oursScores.0 - naiveScores.0)) vs naive, "
-                   + "\(String(format: "%+.4f", oursScores.0 - sharedScores.0)) vs shared; mean "
-                   + "\(String(format: "%+.4f", oursScores.1 - sharedScores.1)) vs shared")
+    print()
+    for line in summary { print(line) }
+    print()
 }
-print()
-for line in summary { print(line) }
