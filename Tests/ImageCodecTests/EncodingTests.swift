@@ -4,18 +4,25 @@ import Testing
 
 @Suite("Encoding")
 struct EncodingTests {
-    /// JPEG markers present in `data` (APPn, SOFn, ...), in order, up to the first scan.
-    static func markers(_ data: Data) -> [UInt8] {
+    /// The segments of `data` up to the first scan: each marker (APPn, DQT, SOFn, ...) and its
+    /// payload (after the length field).
+    static func segments(_ data: Data) -> [(marker: UInt8, payload: ArraySlice<UInt8>)] {
         let bytes = [UInt8](data)
-        var markers: [UInt8] = []
+        var segments: [(marker: UInt8, payload: ArraySlice<UInt8>)] = []
         var offset = 2
         while offset + 4 <= bytes.count, bytes[offset] == 0xFF {
             let marker = bytes[offset + 1]
-            markers.append(marker)
+            let end = min(bytes.count, offset + 2 + (Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])))
+            segments.append((marker, bytes[min(offset + 4, end)..<end]))
             if marker == 0xDA { break }
-            offset += 2 + (Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3]))
+            offset = end
         }
-        return markers
+        return segments
+    }
+
+    /// JPEG markers present in `data`, in order, up to the first scan.
+    static func markers(_ data: Data) -> [UInt8] {
+        segments(data).map(\.marker)
     }
 
     @Test("JPEG output has no EXIF even when the source had it; orientation is in the pixels")
@@ -55,21 +62,16 @@ struct EncodingTests {
             let cells = (0...sum).map { (row: $0, column: sum - $0) }.filter { $0.row < 8 && $0.column < 8 }
             return (sum % 2 == 0 ? cells.reversed() : cells).map { $0.row * 8 + $0.column }
         }
-        let bytes = [UInt8](data)
         var tables: [Int: [Int]] = [:]
-        var offset = 2
-        while offset + 4 <= bytes.count, bytes[offset] == 0xFF, bytes[offset + 1] != 0xDA {
-            let length = Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
-            if bytes[offset + 1] == 0xDB {
-                var table = offset + 4
-                while table + 65 <= offset + 2 + length {
-                    var natural = [Int](repeating: 0, count: 64)
-                    for position in 0..<64 { natural[zigzag[position]] = Int(bytes[table + 1 + position]) }
-                    tables[Int(bytes[table] & 0x0F)] = natural
-                    table += 65
-                }
+        for segment in segments(data) where segment.marker == 0xDB {
+            // 8-bit tables: one byte of precision and id, then 64 steps in zig-zag order.
+            var table = segment.payload.startIndex
+            while table + 65 <= segment.payload.endIndex {
+                var natural = [Int](repeating: 0, count: 64)
+                for position in 0..<64 { natural[zigzag[position]] = Int(segment.payload[table + 1 + position]) }
+                tables[Int(segment.payload[table] & 0x0F)] = natural
+                table += 65
             }
-            offset += 2 + length
         }
         return tables
     }
