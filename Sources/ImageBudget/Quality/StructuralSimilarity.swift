@@ -40,9 +40,10 @@ public enum StructuralSimilarity {
                 StructuralSimilarity.filter(planes: 2, width: plane.width, height: plane.height) { row, out in
                     plane.values.withUnsafeBufferPointer { values in
                         let x = values.baseAddress! + row * plane.width
+                        let (means, squares) = (out, out + plane.width)
                         for column in 0..<plane.width {
-                            out[column] = x[column]
-                            out[plane.width + column] = x[column] * x[column]
+                            means[column] = x[column]
+                            squares[column] = x[column] * x[column]
                         }
                     }
                 } consume: { row, sums in
@@ -75,10 +76,13 @@ public enum StructuralSimilarity {
                 y.values.withUnsafeBufferPointer { ys in
                     filter(planes: 3, width: width, height: height) { row, out in
                         let (xRow, yRow) = (xs.baseAddress! + row * width, ys.baseAddress! + row * width)
+                        // One pointer per plane: index sums like `width + column` carry overflow
+                        // checks that keep the loop from vectorising.
+                        let (means, squares, products) = (out, out + width, out + 2 * width)
                         for column in 0..<width {
-                            out[column] = yRow[column]
-                            out[width + column] = yRow[column] * yRow[column]
-                            out[2 * width + column] = xRow[column] * yRow[column]
+                            means[column] = yRow[column]
+                            squares[column] = yRow[column] * yRow[column]
+                            products[column] = xRow[column] * yRow[column]
                         }
                     } consume: { row, sums in
                         let means = statistics.baseAddress! + row * innerWidth
