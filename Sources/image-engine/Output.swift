@@ -1,6 +1,7 @@
+import ArgumentParser
 import Foundation
 
-/// Printing for the CLI: JSON lines on stdout, messages on stderr.
+/// Printing for the CLI: JSON on stdout, messages on stderr, one line per error.
 enum Output {
     private static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
@@ -14,6 +15,7 @@ enum Output {
         print(String(decoding: data, as: UTF8.self))
     }
 
+    /// Prints `value` as indented JSON on stdout.
     static func pretty(_ value: some Encodable) {
         let pretty = JSONEncoder()
         pretty.outputFormatting = [.withoutEscapingSlashes, .sortedKeys, .prettyPrinted]
@@ -21,13 +23,30 @@ enum Output {
         print(String(decoding: data, as: UTF8.self))
     }
 
+    /// One line on stderr: `image-engine: message`.
     static func error(_ message: String) {
         FileHandle.standardError.write(Data("image-engine: \(message)\n".utf8))
+    }
+
+    /// Prints `message` as an error and returns the exit status of a failed operation (1).
+    static func failure(_ message: String) -> ExitCode {
+        error(message)
+        return ExitCode(1)
+    }
+
+    /// Runs `body`; a failure is printed as one line and becomes exit status 1.
+    static func failing<Result, Failure: Error & CustomStringConvertible>(_ body: () throws(Failure) -> Result) throws -> Result {
+        do {
+            return try body()
+        } catch {
+            throw failure(error.description)
+        }
     }
 
     /// True when stderr is a terminal, where a progress line helps and does not pollute logs.
     static var stderrIsTerminal: Bool { isatty(STDERR_FILENO) != 0 }
 
+    /// Rewrites the progress line on stderr.
     static func progress(_ text: String) {
         FileHandle.standardError.write(Data("\r\u{1B}[K\(text)".utf8))
     }

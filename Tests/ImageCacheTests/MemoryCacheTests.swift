@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import ImageCache
 
 @Suite("Memory cache")
@@ -7,14 +8,14 @@ struct MemoryCacheTests {
     @Test("evicts strictly least recently used, and reads count as use")
     func lruOrder() {
         let cache = MemoryCache<String, Int>(configuration: MemoryCacheConfiguration(costLimit: 1000, countLimit: 3))
-        cache.setValue(1, forKey: "a")
-        cache.setValue(2, forKey: "b")
-        cache.setValue(3, forKey: "c")
+        cache.setValue(1, forKey: "a", cost: 1)
+        cache.setValue(2, forKey: "b", cost: 1)
+        cache.setValue(3, forKey: "c", cost: 1)
         #expect(cache.value(forKey: "a") == 1)  // a is now most recent; b is least
-        cache.setValue(4, forKey: "d")
+        cache.setValue(4, forKey: "d", cost: 1)
         #expect(cache.value(forKey: "b") == nil)
         #expect(cache.value(forKey: "a") == 1 && cache.value(forKey: "c") == 3 && cache.value(forKey: "d") == 4)
-        cache.setValue(5, forKey: "e")  // evicts a (c, d, a were touched in that order... a first)
+        cache.setValue(5, forKey: "e", cost: 1)  // a, c, d were read in that order: a is least recent
         #expect(cache.value(forKey: "a") == nil)
         #expect(cache.statistics.evictions == 2 && cache.statistics.count == 3)
     }
@@ -30,21 +31,48 @@ struct MemoryCacheTests {
         #expect(cache.value(forKey: 7) == nil && cache.value(forKey: 9) == "big")
     }
 
-    @Test("an entry above the allowed fraction of the limit is not stored and drops the old version")
+    @Test("an entry above the allowed fraction of the limit is refused: false, nothing else evicted, the old version dropped")
     func oversizedEntry() {
         let cache = MemoryCache<String, Int>(configuration: MemoryCacheConfiguration(costLimit: 100, maximumEntryCostFraction: 0.25))
         #expect(cache.setValue(1, forKey: "small", cost: 25))
-        #expect(!cache.setValue(2, forKey: "small", cost: 26))
+        #expect(cache.setValue(2, forKey: "other", cost: 20))
+        #expect(!cache.setValue(3, forKey: "small", cost: 26))
         #expect(cache.value(forKey: "small") == nil)
-        #expect(cache.statistics.totalCost == 0)
+        #expect(cache.value(forKey: "other") == 2)
+        #expect(cache.statistics.totalCost == 20 && cache.statistics.evictions == 0)
+        // A fraction above 1 cannot make an entry larger than the whole limit acceptable.
+        let loose = MemoryCache<String, Int>(configuration: MemoryCacheConfiguration(costLimit: 100, maximumEntryCostFraction: 5))
+        #expect(loose.setValue(1, forKey: "a", cost: 60))
+        #expect(!loose.setValue(2, forKey: "b", cost: 101))
+        #expect(loose.value(forKey: "a") == 1)
+    }
+
+    @Test("replaced, evicted and removed values are released outside the lock (a deinit that uses the cache does not deadlock)")
+    func releaseOutsideLock() async throws {
+        final class Reentrant: Sendable {
+            let cache: MemoryCache<String, Reentrant>?
+            init(_ cache: MemoryCache<String, Reentrant>?) { self.cache = cache }
+            deinit { _ = cache?.value(forKey: "probe"); _ = cache?.statistics }
+        }
+        let cache = MemoryCache<String, Reentrant>(configuration: MemoryCacheConfiguration(costLimit: 10, countLimit: 2, maximumEntryCostFraction: 1))
+        try await withTimeout(seconds: 10) {
+            cache.setValue(Reentrant(cache), forKey: "a", cost: 1)
+            cache.setValue(Reentrant(cache), forKey: "a", cost: 1)  // replaces
+            cache.setValue(Reentrant(cache), forKey: "b", cost: 1)
+            cache.setValue(Reentrant(cache), forKey: "c", cost: 1)  // evicts
+            cache.removeValue(forKey: "b")
+            cache.trim(toCost: 0)
+            cache.removeAll()
+        }
+        #expect(cache.statistics.count == 0)
     }
 
     @Test("time to live, per entry and by default, with an injected clock")
     func timeToLive() {
         let clock = ManualClock()
         let cache = MemoryCache<String, Int>(configuration: MemoryCacheConfiguration(defaultTimeToLive: 60), clock: clock)
-        cache.setValue(1, forKey: "default")
-        cache.setValue(2, forKey: "short", timeToLive: 10)
+        cache.setValue(1, forKey: "default", cost: 1)
+        cache.setValue(2, forKey: "short", cost: 1, timeToLive: 10)
         clock.advance(by: 9.9)
         #expect(cache.value(forKey: "short") == 2)
         clock.advance(by: 0.2)
@@ -73,16 +101,21 @@ struct MemoryCacheTests {
     }
 
     @Test("the default cost limit is 15% of memory, at most 512 MiB")
-    func defaultLimit() {
-        let expected = min(Double(ProcessInfo.processInfo.physicalMemory) * 0.15, Double(512 << 20))
-        #expect(MemoryCacheConfiguration.defaultCostLimit == Int(expected))
+    func defaultLimit() throws {
+        // Read /proc/meminfo independently of ProcessInfo, which the implementation uses.
+        let meminfo = try String(contentsOfFile: "/proc/meminfo", encoding: .utf8)
+        let line = try #require(meminfo.split(separator: "\n").first { $0.hasPrefix("MemTotal:") })
+        let kibibytes = try #require(Int(line.split(separator: " ")[1]))
+        let expected = min(kibibytes * 1024 * 15 / 100, 512 << 20)
+        #expect(abs(MemoryCacheConfiguration.defaultCostLimit - expected) <= 1024)
     }
 
-    @Test("a random workload matches a simple reference model")
-    func modelCheck() {
-        let cache = MemoryCache<Int, Int>(configuration: MemoryCacheConfiguration(costLimit: 200, countLimit: 12, maximumEntryCostFraction: 1))
+    @Test("a random workload matches a reference model of one LRU list, with one shard and with many", arguments: [1, 16])
+    func modelCheck(shards: Int) {
+        var generator = SeededGenerator()
+        let cache = MemoryCache<Int, Int>(configuration: MemoryCacheConfiguration(costLimit: 200, countLimit: 12, maximumEntryCostFraction: 1),
+                                          clock: SystemClock(), shardCount: shards)
         var model: [(key: Int, value: Int, cost: Int)] = []  // most recent last
-        var generator = SystemRandomNumberGenerator()
         for step in 0..<5000 {
             let key = Int.random(in: 0..<30, using: &generator)
             if Bool.random(using: &generator) {
@@ -93,11 +126,14 @@ struct MemoryCacheTests {
                 while model.reduce(0, { $0 + $1.cost }) > 200 || model.count > 12 { model.removeFirst() }
             } else {
                 let expected = model.first { $0.key == key }
-                #expect(cache.value(forKey: key) == expected?.value, "step \(step)")
+                let actual = cache.value(forKey: key)
+                #expect(actual == expected?.value, "step \(step), \(generator.replay)")
+                if actual != expected?.value { return }
                 if let index = model.firstIndex(where: { $0.key == key }) { model.append(model.remove(at: index)) }
             }
         }
         #expect(cache.statistics.count == model.count)
+        #expect(cache.statistics.totalCost == model.reduce(0) { $0 + $1.cost })
     }
 }
 
@@ -123,6 +159,9 @@ struct MemoryCacheConcurrencyTests {
         }
         let statistics = cache.statistics
         #expect(statistics.totalCost <= 500 && statistics.count <= 64)
+        #expect(statistics.evictions > 0, "the test must exercise eviction")
+        // The running totals that drive eviction agree with the shards' own accounting.
+        #expect(cache.totals.lock.withLock { (cache.totals.cost, cache.totals.count) } == (statistics.totalCost, statistics.count))
         #expect(statistics.hits + statistics.misses == 8 * 2000)
     }
 }

@@ -20,71 +20,90 @@ struct CacheCrashTests {
         return files
     }
 
-    @Test("SIGKILL at random moments of put-dir: stored entries read back identical, nothing torn, no orphans, limit holds")
+    @Test("SIGKILL at seeded instants of put-dir: acknowledged entries read back identical, nothing torn, accounting equals the disk")
     func killDuringPutDir() throws {
         let source = try TemporaryDirectory()
         let files = try Self.makeSource(in: source)
         let cacheRoot = try TemporaryDirectory()
-        let cacheDirectory = cacheRoot.url.path + "/cache"
-        var generator = SystemRandomNumberGenerator()
-        var acknowledgedTotal = 0
+        let cacheDirectory = cacheRoot.url.appendingPathComponent("cache")
+        var generator = SeededGenerator()
+        // How long an uninterrupted put-dir takes after its first store: kills are spread over that.
+        let probe = try TemporaryDirectory()
+        let full = try Self.runAndKill(["cache", "--dir", probe.url.path, "put-dir", source.url.path, "--verbose"], afterFirstStore: nil)
+        #expect(full.acknowledged.count == files.count)
+        let window = max(full.runTime, 0.005)
+
+        var killedMidRun = 0
         for round in 0..<30 {
             // Even rounds: room for everything, so every acknowledged store must survive.
             // Odd rounds: a tight limit, so eviction runs while the process is killed.
             let limit = round % 2 == 0 ? 100_000_000 : 1_000_000
-            let acknowledged = try Self.runAndKill(
-                ["cache", "--dir", cacheDirectory, "--size-limit", "\(limit)", "put-dir", source.url.path, "--verbose"],
-                after: .milliseconds(Int.random(in: 0...60, using: &generator)))
-            acknowledgedTotal += acknowledged.count
+            let delay = Double.random(in: 0...(window * 0.9), using: &generator)
+            let outcome = try Self.runAndKill(
+                ["cache", "--dir", cacheDirectory.path, "--size-limit", "\(limit)", "put-dir", source.url.path, "--verbose"],
+                afterFirstStore: delay)
+            if outcome.killed { killedMidRun += 1 }
+            let context = "round \(round), delay \(Int(delay * 1000)) ms, \(generator.replay)"
 
-            let verify = try CLIRunner.run(["cache", "--dir", cacheDirectory, "--size-limit", "\(limit)", "verify"])
-            #expect(verify.status == 0, "round \(round): \(verify.stderr)")
-            let report = try JSONSerialization.jsonObject(with: Data(verify.stdout.utf8)) as? [String: Any]
-            #expect((report?["corrupt"] as? [String])?.isEmpty == true, "round \(round): torn entry \(verify.stdout)")
-
-            let stats = try CLIRunner.run(["cache", "--dir", cacheDirectory, "--size-limit", "\(limit)", "stats"])
+            // Reopened read-only first: what the cache counts is what is on disk.
+            let stats = try CLIRunner.run(["cache", "--dir", cacheDirectory.path, "stats"])
             let statistics = try JSONSerialization.jsonObject(with: Data(stats.stdout.utf8)) as? [String: Int]
-            let count = try #require(statistics?["count"])
-            #expect(try #require(statistics?["totalBytes"]) <= limit)
-            let entryFiles = try FileManager.default.contentsOfDirectory(atPath: cacheDirectory + "/entries")
-            #expect(entryFiles.count == count, "round \(round): orphan or missing files")
-            #expect(try FileManager.default.contentsOfDirectory(atPath: cacheDirectory + "/tmp").isEmpty)
+            let count = try #require(statistics?["count"], "\(context): \(stats.stderr)")
+            #expect(statistics?["totalBytes"] == CacheDirectoryContents.bytesOnDisk(cacheDirectory), "\(context)")
+            #expect(try #require(statistics?["totalBytes"]) <= limit, "\(context)")
+            let entryFiles = try FileManager.default.contentsOfDirectory(atPath: cacheDirectory.path + "/entries")
+            #expect(entryFiles.count == count, "\(context): orphan or missing files")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: cacheDirectory.path + "/tmp").isEmpty, "\(context)")
+
+            let verify = try CLIRunner.run(["cache", "--dir", cacheDirectory.path, "verify"])
+            #expect(verify.status == 0, "\(context): \(verify.stderr)")
+            let report = try JSONSerialization.jsonObject(with: Data(verify.stdout.utf8)) as? [String: Any]
+            #expect((report?["corrupt"] as? [String])?.isEmpty == true, "\(context): torn entry \(verify.stdout)")
 
             // Every entry present holds exactly its source bytes; without eviction, every
             // acknowledged store is present.
-            let cache = try DiskCache(directory: cacheDirectory, configuration: DiskCacheConfiguration(sizeLimit: limit))
+            let cache = try DiskCache(directory: cacheDirectory)
             for (name, data) in files {
-                let stored = try cache.data(forKey: name)
-                if let stored { #expect(stored == data, "round \(round): \(name) differs") }
-                if round % 2 == 0 && acknowledged.contains(name) {
-                    #expect(stored != nil, "round \(round): acknowledged \(name) lost")
+                let stored = try cache.value(forKey: name)
+                if let stored { #expect(stored == data, "\(context): \(name) differs") }
+                if round % 2 == 0 && outcome.acknowledged.contains(name) {
+                    #expect(stored != nil, "\(context): acknowledged \(name) lost")
                 }
             }
         }
-        // The kills must have landed mid-run often enough for the test to mean something.
-        #expect(acknowledgedTotal > 0 && acknowledgedTotal < 30 * files.count)
+        // The kills must land mid-run, or the test proves nothing.
+        #expect(killedMidRun >= 20, "only \(killedMidRun) of 30 kills landed before put-dir finished; \(generator.replay)")
 
-        // And through the CLI's own get: hit gives identical bytes, miss exits 1.
+        // And through the CLI's own get: a hit gives identical bytes, a miss exits 1. (The last
+        // round recorded a 1 MB limit; put-dir records a larger one again.)
         let output = cacheRoot.file("out.bin")
-        let hit = try CLIRunner.run(["cache", "--dir", cacheDirectory, "put-dir", source.url.path])
-        #expect(hit.status == 0)
-        #expect(try CLIRunner.run(["cache", "--dir", cacheDirectory, "get", "photo-07.jpg", "--output", output.path]).status == 0)
+        #expect(try CLIRunner.run(["cache", "--dir", cacheDirectory.path, "--size-limit", "100000000", "put-dir", source.url.path]).status == 0)
+        #expect(try CLIRunner.run(["cache", "--dir", cacheDirectory.path, "get", "photo-07.jpg", "--output", output.path]).status == 0)
         #expect(try Data(contentsOf: output) == files["photo-07.jpg"])
-        #expect(try CLIRunner.run(["cache", "--dir", cacheDirectory, "get", "nope", "--output", output.path]).status == 1)
+        #expect(try CLIRunner.run(["cache", "--dir", cacheDirectory.path, "get", "nope", "--output", output.path]).status == 1)
     }
 
     @Test("a second process on a cache directory in use fails fast with a clear message")
     func lockedByAnotherProcess() throws {
         let root = try TemporaryDirectory()
-        let holder = try DiskCache(directory: root.url.path)
+        let holder = try DiskCache(directory: root.url)
         let outcome = try CLIRunner.run(["cache", "--dir", root.url.path, "stats"])
         #expect(outcome.status == 1 && outcome.stderr.contains("in use by another process"))
         _ = holder.statistics
     }
 
-    /// Starts the CLI, kills it with SIGKILL after `delay`, and returns the keys it reported
-    /// as stored before dying.
-    static func runAndKill(_ arguments: [String], after delay: Duration) throws -> Set<String> {
+    struct Outcome {
+        /// Keys the CLI reported stored (complete lines only) before it ended.
+        var acknowledged: Set<String>
+        /// True when the kill ended it; false when it had finished on its own.
+        var killed: Bool
+        /// Seconds from the first acknowledged store to the end.
+        var runTime: Double
+    }
+
+    /// Starts the CLI and, once it has acknowledged its first store, waits `delay` seconds and
+    /// kills it with SIGKILL (nil: lets it finish).
+    static func runAndKill(_ arguments: [String], afterFirstStore delay: Double?) throws -> Outcome {
         let process = Process()
         process.executableURL = CLIRunner.executable
         process.arguments = arguments
@@ -92,13 +111,24 @@ struct CacheCrashTests {
         process.standardOutput = pipe
         process.standardError = FileHandle.nullDevice
         try process.run()
-        Thread.sleep(forTimeInterval: Double(delay.components.attoseconds) / 1e18 + Double(delay.components.seconds))
-        kill(process.processIdentifier, SIGKILL)
+        var output = Data()
+        let reader = pipe.fileHandleForReading
+        while !output.contains(UInt8(ascii: "\n")) {
+            let chunk = reader.availableData
+            if chunk.isEmpty { break }
+            output.append(chunk)
+        }
+        let firstStore = Date()
+        if let delay {
+            Thread.sleep(forTimeInterval: delay)
+            kill(process.processIdentifier, SIGKILL)
+        }
+        output.append(reader.readDataToEndOfFile())
         process.waitUntilExit()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        // Only complete lines: a store is acknowledged once its whole line was written.
-        var lines = output.split(separator: "\n", omittingEmptySubsequences: false)
-        lines.removeLast()
-        return Set(lines.compactMap { $0.hasPrefix("stored ") ? String($0.dropFirst(7)) : nil })
+        let runTime = Date().timeIntervalSince(firstStore)
+        var lines = String(decoding: output, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+        lines.removeLast()  // after the last newline: empty, or a line cut by the kill
+        return Outcome(acknowledged: Set(lines.compactMap { $0.hasPrefix("stored ") ? String($0.dropFirst(7)) : nil }),
+                       killed: process.terminationReason == .uncaughtSignal, runTime: runTime)
     }
 }

@@ -15,7 +15,7 @@ struct PreparedImage: Sendable {
         let data: Data
         switch source {
         case .file(let url):
-            do { data = try FileBytes.read(url) } catch { throw .source(name: source.name, error) }
+            do { data = try FileBytes.read(url, maximumSize: options.limits.maxFileSize) } catch { throw .source(name: source.name, error) }
         case .data(let bytes, _):
             data = bytes
         }

@@ -2,93 +2,113 @@ import Foundation
 
 /// A size-bounded, crash-safe key → bytes cache in one directory.
 ///
-/// - Entries are files named by the SHA-256 of their key, each with a checksum: a torn or
-///   bit-rotted file reads as a miss and is removed, never returned.
+/// - Entries are files named by the SHA-256 of their key, each with a checksum: a torn,
+///   bit-rotted or tampered file reads as a miss and is removed, never returned.
 /// - Writes go to `tmp/` and are renamed into `entries/`, so an entry is either absent or
 ///   complete, whenever the process dies.
-/// - An append-only journal keeps least-recently-used order, so opening does not stat every
-///   file; opening replays it, removes interrupted writes and orphans, and compacts it.
-/// - The size limit holds after every write, not only at launch.
+/// - An append-only journal keeps the least-recently-used order; opening replays it, takes
+///   sizes from the file system, keeps every intact entry file (a damaged journal loses the
+///   order, never the entries), removes what a killed writer left, and compacts the journal.
+/// - The size limit belongs to the directory (it is recorded in the journal) and holds after
+///   every write. Opening never evicts unless the configuration sets a new limit.
+/// - Nothing outside the directory is ever read, written or deleted: names are resolved
+///   relative to open directories without following links, and anything that is not a regular
+///   file where an entry should be is removed as junk.
 /// - One process at a time: a second one gets `DiskCacheError.locked` (an `flock`).
+/// - A full disk or read-only file system at open leaves a cache that reads but refuses writes
+///   (`DiskCacheError.readOnly`), and retries writing on each store.
 ///
 /// Reads do their file I/O outside the lock, so a read never waits for another entry's write.
+///
+/// ```swift
+/// let disk = try DiskCache(directory: cachesURL.appendingPathComponent("images"))
+/// try disk.setValue(body, forKey: url.absoluteString, metadata: DiskCacheMetadata(etag: etag))
+/// let cached = try disk.value(forKey: url.absoluteString)   // nil on a miss or a damaged entry
+/// ```
 public final class DiskCache: @unchecked Sendable {
     // @unchecked: the mutable state below is only touched while `lock` is held.
-    public let directory: String
+    /// The cache directory.
+    public let directory: URL
+    /// The configuration the cache was opened with.
     public let configuration: DiskCacheConfiguration
-    private let fileSystem: any CacheFileSystem
-    private let clock: any CacheClock
-    private let lock = Lock()
-    private let directoryLock: any AnyObject & Sendable
-    /// Entry file name → size (as the cost), in least-recently-used order.
-    private var index = LRUList<String, Void>()
-    private var journal: any AppendingFile
-    private var journalRecordCount = 0
-    private var pendingReads: [String] = []
-    private var hits = 0
-    private var misses = 0
-    private var corruptEntriesRemoved = 0
+    let fileSystem: any CacheFileSystem
+    let clock: any CacheClock
+    let lock = Lock()
+
+    var layout: DiskCacheLayout
+    /// Bumped each time the layout is reopened, so concurrent writers that all saw the
+    /// directory vanish reopen it once.
+    var layoutGeneration = 0
+    var journal: (any AppendingFile)?
+    var journalRecordCount = 0
+    /// Entry file name → version; the cost is the file's size. Versions let a reader that found
+    /// a damaged or expired file remove exactly that version, never a newer one stored meanwhile.
+    var index = LRUList<String, UInt64>()
+    var nextVersion: UInt64 = 1
+    /// Names with a DIRTY record and no CLEAN/REMOVE yet, and their temporary files: a journal
+    /// rewrite re-emits the DIRTY records, and `verify` leaves the temporary files alone.
+    var writesInFlight: [String: Int] = [:]
+    var temporariesInFlight = Set<String>()
+    var temporaryCounter = 0
+    var pendingReads: [String] = []
+    var sizeLimit: Int
+    var readOnlyReason: FileSystemError?
+    var counters = DiskCacheStatistics.Counters()
     /// What opening repaired, so `verify()` can report it: a killed writer's leftovers are
     /// cleaned by the next open, which is usually the `verify` run itself.
-    private var repairsAtOpen: DiskCacheVerificationReport?
-
-    private var entriesDirectory: String { directory + "/entries" }
-    private var temporaryDirectory: String { directory + "/tmp" }
-    private var journalPath: String { directory + "/journal" }
+    var repairsAtOpen: DiskCacheVerificationReport?
 
     /// Opens (creating if needed) the cache in `directory`, repairing what a crash left.
-    public init(directory: String, configuration: DiskCacheConfiguration = DiskCacheConfiguration(),
+    ///
+    /// With `configuration.sizeLimit` set, that limit is recorded in the directory and applied
+    /// at once (least recently used entries are evicted); with nil, the directory's recorded
+    /// limit applies and nothing is evicted.
+    public init(directory: URL, configuration: DiskCacheConfiguration = DiskCacheConfiguration(),
                 fileSystem: any CacheFileSystem = POSIXFileSystem(), clock: any CacheClock = SystemClock()) throws(DiskCacheError) {
         self.directory = directory
         self.configuration = configuration
         self.fileSystem = fileSystem
         self.clock = clock
-        (directoryLock, journal) = try Self.open(directory, fileSystem: fileSystem)
-        try lock.withLock { () throws(DiskCacheError) in try rebuild() }
+        layout = try DiskCacheLayout.open(directory, fileSystem: fileSystem)
+        sizeLimit = configuration.sizeLimit ?? DiskCacheConfiguration.defaultSizeLimit
+        try lock.withLock { () throws(DiskCacheError) in
+            let recovered = try recover()
+            repairsAtOpen = recovered.report
+            sizeLimit = configuration.sizeLimit ?? recovered.recordedLimit ?? DiskCacheConfiguration.defaultSizeLimit
+            if configuration.sizeLimit != nil {
+                _ = evictLocked()
+            }
+            openJournalAfterRecovery(recordedJournalIsValid: recovered.journalWasValid)
+        }
     }
 
     deinit {
-        try? flushPendingReads()
-    }
-
-    /// Creates the layout and takes the process lock.
-    private static func open(_ directory: String, fileSystem: any CacheFileSystem)
-        throws(DiskCacheError) -> (any AnyObject & Sendable, any AppendingFile) {
-        do throws(FileSystemError) {
-            try fileSystem.createDirectory(at: directory)
-        } catch {
-            throw .io(error)
-        }
-        let directoryLock: any AnyObject & Sendable
-        do throws(FileSystemError) {
-            directoryLock = try fileSystem.lockExclusively(directory + "/lock")
-        } catch {
-            throw error.code == EWOULDBLOCK || error.code == EAGAIN ? .locked(directory: directory) : .io(error)
-        }
-        do throws(FileSystemError) {
-            try fileSystem.createDirectory(at: directory + "/entries")
-            try fileSystem.createDirectory(at: directory + "/tmp")
-            return (directoryLock, try fileSystem.openForAppending(directory + "/journal"))
-        } catch {
-            throw .io(error)
-        }
+        lock.withLock { try? flushPendingReads() }
     }
 
     // MARK: - Public operations
 
     /// Stores `data` under `key`, replacing any previous entry, then evicts least recently used
-    /// entries until the size limit holds.
-    public func store(_ data: Data, forKey key: String, metadata: DiskCacheMetadata = DiskCacheMetadata()) throws(DiskCacheError) {
+    /// entries until the size limit holds. When this returns, a process crash cannot lose the
+    /// entry; with `synchronizesWrites`, a power loss cannot either.
+    public func setValue(_ data: Data, forKey key: String, metadata: DiskCacheMetadata = DiskCacheMetadata()) throws(DiskCacheError) {
         let name = DiskCacheKey.fileName(for: key)
         let file = EntryFile.encode(key: key, metadata: metadata, data: data)
-        guard file.count <= configuration.sizeLimit else {
-            throw .entryTooLarge(key: key, size: file.count, limit: configuration.sizeLimit)
+        let generation: Int = try lock.withLock { () throws(DiskCacheError) in
+            guard file.count <= sizeLimit else {
+                throw .entryTooLarge(key: key, size: file.count, limit: sizeLimit)
+            }
+            try ensureWritable()
+            return layoutGeneration
         }
         do {
             try write(file, name: name)
         } catch let error where error.code == ENOENT {
-            // The directory was removed underneath us: recreate it and try once more.
-            try lock.withLock { () throws(DiskCacheError) in try rebuild() }
+            // The directory was removed underneath us: reopen it (once for all writers that saw
+            // it go) and try once more.
+            try lock.withLock { () throws(DiskCacheError) in
+                if layoutGeneration == generation { try reopenLocked() }
+            }
             do { try write(file, name: name) } catch { throw .io(error) }
         } catch {
             throw .io(error)
@@ -99,262 +119,295 @@ public final class DiskCache: @unchecked Sendable {
     /// misses; expired ones too, unless `allowingExpired` (for HTTP revalidation).
     public func entry(forKey key: String, allowingExpired: Bool = false) throws(DiskCacheError) -> DiskCacheEntry? {
         let name = DiskCacheKey.fileName(for: key)
-        let known = lock.withLock {
-            guard index.touch(name) != nil else {
-                misses += 1
-                return false
+        let (version, entries, limit) = lock.withLock { () -> (UInt64?, any CacheDirectory, Int) in
+            guard let found = index.touch(name) else {
+                counters.misses += 1
+                return (nil, layout.entries, 0)
             }
             pendingReads.append(name)
-            return true
+            // A file larger than both its recorded size and the limit cannot be an entry (the
+            // limit may have shrunk below an older entry's size).
+            return (found.value, layout.entries, max(found.cost, sizeLimit))
         }
-        guard known else { return nil }
+        guard let version else { return nil }
         let file: Data
         do {
-            file = try fileSystem.readFile(at: entryPath(name))
+            file = try entries.readFile(name, maximumSize: limit)
         } catch where error.code == ENOENT {
-            try discard(name, corrupt: false)
+            discard(name, version: version, corrupt: false)
+            return nil
+        } catch where error.code == FileSystemError.notRegularFile || error.code == EFBIG {
+            discard(name, version: version, corrupt: true)
             return nil
         } catch {
             throw .io(error)
         }
         guard let entry = EntryFile.decode(file), entry.key == key else {
-            try discard(name, corrupt: true)
+            discard(name, version: version, corrupt: true)
             return nil
         }
         if !allowingExpired, let expires = entry.metadata.expires, expires <= clock.now {
-            try discard(name, corrupt: false)
+            discard(name, version: version, corrupt: false)
             return nil
         }
         lock.withLock {
-            hits += 1
+            counters.hits += 1
             if pendingReads.count >= 64 { try? flushPendingReads() }
         }
         return entry
     }
 
-    /// The bytes stored under `key`, or nil.
-    public func data(forKey key: String) throws(DiskCacheError) -> Data? {
+    /// The bytes stored under `key`, or nil on a miss (or an expired or damaged entry).
+    public func value(forKey key: String) throws(DiskCacheError) -> Data? {
         try entry(forKey: key)?.data
     }
 
     /// Removes the entry for `key` (file and index), if any.
-    public func removeEntry(forKey key: String) throws(DiskCacheError) {
+    public func removeValue(forKey key: String) throws(DiskCacheError) {
         try lock.withLock { () throws(DiskCacheError) in
-            try removeLocked(DiskCacheKey.fileName(for: key))
+            let name = DiskCacheKey.fileName(for: key)
+            guard let found = index.peek(name) else { return }
+            try ensureWritable()
+            do throws(FileSystemError) { try removeLocked(name, version: found.value) } catch { throw .io(error) }
         }
     }
 
     /// Removes every entry.
     public func removeAll() throws(DiskCacheError) {
         try lock.withLock { () throws(DiskCacheError) in
+            try ensureWritable()
             do throws(FileSystemError) {
-                for name in try fileSystem.contentsOfDirectory(at: entriesDirectory) {
-                    try fileSystem.removeFile(at: entryPath(name))
-                }
+                for item in try layout.entries.list() { try layout.entries.remove(item.name) }
             } catch {
                 throw .io(error)
             }
             index.removeAll()
             pendingReads.removeAll()
-            try rewriteJournal()
+            do throws(FileSystemError) { try rewriteJournal() } catch { throw .io(error) }
+        }
+    }
+
+    /// The name of the file in `entries/` that holds the entry for `key`: the SHA-256 of the key
+    /// in lowercase hex. Keys never become paths.
+    public static func entryFileName(forKey key: String) -> String {
+        DiskCacheKey.fileName(for: key)
+    }
+
+    /// Bytes an entry for `data` under `key` takes on disk: what counts against the size limit.
+    public static func storedSize(of data: Data, forKey key: String, metadata: DiskCacheMetadata = DiskCacheMetadata()) -> Int {
+        EntryFile.size(keyBytes: key.utf8.count, metadata: metadata, dataBytes: data.count)
+    }
+
+    /// The directory's size limit in bytes.
+    public var currentSizeLimit: Int {
+        lock.withLock { sizeLimit }
+    }
+
+    /// Sets the directory's size limit (recorded in the journal, so later opens keep it) and
+    /// evicts least recently used entries until it holds.
+    public func setSizeLimit(_ limit: Int) throws(DiskCacheError) {
+        guard limit > 0 else { throw .invalidSizeLimit(limit) }
+        try lock.withLock { () throws(DiskCacheError) in
+            try ensureWritable()
+            sizeLimit = limit
+            var records = evictLocked()
+            records.append(.limit(limit))
+            do throws(FileSystemError) { try append(records) } catch { throw .io(error) }
         }
     }
 
     /// Count, total bytes, limit, and hit/miss/corruption counters since opening.
     public var statistics: DiskCacheStatistics {
         lock.withLock {
-            DiskCacheStatistics(count: index.count, totalBytes: index.totalCost, sizeLimit: configuration.sizeLimit,
-                                hits: hits, misses: misses, corruptEntriesRemoved: corruptEntriesRemoved)
-        }
-    }
-
-    /// Reads and checks every entry, removes damaged ones and files no entry owns.
-    public func verify() throws(DiskCacheError) -> DiskCacheVerificationReport {
-        try lock.withLock { () throws(DiskCacheError) -> DiskCacheVerificationReport in
-            var report = try repairDirectory()
-            if let earlier = repairsAtOpen {
-                report.orphans = earlier.orphans + report.orphans
-                report.missing = earlier.missing + report.missing
-                repairsAtOpen = nil
-            }
-            for (name, _) in index.entriesFromLeastRecent {
-                let file: Data
-                do throws(FileSystemError) { file = try fileSystem.readFile(at: entryPath(name)) } catch { throw .io(error) }
-                if let entry = EntryFile.decode(file), DiskCacheKey.fileName(for: entry.key) == name {
-                    report.valid += 1
-                } else {
-                    report.corrupt.append(name)
-                    corruptEntriesRemoved += 1
-                    try removeLocked(name)
-                }
-            }
-            try rewriteJournal()
-            report.count = index.count
-            report.totalBytes = index.totalCost
-            return report
+            DiskCacheStatistics(count: index.count, totalBytes: index.totalCost, sizeLimit: sizeLimit,
+                                counters: counters, isReadOnly: readOnlyReason != nil)
         }
     }
 
     // MARK: - Writing
 
     /// DIRTY, write to tmp/, rename into entries/, CLEAN, evict. Throws the raw error so
-    /// `store` can recognise a removed directory.
+    /// `setValue` can recognise a removed directory.
     private func write(_ file: Data, name: String) throws(FileSystemError) {
-        let temporary = temporaryDirectory + "/" + name + "." + UUID().uuidString
-        try lock.withLock { () throws(FileSystemError) in try append([.dirty(name)]) }
+        let (temporaryName, temporary) = try lock.withLock { () throws(FileSystemError) in
+            try append([.dirty(name)])
+            writesInFlight[name, default: 0] += 1
+            temporaryCounter += 1
+            let temporaryName = "\(name).\(getpid()).\(temporaryCounter)"
+            temporariesInFlight.insert(temporaryName)
+            return (temporaryName, layout.temporary)
+        }
         do {
-            try fileSystem.writeFile(file, to: temporary, synchronize: configuration.synchronizesWrites)
+            try createTemporary(temporaryName, in: temporary, contents: file)
             try lock.withLock { () throws(FileSystemError) in
-                try fileSystem.moveItem(from: temporary, to: entryPath(name))
-                index.insert(name, value: (), cost: file.count, expiry: nil)
-                var records = pendingReads.map(JournalRecord.read)
+                // Room first, then the rename: the entries never exceed the limit, even for an
+                // instant a crash could freeze.
+                let replaced = index.peek(name)?.cost ?? 0
+                let evicted = evictLocked(reserving: file.count - replaced, keeping: name)
+                try append(pendingReads.map(JournalRecord.read) + evicted)
                 pendingReads.removeAll()
-                records.append(.clean(name, size: file.count))
-                while index.totalCost > configuration.sizeLimit, let victim = index.removeLeastRecent() {
-                    try fileSystem.removeFile(at: entryPath(victim.key))
-                    records.append(.remove(victim.key))
-                }
-                try append(records)
+                try moveIntoPlace(temporaryName, from: temporary, as: name)
+                finishWrite(name, temporaryName)
+                index.insert(name, value: nextVersion, cost: file.count, expiry: nil)
+                nextVersion += 1
+                try append([.clean(name, size: file.count)])
+                if configuration.synchronizesWrites { try journal?.synchronize() }
                 try compactIfNeeded()
             }
         } catch {
-            try? fileSystem.removeFile(at: temporary)
-            // Close the DIRTY record so the next open does not have to examine this entry.
+            try? temporary.remove(temporaryName)
             lock.withLock {
-                let closing: JournalRecord = index.touch(name).map { .clean(name, size: $0.cost) } ?? .remove(name)
+                finishWrite(name, temporaryName)
+                // Close the DIRTY record without changing the order: the entry in place (old or
+                // new, whichever the rename left) stays where it was in the LRU order.
+                let closing: JournalRecord = index.peek(name).map { .clean(name, size: $0.cost) } ?? .remove(name)
                 try? append([closing])
             }
             throw error
         }
     }
 
+    /// Creates the temporary file; a name already taken (a leftover, or something planted) is
+    /// removed and the creation retried once.
+    private func createTemporary(_ name: String, in directory: any CacheDirectory, contents: Data) throws(FileSystemError) {
+        do {
+            try directory.createFile(name, contents: contents, synchronize: configuration.synchronizesWrites)
+        } catch where error.code == EEXIST {
+            try directory.remove(name)
+            try directory.createFile(name, contents: contents, synchronize: configuration.synchronizesWrites)
+        }
+    }
+
+    /// Renames into entries/; a directory squatting the entry's name is removed first.
+    private func moveIntoPlace(_ temporaryName: String, from temporary: any CacheDirectory, as name: String) throws(FileSystemError) {
+        do {
+            try temporary.move(temporaryName, to: layout.entries, as: name)
+        } catch where [EISDIR, ENOTEMPTY, EEXIST, ENOTDIR].contains(error.code) {
+            try layout.entries.remove(name)
+            try temporary.move(temporaryName, to: layout.entries, as: name)
+        }
+        if configuration.synchronizesWrites { try layout.entries.synchronize() }
+    }
+
+    private func finishWrite(_ name: String, _ temporaryName: String) {
+        temporariesInFlight.remove(temporaryName)
+        if let count = writesInFlight[name], count > 1 { writesInFlight[name] = count - 1 } else { writesInFlight[name] = nil }
+    }
+
     // MARK: - Locked helpers (call with `lock` held)
 
-    private func entryPath(_ name: String) -> String { entriesDirectory + "/" + name }
+    /// Throws `readOnly` unless the cache can write; a cache that opened read-only retries
+    /// first, so a disk that was full at launch is used again once it has room.
+    func ensureWritable() throws(DiskCacheError) {
+        guard let reason = readOnlyReason else { return }
+        guard layout.directoryLock != nil else { throw .readOnly(reason) }
+        do {
+            try rewriteJournal()
+            readOnlyReason = nil
+        } catch {
+            throw .readOnly(error)
+        }
+    }
 
-    private func append(_ records: [JournalRecord]) throws(FileSystemError) {
+    func append(_ records: [JournalRecord]) throws(FileSystemError) {
         guard !records.isEmpty else { return }
+        guard let journal else {
+            throw readOnlyReason ?? FileSystemError(operation: "append", path: layout.root.path + "/" + Journal.fileName, code: EBADF)
+        }
         try journal.append(Journal.encode(records))
         journalRecordCount += records.count
     }
 
-    private func flushPendingReads() throws(FileSystemError) {
+    func flushPendingReads() throws(FileSystemError) {
         let records = pendingReads.map(JournalRecord.read)
         pendingReads.removeAll()
-        try append(records)
+        if journal != nil { try append(records) }
     }
 
-    private func removeLocked(_ name: String) throws(DiskCacheError) {
-        guard index.remove(name) != nil else { return }
-        do {
-            try fileSystem.removeFile(at: entryPath(name))
-            try append([.remove(name)])
-        } catch {
-            throw .io(error)
+    func removeLocked(_ name: String, version: UInt64) throws(FileSystemError) {
+        guard index.peek(name)?.value == version else { return }
+        try layout.entries.remove(name)
+        index.remove(name)
+        try append([.remove(name)])
+    }
+
+    /// Removes the entry `name` if it is still `version`; failures only leave it for the next
+    /// read or `verify` to deal with.
+    private func discard(_ name: String, version: UInt64, corrupt: Bool) {
+        lock.withLock {
+            counters.misses += 1
+            guard index.peek(name)?.value == version else { return }
+            if corrupt { counters.corruptEntriesRemoved += 1 }
+            if readOnlyReason != nil {
+                index.remove(name)
+                return
+            }
+            try? removeLocked(name, version: version)
         }
     }
 
-    private func discard(_ name: String, corrupt: Bool) throws(DiskCacheError) {
-        try lock.withLock { () throws(DiskCacheError) in
-            misses += 1
-            if corrupt { corruptEntriesRemoved += 1 }
-            try removeLocked(name)
+    /// Evicts least recently used entries until the size limit holds with `reserving` more bytes
+    /// (never evicting `keeping`), and returns their REMOVE records. An entry whose file cannot
+    /// be removed stays counted (the accounting must match the disk) and is skipped; the next
+    /// eviction tries it again.
+    func evictLocked(reserving: Int = 0, keeping: String? = nil) -> [JournalRecord] {
+        var records: [JournalRecord] = []
+        var undeletable: Set<String> = keeping.map { [$0] } ?? []
+        while index.totalCost + reserving > sizeLimit, let victim = index.leastRecent(skipping: undeletable) {
+            do {
+                try layout.entries.remove(victim.key)
+                index.remove(victim.key)
+                records.append(.remove(victim.key))
+                counters.evictions += 1
+            } catch {
+                undeletable.insert(victim.key)
+                counters.failedEvictions += 1
+            }
         }
+        return records
     }
 
     /// The journal grows by a record per write and read; rewrite it once it holds far more
     /// records than there are entries.
     private func compactIfNeeded() throws(FileSystemError) {
-        if journalRecordCount > 2 * index.count + 2000 { try rewriteJournalRaw() }
+        if journalRecordCount > 2 * index.count + 2000 { try rewriteJournal() }
     }
 
-    private func rewriteJournal() throws(DiskCacheError) {
-        do { try rewriteJournalRaw() } catch { throw .io(error) }
-    }
-
-    /// Writes the index as CLEAN records, oldest first, to a new file renamed over the journal.
-    private func rewriteJournalRaw() throws(FileSystemError) {
-        let records = index.entriesFromLeastRecent.map { JournalRecord.clean($0.key, size: $0.cost) }
-        let temporary = journalPath + ".tmp"
-        try fileSystem.writeFile(Data(Journal.header.utf8) + Journal.encode(records), to: temporary,
-                                 synchronize: configuration.synchronizesWrites)
-        try fileSystem.moveItem(from: temporary, to: journalPath)
-        journal = try fileSystem.openForAppending(journalPath)
+    /// Writes the limit, the index as CLEAN records (oldest first) and a DIRTY record for each
+    /// write in flight to a new file, renamed over the journal.
+    func rewriteJournal() throws(FileSystemError) {
+        var records: [JournalRecord] = [.limit(sizeLimit)]
+        records += index.entriesFromLeastRecent.map { JournalRecord.clean($0.key, size: $0.cost) }
+        records += writesInFlight.keys.sorted().map(JournalRecord.dirty)
+        let contents = Data(Journal.header.utf8) + Journal.encode(records)
+        let root = layout.root
+        do {
+            do {
+                try root.createFile(Journal.temporaryFileName, contents: contents, synchronize: configuration.synchronizesWrites)
+            } catch where error.code == EEXIST {
+                // Left by a killed rewrite, or planted (a link to elsewhere): remove the name only.
+                try root.remove(Journal.temporaryFileName)
+                try root.createFile(Journal.temporaryFileName, contents: contents, synchronize: configuration.synchronizesWrites)
+            }
+            try root.move(Journal.temporaryFileName, to: root, as: Journal.fileName)
+            if configuration.synchronizesWrites { try root.synchronize() }
+        } catch {
+            try? root.remove(Journal.temporaryFileName)
+            throw error
+        }
+        journal = try root.openForAppending(Journal.fileName)
         journalRecordCount = records.count
         pendingReads.removeAll()
     }
 
-    /// Replays the journal, reconciles it with the directory, compacts, and applies the limit.
-    private func rebuild() throws(DiskCacheError) {
-        do {
-            try fileSystem.createDirectory(at: entriesDirectory)
-            try fileSystem.createDirectory(at: temporaryDirectory)
-            let data: Data
-            do { data = try fileSystem.readFile(at: journalPath) } catch where error.code == ENOENT { data = Data() }
-            index.removeAll()
-            var interrupted = Set<String>()
-            for record in Journal.parse(data) ?? [] {
-                switch record {
-                case .dirty(let name): interrupted.insert(name)
-                case .clean(let name, let size):
-                    interrupted.remove(name)
-                    index.insert(name, value: (), cost: size, expiry: nil)
-                case .read(let name): _ = index.touch(name)
-                case .remove(let name):
-                    interrupted.remove(name)
-                    index.remove(name)
-                }
-            }
-            // An interrupted write left the old file, the new file or none (rename is atomic);
-            // any file there is complete and checksummed, so keep it with its real size.
-            for name in interrupted {
-                if let size = try fileSystem.fileSize(at: entryPath(name)) {
-                    index.insert(name, value: (), cost: size, expiry: nil)
-                } else {
-                    index.remove(name)
-                }
-            }
-        } catch {
-            throw .io(error)
-        }
-        repairsAtOpen = try repairDirectory()
-        do {
-            while index.totalCost > configuration.sizeLimit, let victim = index.removeLeastRecent() {
-                try fileSystem.removeFile(at: entryPath(victim.key))
-            }
-        } catch {
-            throw .io(error)
-        }
-        try rewriteJournal()
-    }
-
-    /// Deletes temporary files and entry files no index entry owns; drops index entries whose
-    /// file is gone. Reports what it found; `checked` is the number of entries left.
-    private func repairDirectory() throws(DiskCacheError) -> DiskCacheVerificationReport {
-        var report = DiskCacheVerificationReport(checked: 0, valid: 0, corrupt: [], orphans: [], missing: [], count: 0, totalBytes: 0)
-        do {
-            for name in try fileSystem.contentsOfDirectory(at: temporaryDirectory) {
-                try fileSystem.removeFile(at: temporaryDirectory + "/" + name)
-                report.orphans.append("tmp/" + name)
-            }
-            let present = Set(try fileSystem.contentsOfDirectory(at: entriesDirectory))
-            var owned = Set<String>()
-            for (name, _) in index.entriesFromLeastRecent {
-                if present.contains(name) {
-                    owned.insert(name)
-                } else {
-                    index.remove(name)
-                    report.missing.append(name)
-                }
-            }
-            for name in present.subtracting(owned).sorted() {
-                try fileSystem.removeFile(at: entryPath(name))
-                report.orphans.append("entries/" + name)
-            }
-        } catch {
-            throw .io(error)
-        }
-        report.checked = index.count
-        return report
+    /// After the directory was removed underneath: recreate it, take the process lock on the
+    /// new lock file (the old one was deleted with the directory), and start from what is there.
+    private func reopenLocked() throws(DiskCacheError) {
+        journal = nil
+        layout = try DiskCacheLayout.open(directory, fileSystem: fileSystem)
+        layoutGeneration += 1
+        let recovered = try recover()
+        openJournalAfterRecovery(recordedJournalIsValid: recovered.journalWasValid)
+        if let reason = readOnlyReason { throw .readOnly(reason) }
     }
 }

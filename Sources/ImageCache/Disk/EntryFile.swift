@@ -35,6 +35,12 @@ enum EntryFile {
         return file
     }
 
+    /// Bytes of the file `encode` makes for a key of `keyBytes` UTF-8 bytes, `metadata` and
+    /// `dataBytes` of data.
+    static func size(keyBytes: Int, metadata: DiskCacheMetadata, dataBytes: Int) -> Int {
+        headerSize + keyBytes + MetadataCoding.encode(metadata).count + dataBytes
+    }
+
     /// The entry, or nil when the file is not a complete, intact entry.
     static func decode(_ file: Data) -> DiskCacheEntry? {
         guard file.count >= headerSize, file.prefix(4).elementsEqual(magic) else { return nil }
@@ -44,9 +50,9 @@ enum EntryFile {
              UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 12, as: UInt64.self)),
              UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 20, as: UInt64.self)))
         }
-        guard dataLength <= UInt64(Int.max),
-              headerSize + keyLength + metadataLength + Int(dataLength) == file.count,
-              checksum(of: file) == stored else { return nil }
+        // Lengths come from disk: add them with overflow checks (a hostile header must not trap).
+        guard let expectedSize = size(keyLength: keyLength, metadataLength: metadataLength, dataLength: dataLength),
+              expectedSize == file.count, checksum(of: file) == stored else { return nil }
         let start = file.startIndex + headerSize
         let keyRange = start..<start + keyLength
         let metadataRange = keyRange.upperBound..<keyRange.upperBound + metadataLength
@@ -54,6 +60,28 @@ enum EntryFile {
               let metadata = MetadataCoding.decode(file[metadataRange]) else { return nil }
         // A copy, so callers get a Data whose indices start at 0.
         return DiskCacheEntry(key: key, data: Data(file[metadataRange.upperBound...]), metadata: metadata)
+    }
+
+    /// True when `prefix` (the first `headerSize` bytes or more) is the header of an entry file
+    /// of `fileSize` bytes: right magic and lengths that add up. Used to rebuild an index from
+    /// the files when the journal is damaged, without reading every byte.
+    static func headerMatches(_ prefix: Data, fileSize: Int) -> Bool {
+        guard prefix.count >= headerSize, prefix.prefix(4).elementsEqual(magic) else { return false }
+        let (keyLength, metadataLength, dataLength) = prefix.withUnsafeBytes { bytes in
+            (Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 4, as: UInt32.self))),
+             Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt32.self))),
+             UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 12, as: UInt64.self)))
+        }
+        return size(keyLength: keyLength, metadataLength: metadataLength, dataLength: dataLength) == fileSize
+    }
+
+    /// Header + key + metadata + data, or nil when the sum does not fit in an `Int`.
+    private static func size(keyLength: Int, metadataLength: Int, dataLength: UInt64) -> Int? {
+        guard dataLength <= UInt64(Int.max) else { return nil }
+        let (withKey, overflow1) = headerSize.addingReportingOverflow(keyLength)
+        let (withMetadata, overflow2) = withKey.addingReportingOverflow(metadataLength)
+        let (total, overflow3) = withMetadata.addingReportingOverflow(Int(dataLength))
+        return overflow1 || overflow2 || overflow3 ? nil : total
     }
 
     private static func checksum(of file: Data) -> UInt64 {

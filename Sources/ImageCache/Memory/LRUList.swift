@@ -17,13 +17,17 @@ struct LRUList<Key: Hashable, Value> {
         @usableFromInline var value: Value
         @usableFromInline var cost: Int
         @usableFromInline var expiry: Date?
+        /// When the entry was last used (monotonic nanoseconds), for callers that compare the
+        /// least recent entries of several lists; 0 when unused.
+        @usableFromInline var stamp: UInt64
 
         @inlinable
-        init(key: Key, value: Value, cost: Int, expiry: Date?) {
+        init(key: Key, value: Value, cost: Int, expiry: Date?, stamp: UInt64 = 0) {
             self.key = key
             self.value = value
             self.cost = cost
             self.expiry = expiry
+            self.stamp = stamp
         }
     }
 
@@ -41,22 +45,32 @@ struct LRUList<Key: Hashable, Value> {
 
     @inlinable var count: Int { positions.count }
 
-    /// Value, cost and expiry for `key`, which becomes the most recently used.
-    @inlinable mutating func touch(_ key: Key) -> (value: Value, cost: Int, expiry: Date?)? {
+    /// Value, cost and expiry for `key`, which becomes the most recently used (at `stamp`).
+    @inlinable mutating func touch(_ key: Key, stamp: UInt64 = 0) -> (value: Value, cost: Int, expiry: Date?)? {
         guard let position = positions[key] else { return nil }
         moveToFront(position)
+        entries[position]?.stamp = stamp
         return entries[position].map { ($0.value, $0.cost, $0.expiry) }
     }
 
-    /// Inserts or replaces; the entry becomes the most recently used.
-    @inlinable mutating func insert(_ key: Key, value: Value, cost: Int, expiry: Date?) {
+    /// Value, cost and expiry for `key` without changing the order.
+    @inlinable func peek(_ key: Key) -> (value: Value, cost: Int, expiry: Date?)? {
+        guard let position = positions[key] else { return nil }
+        return entries[position].map { ($0.value, $0.cost, $0.expiry) }
+    }
+
+    /// Inserts or replaces; the entry becomes the most recently used. Returns the entry it
+    /// replaced, so the caller can release it outside its lock.
+    @discardableResult
+    @inlinable mutating func insert(_ key: Key, value: Value, cost: Int, expiry: Date?, stamp: UInt64 = 0) -> Entry? {
         if let position = positions[key] {
-            totalCost += cost - (entries[position]?.cost ?? 0)
-            entries[position] = Entry(key: key, value: value, cost: cost, expiry: expiry)
+            let old = entries[position]
+            totalCost += cost - (old?.cost ?? 0)
+            entries[position] = Entry(key: key, value: value, cost: cost, expiry: expiry, stamp: stamp)
             moveToFront(position)
-            return
+            return old
         }
-        let entry = Entry(key: key, value: value, cost: cost, expiry: expiry)
+        let entry = Entry(key: key, value: value, cost: cost, expiry: expiry, stamp: stamp)
         let position: Int
         if let free = freeSlots.popLast() {
             position = free
@@ -70,6 +84,7 @@ struct LRUList<Key: Hashable, Value> {
         linkAtFront(position)
         positions[key] = position
         totalCost += cost
+        return nil
     }
 
     @discardableResult
@@ -80,6 +95,21 @@ struct LRUList<Key: Hashable, Value> {
 
     @inlinable mutating func removeLeastRecent() -> Entry? {
         leastRecent == Self.none ? nil : remove(at: leastRecent)
+    }
+
+    /// The least recently used entry whose key `skip` does not contain, without removing it.
+    @inlinable func leastRecent(skipping skip: Set<Key>) -> (key: Key, value: Value, cost: Int)? {
+        var position = leastRecent
+        while position != Self.none, let entry = entries[position] {
+            if !skip.contains(entry.key) { return (entry.key, entry.value, entry.cost) }
+            position = previous[position]
+        }
+        return nil
+    }
+
+    /// The least recently used entry, without removing it.
+    @inlinable var leastRecentEntry: Entry? {
+        leastRecent == Self.none ? nil : entries[leastRecent]
     }
 
     /// Keys and costs from least to most recently used, without touching anything.

@@ -1,10 +1,13 @@
 import Foundation
 
-/// A thread-safe, strictly least-recently-used in-memory cache with cost and count limits.
+/// A thread-safe, least-recently-used in-memory cache with cost and count limits.
 ///
-/// Unlike `NSCache`, eviction order is exact LRU (reads count as use) and happens at the
-/// moment a limit is exceeded, so what stays is predictable. Every operation is O(1) and
-/// takes one short pthread-mutex critical section; a hit never hops to an actor.
+/// Unlike `NSCache`, eviction order is LRU (reads count as use) and happens at the moment a
+/// limit is exceeded, so what stays is predictable. Keys are spread over independently locked
+/// shards, so threads hitting the cache together rarely wait for each other; each entry records
+/// when it was last used, and eviction removes the least recently used entry across all shards,
+/// so the order is that of one list. Every operation is O(1) but eviction, which looks at each
+/// shard's oldest entry. A hit never hops to an actor.
 ///
 /// ```swift
 /// let thumbnails = MemoryCache<URL, Bitmap>()
@@ -12,95 +15,199 @@ import Foundation
 /// let cached = thumbnails.value(forKey: url)
 /// ```
 public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unchecked Sendable {
-    // @unchecked: all mutable state below is only touched while `lock` is held, which is
-    // also why the runtime's exclusivity checks are switched off for it (they cost more than
-    // the rest of a hit).
+    // @unchecked: each shard's state is only touched under its lock, the totals under theirs.
+    /// The limits the cache was created with.
     public let configuration: MemoryCacheConfiguration
     @usableFromInline let clock: any CacheClock
+    @usableFromInline let shards: [MemoryCacheShard<Key, Value>]
+    @usableFromInline let shardMask: Int
+    /// Total cost and count across shards; changed on insert and removal only, never on a hit.
+    @usableFromInline let totals = MemoryCacheTotals()
+    /// One evictor at a time, so two inserts that both overshoot do not evict twice as much.
+    @usableFromInline let evictionLock = Lock()
+
+    /// A cache with the given limits; `clock` drives time-to-live (inject one in tests).
+    public convenience init(configuration: MemoryCacheConfiguration = MemoryCacheConfiguration(), clock: any CacheClock = SystemClock()) {
+        self.init(configuration: configuration, clock: clock, shardCount: 16)
+    }
+
+    /// `shardCount` is rounded up to a power of two.
+    init(configuration: MemoryCacheConfiguration, clock: any CacheClock, shardCount: Int) {
+        self.configuration = configuration
+        self.clock = clock
+        var count = 1
+        while count < shardCount { count *= 2 }
+        shards = (0..<count).map { _ in MemoryCacheShard() }
+        shardMask = count - 1
+    }
+
+    @inlinable
+    func shard(for key: Key) -> MemoryCacheShard<Key, Value> {
+        shards[key.hashValue & shardMask]
+    }
+
+    /// The value for `key`, marking it most recently used; `nil` on a miss or once expired.
+    @inlinable
+    public func value(forKey key: Key) -> Value? {
+        let shard = shard(for: key)
+        var expired: LRUList<Key, Value>.Entry?
+        let value: Value? = shard.lock.withLock {
+            guard let entry = shard.list.touch(key, stamp: MonotonicStamp.now()) else {
+                shard.misses += 1
+                return nil
+            }
+            if let expiry = entry.expiry, expiry <= clock.now {
+                expired = shard.list.remove(key)
+                shard.misses += 1
+                return nil
+            }
+            shard.hits += 1
+            return entry.value
+        }
+        if let expired { totals.subtract(cost: expired.cost, count: 1) }
+        return value
+    }
+
+    /// Stores `value` at `cost` (for bitmaps, their bytes: `Bitmap.byteCount`), replacing any
+    /// value for `key`, then evicts least recently used entries until both limits hold.
+    ///
+    /// Returns false, storing nothing and removing any older value for `key`, when `cost` is
+    /// above `maximumEntryCost`: one huge value would otherwise evict everything else for a
+    /// single use.
+    @inlinable @discardableResult
+    public func setValue(_ value: Value, forKey key: Key, cost: Int, timeToLive: TimeInterval? = nil) -> Bool {
+        let cost = max(0, cost)
+        guard cost <= configuration.maximumEntryCost, configuration.countLimit > 0 else {
+            removeValue(forKey: key)  // a stale smaller version must not outlive the new one
+            return false
+        }
+        let lifetime = timeToLive ?? configuration.defaultTimeToLive
+        let expiry = lifetime.map { clock.now.addingTimeInterval($0) }
+        let shard = shard(for: key)
+        let replaced = shard.lock.withLock {
+            shard.list.insert(key, value: value, cost: cost, expiry: expiry, stamp: MonotonicStamp.now())
+        }
+        totals.add(cost: cost - (replaced?.cost ?? 0), count: replaced == nil ? 1 : 0)
+        evictIfNeeded()
+        return true  // `replaced` is released here, after the lock
+    }
+
+    /// Removes and returns the value for `key`, if any.
+    @inlinable @discardableResult
+    public func removeValue(forKey key: Key) -> Value? {
+        let shard = shard(for: key)
+        guard let removed = shard.lock.withLock({ shard.list.remove(key) }) else { return nil }
+        totals.subtract(cost: removed.cost, count: 1)
+        return removed.value
+    }
+
+    /// Empties the cache; the values are released after the locks are dropped.
+    public func removeAll() {
+        for shard in shards {
+            var old = LRUList<Key, Value>()
+            shard.lock.withLock { swap(&old, &shard.list) }
+            totals.subtract(cost: old.totalCost, count: old.count)
+        }
+    }
+
+    /// Evicts least recently used entries until the total cost is at most `cost`, for example
+    /// when the system reports memory pressure.
+    public func trim(toCost cost: Int) {
+        evictionLock.withLock {
+            while totals.exceeds(costLimit: max(0, cost), countLimit: .max), evictLeastRecent() {}
+        }
+    }
+
+    /// Hits, misses, evictions, count and total cost.
+    public var statistics: MemoryCacheStatistics {
+        var statistics = MemoryCacheStatistics(hits: 0, misses: 0, evictions: 0, count: 0, totalCost: 0)
+        for shard in shards {
+            shard.lock.withLock {
+                statistics.hits += shard.hits
+                statistics.misses += shard.misses
+                statistics.evictions += shard.evictions
+                statistics.count += shard.list.count
+                statistics.totalCost += shard.list.totalCost
+            }
+        }
+        return statistics
+    }
+
+    @usableFromInline
+    func evictIfNeeded() {
+        guard totals.exceeds(costLimit: configuration.costLimit, countLimit: configuration.countLimit) else { return }
+        evictionLock.withLock {
+            while totals.exceeds(costLimit: configuration.costLimit, countLimit: configuration.countLimit), evictLeastRecent() {}
+        }
+    }
+
+    /// Removes the entry used longest ago across all shards: each shard's least recent entry is
+    /// its oldest, so the oldest of those is the oldest overall. False when the cache is empty.
+    @usableFromInline
+    func evictLeastRecent() -> Bool {
+        var oldest: (shard: Int, stamp: UInt64)?
+        for (index, shard) in shards.enumerated() {
+            let stamp = shard.lock.withLock { shard.list.leastRecentEntry?.stamp }
+            if let stamp, stamp < oldest?.stamp ?? .max { oldest = (index, stamp) }
+        }
+        guard let oldest else { return false }
+        let shard = shards[oldest.shard]
+        let evicted = shard.lock.withLock { () -> LRUList<Key, Value>.Entry? in
+            let entry = shard.list.removeLeastRecent()
+            if entry != nil { shard.evictions += 1 }
+            return entry
+        }
+        if let evicted { totals.subtract(cost: evicted.cost, count: 1) }
+        return true  // `evicted` is released here, after the lock
+    }
+}
+
+/// One independently locked part of a `MemoryCache`.
+@usableFromInline
+final class MemoryCacheShard<Key: Hashable, Value>: @unchecked Sendable {
+    // @unchecked: the state below is only touched while `lock` is held, which is also why the
+    // runtime's exclusivity checks are switched off for it (they cost more than the rest of a hit).
     @usableFromInline let lock = Lock()
     @exclusivity(unchecked) @usableFromInline var list = LRUList<Key, Value>()
     @exclusivity(unchecked) @usableFromInline var hits = 0
     @exclusivity(unchecked) @usableFromInline var misses = 0
     @exclusivity(unchecked) @usableFromInline var evictions = 0
 
-    public init(configuration: MemoryCacheConfiguration = MemoryCacheConfiguration(), clock: any CacheClock = SystemClock()) {
-        self.configuration = configuration
-        self.clock = clock
-    }
+    @usableFromInline init() {}
+}
 
-    /// The value for `key`, marking it most recently used; `nil` on a miss or once expired.
-    @inlinable
-    public func value(forKey key: Key) -> Value? {
-        var expired: LRUList<Key, Value>.Entry?
-        let value: Value? = lock.withLock {
-            guard let entry = list.touch(key) else {
-                misses += 1
-                return nil
-            }
-            if let expiry = entry.expiry, expiry <= clock.now {
-                expired = list.remove(key)
-                misses += 1
-                return nil
-            }
-            hits += 1
-            return entry.value
-        }
-        _ = expired  // released after unlocking
-        return value
-    }
+/// Total cost and count of a `MemoryCache`, under their own lock.
+@usableFromInline
+final class MemoryCacheTotals: @unchecked Sendable {
+    @usableFromInline let lock = Lock()
+    @exclusivity(unchecked) @usableFromInline var cost = 0
+    @exclusivity(unchecked) @usableFromInline var count = 0
 
-    /// Stores `value`. Returns false, storing nothing, when `cost` exceeds
-    /// `maximumEntryCostFraction` of the cost limit. Least recently used entries are evicted
-    /// until both limits hold again.
-    @inlinable @discardableResult
-    public func setValue(_ value: Value, forKey key: Key, cost: Int = 1, timeToLive: TimeInterval? = nil) -> Bool {
-        let cost = max(0, cost)
-        guard Double(cost) <= Double(configuration.costLimit) * configuration.maximumEntryCostFraction else {
-            removeValue(forKey: key)  // a stale smaller version must not outlive the new one
-            return false
-        }
-        let lifetime = timeToLive ?? configuration.defaultTimeToLive
-        let expiry = lifetime.map { clock.now.addingTimeInterval($0) }
-        var evicted: [Value] = []
+    @usableFromInline init() {}
+
+    @inlinable func add(cost delta: Int, count added: Int) {
         lock.withLock {
-            list.insert(key, value: value, cost: cost, expiry: expiry)
-            while list.totalCost > configuration.costLimit || list.count > configuration.countLimit,
-                  let entry = list.removeLeastRecent() {
-                evicted.append(entry.value)
-                evictions += 1
-            }
-        }
-        return true
-    }
-
-    /// Removes and returns the value for `key`, if any.
-    @inlinable @discardableResult
-    public func removeValue(forKey key: Key) -> Value? {
-        lock.withLock { list.remove(key)?.value }
-    }
-
-    /// Empties the cache; the values are released after the lock is dropped.
-    public func removeAll() {
-        var old = LRUList<Key, Value>()
-        lock.withLock { swap(&old, &list) }
-    }
-
-    /// Evicts least recently used entries until the total cost is at most `cost`, for example
-    /// when the system reports memory pressure.
-    public func trim(toCost cost: Int) {
-        var evicted: [Value] = []
-        lock.withLock {
-            while list.totalCost > max(0, cost), let entry = list.removeLeastRecent() {
-                evicted.append(entry.value)
-                evictions += 1
-            }
+            cost += delta
+            count += added
         }
     }
 
-    /// Hits, misses, evictions, count and total cost, read together.
-    public var statistics: MemoryCacheStatistics {
-        lock.withLock {
-            MemoryCacheStatistics(hits: hits, misses: misses, evictions: evictions, count: list.count, totalCost: list.totalCost)
-        }
+    @inlinable func subtract(cost delta: Int, count removed: Int) {
+        add(cost: -delta, count: -removed)
+    }
+
+    @inlinable func exceeds(costLimit: Int, countLimit: Int) -> Bool {
+        lock.withLock { cost > costLimit || count > countLimit }
+    }
+}
+
+/// Monotonic nanoseconds, for last-use stamps: no shared counter, so stamping a hit writes no
+/// memory that other threads also write.
+@usableFromInline
+enum MonotonicStamp {
+    @inlinable static func now() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
     }
 }

@@ -29,10 +29,15 @@ public struct DecodingLimits: Sendable, Hashable {
     /// Largest number of scans in a progressive JPEG; each scan re-reads the whole coefficient
     /// buffer, so crafted files with thousands of tiny scans are a denial-of-service vector.
     public var maxProgressiveScans: Int
+    /// Largest encoded file read from disk, checked before anything is allocated (`io` error
+    /// with `EFBIG` beyond it). 512 MiB is far above any photo at the pixel limit.
+    public var maxFileSize: Int
 
-    public init(maxPixelCount: Int = 250_000_000, maxProgressiveScans: Int = 500) {
+    /// Resource ceilings; the defaults admit any real photo and refuse bombs.
+    public init(maxPixelCount: Int = 250_000_000, maxProgressiveScans: Int = 500, maxFileSize: Int = 512 << 20) {
         self.maxPixelCount = maxPixelCount
         self.maxProgressiveScans = maxProgressiveScans
+        self.maxFileSize = maxFileSize
     }
 
     /// Throws `tooLarge` unless `width × height` is positive and within the limit. Uses

@@ -33,7 +33,7 @@ public struct ImageDecoder: Sendable {
 
     /// Reads and decodes the file at `url`; a file that cannot be read is an `io` error.
     public func decode(contentsOf url: URL) throws(ImageCodecError) -> Bitmap {
-        try decode(FileBytes.read(url))
+        try decode(FileBytes.read(url, maximumSize: options.limits.maxFileSize))
     }
 
     /// Reads only the header: format, size, orientation, alpha, depth, colour model.
@@ -48,8 +48,8 @@ public struct ImageDecoder: Sendable {
     }
 
     /// Reads only the header of the file at `url`; an unreadable file is an `io` error.
-    public static func header(contentsOf url: URL) throws(ImageCodecError) -> ImageHeader {
-        try header(of: FileBytes.read(url))
+    public static func header(contentsOf url: URL, limits: DecodingLimits = DecodingLimits()) throws(ImageCodecError) -> ImageHeader {
+        try header(of: FileBytes.read(url, maximumSize: limits.maxFileSize), limits: limits)
     }
 }
 

@@ -13,7 +13,7 @@ final class JPEGDecompressor {
         guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { throw .truncatedData }
         guard let handle = iec_jpeg_decoder_create(base, bytes.count, strict ? 1 : 0,
                                                    limits.jpegMemoryLimit, Int32(clamping: limits.maxProgressiveScans)) else {
-            throw .corruptData("cannot allocate a JPEG decoder")
+            throw .outOfMemory
         }
         self.handle = handle
         self.limits = limits
@@ -76,7 +76,7 @@ final class JPEGDecompressor {
         default:
             let message = String(cString: iec_jpeg_decoder_message(handle))
             let code = iec_jpeg_decoder_message_code(handle)
-            if Self.unsupportedCodes.contains(code) { throw .unsupportedFormat("JPEG: \(message)") }
+            if Self.unsupportedCodes.contains(code) { throw .unsupportedFormat(.jpegVariant(message)) }
             throw .corruptData(message)
         }
     }

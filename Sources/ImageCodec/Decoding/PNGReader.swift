@@ -9,7 +9,7 @@ final class PNGReader {
     init(bytes: UnsafeRawBufferPointer) throws(ImageCodecError) {
         guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { throw .truncatedData }
         guard let handle = iec_png_decoder_create(base, bytes.count) else {
-            throw .corruptData("cannot allocate a PNG decoder")
+            throw .outOfMemory
         }
         self.handle = handle
         try check(iec_png_decoder_status(handle))

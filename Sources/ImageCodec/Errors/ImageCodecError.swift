@@ -1,22 +1,62 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Everything that can go wrong while reading, decoding or encoding an image.
 ///
 /// The codec never traps, exits or prints on data from outside: every failure arrives as one of
-/// these cases, with enough detail to tell a user what is wrong with which file.
+/// these cases, with enough detail to tell a user what is wrong with which file, and cases a
+/// program can branch on (which format, which `errno`).
 public enum ImageCodecError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The bytes are not a JPEG or PNG (the associated value names what they look like).
-    case unsupportedFormat(String)
+    /// The bytes are not a JPEG or PNG this build can decode.
+    case unsupportedFormat(UnsupportedFormat)
     /// The library rejected the data; the message is the library's own.
     case corruptData(String)
     /// The data ends before the image does.
     case truncatedData
-    /// The image (or a dimension in its header) exceeds the configured pixel-count limit.
+    /// The image (or a dimension in its header) exceeds the configured limits.
     case tooLarge(width: Int, height: Int, limit: Int)
-    /// Reading or writing a file failed.
-    case io(path: String, reason: String)
+    /// An allocation failed while decoding or encoding.
+    case outOfMemory
+    /// Reading or writing `path` failed with `errno` (`ENOENT`, `EACCES`, `EISDIR`, `EFBIG` for a
+    /// file over the size limit, ...).
+    case io(path: String, errno: Int32)
     /// libjpeg or libpng could not encode the bitmap (the library's message).
     case encodingFailed(String)
     /// The caller passed an argument the codec cannot honour (for example quality 0).
     case invalidArgument(String)
+
+    /// What unsupported bytes were recognised as.
+    public enum UnsupportedFormat: Sendable, Hashable, CustomStringConvertible {
+        /// No bytes at all (an empty file or body).
+        case empty
+        case gif
+        case webp
+        /// HEIF, HEIC or AVIF.
+        case heif
+        case bmp
+        case tiff
+        /// Something else (HTML, text, an unknown format).
+        case unknown
+        /// A JPEG of a kind this build cannot decode (12-bit, lossless, arithmetic-coded), with
+        /// libjpeg's message.
+        case jpegVariant(String)
+
+        public var description: String {
+            switch self {
+            case .empty: "empty data"
+            case .gif: "GIF is not supported"
+            case .webp: "WebP is not supported"
+            case .heif: "HEIF/AVIF is not supported"
+            case .bmp: "BMP is not supported"
+            case .tiff: "TIFF is not supported"
+            case .unknown: "not a JPEG or PNG file"
+            case .jpegVariant(let message): "JPEG: \(message)"
+            }
+        }
+    }
 
     public var description: String {
         switch self {
@@ -25,9 +65,19 @@ public enum ImageCodecError: Error, Sendable, Hashable, CustomStringConvertible 
         case .truncatedData: "truncated image data: the file ends before the image does"
         case .tooLarge(let width, let height, let limit):
             "image too large: \(width)×\(height) exceeds the limit of \(limit) pixels"
-        case .io(let path, let reason): "cannot access \(path): \(reason)"
+        case .outOfMemory: "out of memory"
+        case .io(let path, let code): "\(path): \(Self.reason(code))"
         case .encodingFailed(let message): "encoding failed: \(message)"
         case .invalidArgument(let message): "invalid argument: \(message)"
+        }
+    }
+
+    private static func reason(_ code: Int32) -> String {
+        switch code {
+        case EISDIR: "is a directory, not a file"
+        case EFBIG: "file is larger than the limit"
+        case ENODEV: "not a regular file"
+        default: String(cString: strerror(code))
         }
     }
 }

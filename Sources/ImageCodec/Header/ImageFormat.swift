@@ -24,22 +24,22 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
         let head = Array(bytes.prefix(12))
         if head.starts(with: [0xFF, 0xD8, 0xFF]) { return .jpeg }
         if head.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .png }
-        if head.isEmpty { throw .unsupportedFormat("empty data") }
-        throw .unsupportedFormat(knownOtherFormat(head) ?? "not a JPEG or PNG file")
+        if head.isEmpty { throw .unsupportedFormat(.empty) }
+        throw .unsupportedFormat(knownOtherFormat(head))
     }
 
-    private static func knownOtherFormat(_ head: [UInt8]) -> String? {
+    private static func knownOtherFormat(_ head: [UInt8]) -> ImageCodecError.UnsupportedFormat {
         func ascii(_ range: Range<Int>) -> String? {
             guard head.count >= range.upperBound else { return nil }
             return String(decoding: head[range], as: UTF8.self)
         }
-        if ascii(0..<3) == "GIF" { return "GIF is not supported" }
-        if ascii(0..<4) == "RIFF", ascii(8..<12) == "WEBP" { return "WebP is not supported" }
-        if ascii(4..<8) == "ftyp" { return "HEIF/AVIF is not supported" }
-        if ascii(0..<2) == "BM" { return "BMP is not supported" }
+        if ascii(0..<3) == "GIF" { return .gif }
+        if ascii(0..<4) == "RIFF", ascii(8..<12) == "WEBP" { return .webp }
+        if ascii(4..<8) == "ftyp" { return .heif }
+        if ascii(0..<2) == "BM" { return .bmp }
         if head.starts(with: [0x49, 0x49, 0x2A, 0x00]) || head.starts(with: [0x4D, 0x4D, 0x00, 0x2A]) {
-            return "TIFF is not supported"
+            return .tiff
         }
-        return nil
+        return .unknown
     }
 }

@@ -1,38 +1,111 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Foundation
 
-/// Whole-file reads and atomic writes with `ImageCodecError.io` errors that name the file and
-/// the operating system's reason ("No such file or directory"), not a wrapped Foundation error.
-public enum FileBytes {
-    /// Reads into memory rather than mapping: a mapped file truncated by another process
-    /// would kill this one with SIGBUS.
-    public static func read(_ url: URL) throws(ImageCodecError) -> Data {
-        do {
-            return try Data(contentsOf: url)
-        } catch {
-            throw .io(path: url.path, reason: reason(error))
+/// Whole-file reads and atomic writes on POSIX calls, with `ImageCodecError.io` errors that
+/// carry the path and `errno`: never a wrapped Foundation error, and no `Data(contentsOf:)`
+/// (which leaks on empty files on Linux). Used by the codec, the budget and the CLI in this
+/// package; not public API.
+package enum FileBytes {
+    /// Reads the regular file at `url` into memory (not mapped: a mapped file truncated by
+    /// another process would kill this one with SIGBUS). Anything but a regular file is refused
+    /// before reading (`EISDIR` for a directory, `ENODEV` for a FIFO, socket or device, which
+    /// could block forever), and so is a file over `maximumSize` (`EFBIG`), before allocating.
+    /// An empty file gives empty `Data` without any read.
+    package static func read(_ url: URL, maximumSize: Int = .max) throws(ImageCodecError) -> Data {
+        let path = url.path
+        let file = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard file >= 0 else { throw .io(path: path, errno: errno) }
+        defer { close(file) }
+        var info = stat()
+        guard fstat(file, &info) == 0 else { throw .io(path: path, errno: errno) }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: break
+        case S_IFDIR: throw .io(path: path, errno: EISDIR)
+        default: throw .io(path: path, errno: ENODEV)
+        }
+        let size = Int(info.st_size)
+        guard size <= maximumSize else { throw .io(path: path, errno: EFBIG) }
+        guard size > 0 else { return Data() }
+        guard let buffer = malloc(size) else { throw .outOfMemory }
+        var total = 0
+        while total < size {
+            let count = Glibc.read(file, buffer + total, size - total)
+            if count < 0 {
+                if errno == EINTR || errno == EAGAIN { continue }
+                let code = errno
+                free(buffer)
+                throw .io(path: path, errno: code)
+            }
+            if count == 0 { break }  // shrank while reading: decoding will see a truncated file
+            total += count
+        }
+        return Data(bytesNoCopy: buffer, count: total, deallocator: .free)
+    }
+
+    /// Writes to a new temporary file beside `url` and renames it into place, so readers (and a
+    /// crash) never see a half-written file. On failure nothing is left behind.
+    package static func writeAtomically(_ data: Data, to url: URL) throws(ImageCodecError) {
+        let path = url.path
+        let directory = url.deletingLastPathComponent().path
+        let temporary = directory + "/." + url.lastPathComponent + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let file = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard file >= 0 else {
+            // Report the destination (the temporary name means nothing to the user).
+            throw .io(path: path, errno: errno)
+        }
+        var failure: Int32?
+        data.withUnsafeBytes { buffer in
+            guard let base = buffer.baseAddress else { return }
+            var offset = 0
+            while offset < buffer.count {
+                let count = write(file, base + offset, buffer.count - offset)
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    failure = errno
+                    return
+                }
+                offset += count
+            }
+        }
+        if close(file) != 0 && failure == nil { failure = errno }
+        if failure == nil && rename(temporary, path) != 0 { failure = errno }
+        if let failure {
+            unlink(temporary)
+            throw .io(path: path, errno: failure)
         }
     }
 
-    /// Writes to a temporary file beside `url` and renames it into place, so readers (and a
-    /// crash) never see a half-written file.
-    public static func writeAtomically(_ data: Data, to url: URL) throws(ImageCodecError) {
-        do {
-            try data.write(to: url, options: .atomic)
-        } catch {
-            throw .io(path: url.path, reason: reason(error))
+    /// Names of the regular files (or links to them) directly in `directory`, unsorted.
+    package static func regularFileNames(in directory: URL) throws(ImageCodecError) -> [String] {
+        let path = directory.path
+        guard let stream = opendir(path) else { throw .io(path: path, errno: errno) }
+        defer { closedir(stream) }
+        var names: [String] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
+            }
+            var info = stat()
+            if name != ".", name != "..", stat(path + "/" + name, &info) == 0, info.st_mode & S_IFMT == S_IFREG {
+                names.append(name)
+            }
         }
+        return names
     }
 
-    private static func reason(_ error: any Error) -> String {
-        let nsError = error as NSError
-        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
-            return String(cString: strerror(Int32(underlying.code)))
+    /// Creates `directory` and its parents if missing.
+    package static func createDirectory(_ directory: URL) throws(ImageCodecError) {
+        var prefix = directory.path.hasPrefix("/") ? "" : "."
+        for component in directory.path.split(separator: "/") {
+            prefix += "/" + component
+            if mkdir(prefix, 0o755) != 0 && errno != EEXIST { throw .io(path: prefix, errno: errno) }
         }
-        if nsError.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(nsError.code))) }
-        switch CocoaError.Code(rawValue: nsError.code) {
-        case .fileReadNoSuchFile, .fileNoSuchFile: return String(cString: strerror(ENOENT))
-        case .fileReadNoPermission, .fileWriteNoPermission: return String(cString: strerror(EACCES))
-        default: return nsError.localizedDescription
-        }
+        var info = stat()
+        if stat(directory.path, &info) != 0 { throw .io(path: directory.path, errno: errno) }
+        if info.st_mode & S_IFMT != S_IFDIR { throw .io(path: directory.path, errno: ENOTDIR) }
     }
 }
