@@ -12,7 +12,7 @@ let value = Data(count: 64)
 let memory = MemoryCache<String, Data>(configuration: MemoryCacheConfiguration(costLimit: 1 << 30))
 let reference = NSCacheReference(keys: keys)
 for (key, nsKey) in zip(keys, reference.keys) {
-    memory.setValue(value, forKey: key)
+    memory.setValue(value, forKey: key, cost: value.count)
     reference.cache.setObject(value as NSData, forKey: nsKey)
 }
 
@@ -26,7 +26,7 @@ print("|---|---|---|---|")
 let hit = Measure.nanosecondsPerOperation(operations: keys.count) { for key in keys { _ = memory.value(forKey: key) } }
 let nsHit = Measure.nanosecondsPerOperation(operations: keys.count) { for key in reference.keys { _ = reference.cache.object(forKey: key) } }
 row("get (hit), 1 thread", 1e3 / hit, 1e3 / nsHit, unit: "M ops/s", higherIsBetter: true)
-let set = Measure.nanosecondsPerOperation(operations: keys.count) { for key in keys { memory.setValue(value, forKey: key) } }
+let set = Measure.nanosecondsPerOperation(operations: keys.count) { for key in keys { memory.setValue(value, forKey: key, cost: value.count) } }
 let nsSet = Measure.nanosecondsPerOperation(operations: keys.count) {
     for key in reference.keys { reference.cache.setObject(value as NSData, forKey: key) }
 }
@@ -38,6 +38,7 @@ let nsContended = Measure.nanosecondsPerOperation(operations: 2 * keys.count) {
     DispatchQueue.concurrentPerform(iterations: 2) { _ in for key in reference.keys { _ = reference.cache.object(forKey: key) } }
 }
 row("get (hit), 2 threads, total", 1e3 / contended, 1e3 / nsContended, unit: "M ops/s", higherIsBetter: true)
+print("| get (hit), 2 threads ÷ 1 thread | \(String(format: "%.2f×", hit / contended)) | \(String(format: "%.2f×", nsHit / nsContended)) | – |")
 let latency = Measure.latency(samples: 200_000) { _ = memory.value(forKey: keys[$0 % keys.count]) }
 let nsLatency = Measure.latency(samples: 200_000) { _ = reference.cache.object(forKey: reference.keys[$0 % keys.count]) }
 row("hit latency p50", latency.p50, nsLatency.p50, unit: "ns", higherIsBetter: false)
@@ -48,14 +49,14 @@ print("\nLatencies include reading the clock twice (\(String(format: "%.0f", Mea
 let root = FileManager.default.temporaryDirectory.appendingPathComponent("cache-report-\(getpid())")
 defer { try? FileManager.default.removeItem(at: root) }
 let body = Data((0..<30_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
-let filled = root.appendingPathComponent("filled").path
+let filled = root.appendingPathComponent("filled")
 let large = DiskCacheConfiguration(sizeLimit: 1 << 31)
 var writeTimings: [Double] = []
 do {
     let disk = try DiskCache(directory: filled, configuration: large)
     for key in keys {
         let start = Measure.now()
-        try disk.store(body, forKey: key)
+        try disk.setValue(body, forKey: key)
         writeTimings.append(Double(Measure.now() - start))
     }
 }
@@ -67,7 +68,11 @@ let openTimes = try (0..<7).map { _ in
     return elapsed
 }
 let disk = try DiskCache(directory: filled, configuration: large)
-let diskHit = Measure.latency(samples: 20_000) { _ = try? disk.data(forKey: keys[$0 % 1000]) }
+let diskHit = Measure.latency(samples: 20_000) { precondition(try! disk.value(forKey: keys[$0 % 1000]) == body) }
+// With synchronizesWrites every store flushes the entry, entries/ and the journal to the device.
+let synchronized = try DiskCache(directory: root.appendingPathComponent("synchronized"),
+                                 configuration: DiskCacheConfiguration(sizeLimit: 1 << 31, synchronizesWrites: true))
+let synchronizedWrites = Measure.latency(samples: 300) { try! synchronized.setValue(body, forKey: keys[$0]) }
 
 let urlCount = 500
 let urlCache = URLCache(memoryCapacity: 0, diskCapacity: 1 << 30, diskPath: root.appendingPathComponent("urlcache").path)
@@ -83,6 +88,7 @@ let urlHit = Measure.latency(samples: 1000) { index in
 print("| disk cache, 30 KB entries | DiskCache | URLCache disk (reference) | advantage |")
 print("|---|---|---|---|")
 row("store p50", Measure.median(writeTimings) / 1000, urlWrites.p50 / 1000, unit: "µs", higherIsBetter: false)
+row("store p50, synchronizesWrites", synchronizedWrites.p50 / 1000, urlWrites.p50 / 1000, unit: "µs", higherIsBetter: false)
 row("warm hit p50", diskHit.p50 / 1000, urlHit.p50 / 1000, unit: "µs", higherIsBetter: false)
 row("warm hit p99", diskHit.p99 / 1000, urlHit.p99 / 1000, unit: "µs", higherIsBetter: false)
 print("| open with 10,000 entries | \(String(format: "%.1f", Measure.median(openTimes) / 1e6)) ms | – | – |")
