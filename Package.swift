@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "ImageCodec", targets: ["ImageCodec"]),
         .library(name: "ImageCache", targets: ["ImageCache"]),
         .library(name: "ImageBudget", targets: ["ImageBudget"]),
+        .library(name: "ImagePipeline", targets: ["ImagePipeline"]),
         .executable(name: "image-engine", targets: ["image-engine"]),
     ],
     dependencies: [
@@ -15,6 +16,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
         // Tests only: an independent multipart parser to read request bodies back.
         .package(url: "https://github.com/vapor/multipart-kit", from: "4.7.1"),
+        // Tests and benchmarks only: a small HTTP server (no SwiftNIO) for the loopback image server.
+        .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
     ],
     targets: [
         // System libraries, located with pkg-config.
@@ -40,6 +43,10 @@ let package = Package(
         // Memory (LRU) and disk caches; generic over keys and values, they know nothing of images.
         .target(name: "ImageCache", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
 
+        // Loads images over HTTP through memory and disk caches: coalescing, cancellation,
+        // priorities, prefetching, HTTP revalidation, selectable cache strategies.
+        .target(name: "ImagePipeline", dependencies: ["ImageCodec", "ImageCache"]),
+
         // Command-line tool: argument parsing and printing only.
         .executableTarget(
             name: "image-engine",
@@ -47,6 +54,7 @@ let package = Package(
                 "ImageCodec",
                 "ImageCache",
                 "ImageBudget",
+                "ImagePipeline",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -55,6 +63,9 @@ let package = Package(
         // depth × interlace, and CMYK/YCCK JPEGs.
         .target(name: "CTestImageWriter", dependencies: ["CJPEG", "CPNG"], path: "Tests/CTestImageWriter"),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
+        // The loopback image server of the pipeline tests (and, through a link, the benchmarks):
+        // ETag, Last-Modified, Cache-Control, conditional requests, throttling and fault modes.
+        .target(name: "ImageServer", dependencies: [.product(name: "FlyingFox", package: "FlyingFox")], path: "Tests/ImageServer"),
         .testTarget(name: "ImageCodecTests", dependencies: ["ImageCodec", "CTestImageWriter", "TestSupport"]),
         .testTarget(
             name: "ImageBudgetTests",
@@ -62,8 +73,9 @@ let package = Package(
             exclude: ["Fixtures"]
         ),
         .testTarget(name: "ImageCacheTests", dependencies: ["ImageCache", "TestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "ImagePipelineTests", dependencies: ["ImagePipeline", "ImageCodec", "ImageCache", "ImageServer", "TestSupport"]),
         // Drives the built executable, as outside checks do.
-        .testTarget(name: "ImageEngineCLITests", dependencies: ["image-engine", "ImageCodec", "ImageCache", "TestSupport"]),
+        .testTarget(name: "ImageEngineCLITests", dependencies: ["image-engine", "ImageCodec", "ImageCache", "ImageServer", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

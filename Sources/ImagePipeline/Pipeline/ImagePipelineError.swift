@@ -1,0 +1,32 @@
+import ImageCodec
+
+/// Why an image could not be loaded.
+public enum ImagePipelineError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The request was cancelled (the task, the `ImageTask`, or the prefetcher stopped it).
+    case cancelled
+    /// The transfer failed: no connection, a timeout, a dropped connection, a body shorter
+    /// than its `Content-Length`.
+    case network(DataLoadingError)
+    /// The server answered with a status outside 200-299 (or a 304 that was not asked for).
+    case badStatus(Int)
+    /// The body is not a JPEG or PNG (judged from its bytes, not from `Content-Type`).
+    case notAnImage(ImageCodecError.UnsupportedFormat)
+    /// The body is larger than `Configuration.maximumResponseSize` (checked while receiving).
+    case tooLarge(limit: Int)
+    /// The bytes are an image the codec refused (corrupt, truncated, over the pixel limit).
+    case decodingFailed(ImageCodecError)
+    /// `returnCacheDataDontLoad` and neither cache has the image.
+    case notCached
+
+    public var description: String {
+        switch self {
+        case .cancelled: "cancelled"
+        case .network(let error): "network error: \(error)"
+        case .badStatus(let code): "HTTP status \(code)"
+        case .notAnImage(let what): "not an image: \(what)"
+        case .tooLarge(let limit): "response larger than \(limit) bytes"
+        case .decodingFailed(let error): "cannot decode: \(error)"
+        case .notCached: "not cached (and loading was not allowed)"
+        }
+    }
+}

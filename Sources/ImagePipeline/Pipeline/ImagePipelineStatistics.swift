@@ -1,0 +1,57 @@
+import ImageCache
+
+/// What a pipeline has done since it was created, and what its caches hold now.
+public struct ImagePipelineStatistics: Sendable, Hashable, Codable {
+    /// Images served from the memory cache.
+    public var memoryHits = 0
+    /// Images whose original bytes came fresh from the disk cache.
+    public var diskHits = 0
+    /// Images served from a thumbnail stored on disk (`storesThumbnails`).
+    public var thumbnailDiskHits = 0
+    /// Requests sent to the network (conditional ones included).
+    public var networkRequests = 0
+    /// Conditional requests (`If-None-Match` / `If-Modified-Since`).
+    public var conditionalRequests = 0
+    /// 304 answers: cached bytes confirmed without being sent again.
+    public var notModifiedResponses = 0
+    /// Full bodies received.
+    public var downloads = 0
+    /// Body bytes received.
+    public var bytesDownloaded = 0
+    /// Images decoded (from originals, thumbnails, or encoded memory hits).
+    public var decodes = 0
+    /// Requests that joined an identical request in flight instead of starting their own work.
+    public var coalescedRequests = 0
+    /// Decodes that shared a download with a request for another size.
+    public var sharedDownloads = 0
+    /// Requests cancelled by their caller.
+    public var cancelledRequests = 0
+    /// Downloads stopped because nobody wanted them any more.
+    public var cancelledDownloads = 0
+    /// Requests that failed (cancellations not counted).
+    public var failures = 0
+    /// Disk-cache reads or writes that failed (the image was still served from elsewhere).
+    public var diskErrors = 0
+    /// Memory cache: bytes held and entries.
+    public var memoryCost = 0
+    public var memoryCount = 0
+    /// Disk cache: bytes held and entries (0 without one).
+    public var diskBytes = 0
+    public var diskCount = 0
+
+    /// Statistics with every counter at zero.
+    public init() {}
+}
+
+/// The pipeline's counters, updated from every task.
+final class StatisticsRecorder: @unchecked Sendable {
+    // @unchecked: `counters` is only touched while `lock` is held.
+    private let lock = Lock()
+    private var counters = ImagePipelineStatistics()
+
+    func record(_ update: (inout ImagePipelineStatistics) -> Void) {
+        lock.withLock { update(&counters) }
+    }
+
+    var snapshot: ImagePipelineStatistics { lock.withLock { counters } }
+}

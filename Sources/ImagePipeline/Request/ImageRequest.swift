@@ -1,0 +1,68 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What to load and how: a URL (or a whole `URLRequest`, for headers), the size to decode at,
+/// a priority, a cache policy, and optionally the key to cache it under.
+///
+/// ```swift
+/// let request = ImageRequest(url: product.thumbnailURL, maxPixelSize: 400)
+/// let response = try await pipeline.image(for: request)
+/// ```
+public struct ImageRequest: Sendable, Hashable {
+    /// How urgently an image is needed. Shared work runs at the highest priority of the
+    /// requests waiting for it, and queued work is started highest first.
+    public enum Priority: Int, Sendable, Hashable, Comparable, CaseIterable, Codable {
+        case veryLow, low, normal, high, veryHigh
+
+        public static func < (lhs: Priority, rhs: Priority) -> Bool { lhs.rawValue < rhs.rawValue }
+    }
+
+    /// Which caches a request may use and when it asks the server.
+    public enum CachePolicy: String, Sendable, Hashable, CaseIterable, Codable {
+        /// Serves what is fresh from memory or disk, revalidates what is stale (a conditional
+        /// request; a 304 serves the cached bytes), downloads what is missing. The default.
+        case useCache
+        /// Skips memory and disk, downloads, and replaces both (pull-to-refresh).
+        case reloadIgnoringCache
+        /// Serves from memory or disk, fresh or stale, and never touches the network: a miss
+        /// is `ImagePipelineError.notCached` (offline mode).
+        case returnCacheDataDontLoad
+        /// Always asks the server, conditionally when something is cached.
+        case revalidate
+    }
+
+    /// The HTTP request; its URL identifies the image.
+    public var urlRequest: URLRequest
+    /// Longest side of the decoded image in pixels; nil decodes at full size. Never upscales.
+    public var maxPixelSize: Int?
+    public var priority: Priority
+    public var cachePolicy: CachePolicy
+    /// The key the image is cached under; by default the URL, so two URLs for one image (a
+    /// signed URL with a changing query, say) can share an entry.
+    public var cacheKey: String?
+
+    /// A request for `url`.
+    public init(url: URL, maxPixelSize: Int? = nil, priority: Priority = .normal, cachePolicy: CachePolicy = .useCache,
+                cacheKey: String? = nil) {
+        self.init(urlRequest: URLRequest(url: url), maxPixelSize: maxPixelSize, priority: priority, cachePolicy: cachePolicy,
+                  cacheKey: cacheKey)
+    }
+
+    /// A request sent as `urlRequest` (with its headers).
+    public init(urlRequest: URLRequest, maxPixelSize: Int? = nil, priority: Priority = .normal, cachePolicy: CachePolicy = .useCache,
+                cacheKey: String? = nil) {
+        self.urlRequest = urlRequest
+        self.maxPixelSize = maxPixelSize
+        self.priority = priority
+        self.cachePolicy = cachePolicy
+        self.cacheKey = cacheKey
+    }
+
+    /// The URL being loaded.
+    public var url: URL? { urlRequest.url }
+
+    /// The key the original bytes are cached under: `cacheKey`, else the URL.
+    var dataKey: String { cacheKey ?? urlRequest.url?.absoluteString ?? "" }
+}

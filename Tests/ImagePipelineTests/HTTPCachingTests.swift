@@ -1,0 +1,235 @@
+import Foundation
+import ImageCache
+import ImageCodec
+@testable import ImagePipeline
+import ImageServer
+import Testing
+import TestSupport
+
+@Suite("Pipeline: HTTP caching")
+struct HTTPCachingTests {
+    @Test("a fresh disk entry is served without any request, to a new pipeline with an empty memory cache")
+    func freshEntryNoRequest() async throws {
+        let fixture = try await PipelineFixture.start()
+        let request = ImageRequest(url: fixture.url("kite.jpg"), maxPixelSize: 200)
+        let disk = try fixture.diskCache()
+        let first = try await fixture.pipeline(disk: disk).image(for: request).bitmap
+        let pipeline = fixture.pipeline(disk: disk)
+        let response = try await pipeline.image(for: request)
+        #expect(response.source == .disk && response.bitmap == first && response.bytesDownloaded == 0)
+        #expect(fixture.server.statistics.requests == 1)
+        #expect(try await pipeline.image(for: request).source == .memory)
+        #expect(pipeline.statistics.diskHits == 1 && pipeline.statistics.memoryHits == 1)
+    }
+
+    @Test("a stale entry is revalidated: If-None-Match and If-Modified-Since sent, 304, no body sent again", arguments: ["disk", "memory"])
+    func staleEntryRevalidates(_ layer: String) async throws {
+        let clock = ManualClock()
+        let fixture = try await PipelineFixture.start(cacheControl: "max-age=60", clock: clock)
+        let pipeline = fixture.pipeline(disk: layer == "disk" ? try fixture.diskCache() : nil, clock: clock)
+        let request = ImageRequest(url: fixture.url("ladybird.jpg"), maxPixelSize: 150)
+        let first = try await pipeline.image(for: request)
+        #expect(first.source == .network && first.bytesDownloaded == PipelineFixture.photos["ladybird.jpg"]?.count)
+        clock.advance(by: 30)
+        #expect(pipeline.cachedImage(for: request) == first.bitmap)
+        clock.advance(by: 31)
+        #expect(pipeline.cachedImage(for: request) == nil, "stale: the synchronous lookup must not serve it")
+        let sent = fixture.server.statistics.bytesSent
+        let second = try await pipeline.image(for: request)
+        #expect(second.source == .revalidated && second.bitmap == first.bitmap && second.bytesDownloaded == 0)
+        let statistics = fixture.server.statistics
+        #expect(statistics.conditionalRequests == 1 && statistics.notModified == 1 && statistics.bytesSent == sent)
+        let headers = statistics.lastHeaders["/ladybird.jpg"] ?? [:]
+        #expect(headers["if-none-match"] == ImageServer.Resource(data: try #require(PipelineFixture.photos["ladybird.jpg"])).etag)
+        #expect(headers["if-modified-since"] == "Tue, 14 Nov 2023 22:13:20 GMT")
+        // The 304 made it fresh again: no request now.
+        #expect(try await pipeline.image(for: request).source == .memory)
+        #expect(fixture.server.statistics.requests == 2)
+        #expect(pipeline.statistics.decodes == 1, "a 304 for an image in memory needs no decode")
+    }
+
+    @Test("a stale entry whose image changed on the server is downloaded again and replaced")
+    func staleEntryChanged() async throws {
+        let clock = ManualClock()
+        let fixture = try await PipelineFixture.start(cacheControl: "max-age=60", clock: clock)
+        let disk = try fixture.diskCache()
+        let pipeline = fixture.pipeline(disk: disk, clock: clock)
+        let request = ImageRequest(url: fixture.url("a.jpg"), maxPixelSize: 100)
+        fixture.server.serve("a.jpg", ImageServer.Resource(data: try #require(PipelineFixture.photos["kite.jpg"]), cacheControl: "max-age=60"))
+        _ = try await pipeline.image(for: request)
+        let grey = try #require(PipelineFixture.photos["grey.jpg"])
+        fixture.server.serve("a.jpg", ImageServer.Resource(data: grey, cacheControl: "max-age=60"))
+        clock.advance(by: 61)
+        let second = try await pipeline.image(for: request)
+        let expected = try PipelineFixture.expected("grey.jpg", maxPixelSize: 100)
+        #expect(second.source == .network && second.bitmap == expected)
+        #expect(try disk.value(forKey: request.url!.absoluteString) == grey)
+    }
+
+    @Test("reloadIgnoringCache downloads in full and replaces both caches")
+    func reload() async throws {
+        let fixture = try await PipelineFixture.start()
+        let disk = try fixture.diskCache()
+        let pipeline = fixture.pipeline(disk: disk)
+        let url = fixture.url("b.jpg")
+        fixture.server.serve("b.jpg", ImageServer.Resource(data: try #require(PipelineFixture.photos["kite.jpg"])))
+        _ = try await pipeline.image(for: ImageRequest(url: url, maxPixelSize: 100))
+        let ladybird = try #require(PipelineFixture.photos["ladybird.jpg"])
+        fixture.server.serve("b.jpg", ImageServer.Resource(data: ladybird))
+        // Still fresh: the default policy serves the old image from memory.
+        #expect(try await pipeline.image(for: ImageRequest(url: url, maxPixelSize: 100)).source == .memory)
+        let reloaded = try await pipeline.image(for: ImageRequest(url: url, maxPixelSize: 100, cachePolicy: .reloadIgnoringCache))
+        let expected = try PipelineFixture.expected("ladybird.jpg", maxPixelSize: 100)
+        #expect(reloaded.source == .network && reloaded.bitmap == expected)
+        #expect(fixture.server.statistics.conditionalRequests == 0 && fixture.server.requests("b.jpg") == 2)
+        #expect(try disk.value(forKey: url.absoluteString) == ladybird)
+        #expect(pipeline.cachedImage(for: ImageRequest(url: url, maxPixelSize: 100)) == expected)
+    }
+
+    @Test("revalidate asks the server even for a fresh entry, conditionally")
+    func revalidatePolicy() async throws {
+        let fixture = try await PipelineFixture.start()
+        let pipeline = fixture.pipeline(disk: try fixture.diskCache())
+        let url = fixture.url("grey.jpg")
+        _ = try await pipeline.image(for: ImageRequest(url: url, maxPixelSize: 100))
+        let response = try await pipeline.image(for: ImageRequest(url: url, maxPixelSize: 100, cachePolicy: .revalidate))
+        #expect(response.source == .revalidated)
+        #expect(fixture.server.statistics.conditionalRequests == 1 && fixture.server.statistics.notModified == 1)
+    }
+
+    @Test("returnCacheDataDontLoad: a miss is notCached without any request; stale entries are served")
+    func offline() async throws {
+        let clock = ManualClock()
+        let fixture = try await PipelineFixture.start(cacheControl: "max-age=1", clock: clock)
+        let pipeline = fixture.pipeline(disk: try fixture.diskCache(), clock: clock)
+        let url = fixture.url("kite.jpg")
+        await #expect(throws: ImagePipelineError.notCached) {
+            try await pipeline.image(for: ImageRequest(url: url, maxPixelSize: 100, cachePolicy: .returnCacheDataDontLoad))
+        }
+        #expect(fixture.server.statistics.requests == 0)
+        _ = try await pipeline.image(for: ImageRequest(url: url, maxPixelSize: 100))
+        clock.advance(by: 10)
+        try pipeline.removeAllCachedImages()  // memory only: the disk must serve it
+        let offline = try await pipeline.image(for: ImageRequest(url: url, maxPixelSize: 100, cachePolicy: .returnCacheDataDontLoad))
+        #expect(offline.source == .disk && fixture.server.statistics.requests == 1)
+    }
+
+    @Test("no-store is kept nowhere; no-cache is kept but revalidated every time")
+    func noStoreNoCache() async throws {
+        let fixture = try await PipelineFixture.start()
+        let disk = try fixture.diskCache()
+        let pipeline = fixture.pipeline(disk: disk)
+        let photo = try #require(PipelineFixture.photos["kite.jpg"])
+        fixture.server.serve("nostore.jpg", ImageServer.Resource(data: photo, cacheControl: "no-store"))
+        fixture.server.serve("nocache.jpg", ImageServer.Resource(data: photo, cacheControl: "no-cache"))
+        let noStore = ImageRequest(url: fixture.url("nostore.jpg"), maxPixelSize: 100)
+        #expect(try await pipeline.image(for: noStore).source == .network)
+        #expect(try await pipeline.image(for: noStore).source == .network)
+        #expect(disk.statistics.count == 0 && pipeline.statistics.memoryCount == 0)
+        let noCache = ImageRequest(url: fixture.url("nocache.jpg"), maxPixelSize: 100)
+        #expect(try await pipeline.image(for: noCache).source == .network)
+        #expect(try await pipeline.image(for: noCache).source == .revalidated)
+        #expect(try await pipeline.image(for: noCache).source == .revalidated)
+        #expect(disk.statistics.count == 1 && fixture.server.statistics.notModified == 2)
+    }
+
+    @Test("a pipeline and its disk cache are released once its work is done (no retain cycles)")
+    func released() async throws {
+        let fixture = try await PipelineFixture.start()
+        weak var weakPipeline: ImagePipeline?
+        weak var weakDisk: DiskCache?
+        do {
+            let disk = try fixture.diskCache()
+            let pipeline = fixture.pipeline(disk: disk)
+            (weakPipeline, weakDisk) = (pipeline, disk)
+            _ = try await pipeline.image(for: ImageRequest(url: fixture.url("kite.jpg"), maxPixelSize: 100))
+            let task = pipeline.imageTask(with: ImageRequest(url: fixture.url("grey.jpg"), maxPixelSize: 100))
+            _ = try await task.response
+            let prefetcher = ImagePrefetcher(pipeline: pipeline)
+            prefetcher.startPrefetching(with: [ImageRequest(url: fixture.url("ladybird.jpg"), maxPixelSize: 100)])
+            #expect(await pollUntil { prefetcher.count == 0 })
+        }
+        #expect(await pollUntil { weakPipeline == nil && weakDisk == nil })
+    }
+
+    @Test("a damaged disk entry is a miss: downloaded again and replaced")
+    func damagedDiskEntry() async throws {
+        let fixture = try await PipelineFixture.start()
+        let url = fixture.url("ladybird.jpg")
+        do { _ = try await fixture.pipeline(disk: try fixture.diskCache()).image(for: ImageRequest(url: url, maxPixelSize: 100)) }
+        let entry = fixture.directory.url.appendingPathComponent("disk/entries/" + DiskCache.entryFileName(forKey: url.absoluteString))
+        var bytes = try Data(contentsOf: entry)
+        bytes[bytes.count - 10] ^= 0x40
+        try bytes.write(to: entry)
+        let disk = try await fixture.diskCacheWhenFree()
+        let pipeline = fixture.pipeline(disk: disk)
+        let response = try await pipeline.image(for: ImageRequest(url: url, maxPixelSize: 100))
+        let expected = try PipelineFixture.expected("ladybird.jpg", maxPixelSize: 100)
+        #expect(response.source == .network && response.bitmap == expected)
+        #expect(fixture.server.requests("ladybird.jpg") == 2)
+        #expect(try disk.value(forKey: url.absoluteString) == PipelineFixture.photos["ladybird.jpg"])
+    }
+}
+
+@Suite("HTTP freshness (RFC 9111)")
+struct HTTPFreshnessTests {
+    let requested = Date(timeIntervalSince1970: 1_700_000_000)
+    var received: Date { requested.addingTimeInterval(2) }
+
+    func stored(_ headers: [String: String], heuristic: TimeInterval = 3600) -> HTTPCacheInfo? {
+        let response = DataLoadingResponse(statusCode: 200, headers: headers)
+        guard case .store(let info) = HTTPFreshness.storage(for: response, requested: requested, received: received, heuristicLifetime: heuristic)
+        else { return nil }
+        return info
+    }
+
+    func date(_ offset: TimeInterval) -> String { HTTPDate.format(requested.addingTimeInterval(offset)) }
+
+    @Test("max-age wins over Expires; the time in transit counts as age")
+    func maxAge() throws {
+        let info = try #require(stored(["Cache-Control": "public, max-age=100", "Expires": date(10_000), "Date": date(0)]))
+        #expect(info.expires == received.addingTimeInterval(98))
+    }
+
+    @Test("Age received from an upstream cache shortens freshness")
+    func ageHeader() throws {
+        let info = try #require(stored(["Cache-Control": "max-age=100", "Age": "30", "Date": date(0)]))
+        #expect(info.expires == received.addingTimeInterval(100 - 32))
+    }
+
+    @Test("Expires relative to Date; an invalid Expires is already stale")
+    func expires() throws {
+        let explicit = try #require(stored(["Expires": date(500), "Date": date(0)]))
+        #expect(explicit.expires == received.addingTimeInterval(498))
+        let invalid = try #require(stored(["Expires": "0", "Date": date(0)]))
+        #expect(!invalid.isFresh(at: received))
+    }
+
+    @Test("without explicit freshness: 10% of the time since Last-Modified, else the configured heuristic")
+    func heuristics() throws {
+        let modified = try #require(stored(["Last-Modified": date(-10_000), "Date": date(0)]))
+        #expect(modified.expires == received.addingTimeInterval(1000 - 2))
+        let configured = try #require(stored(["Date": date(0)], heuristic: 600))
+        #expect(configured.expires == received.addingTimeInterval(598))
+    }
+
+    @Test("no-store is not stored; no-cache (and Pragma: no-cache alone) is stored stale")
+    func directives() throws {
+        #expect(stored(["Cache-Control": "private, no-store"]) == nil)
+        let noCache = try #require(stored(["Cache-Control": "no-cache", "ETag": "\"x\""]))
+        #expect(!noCache.isFresh(at: received) && noCache.etag == "\"x\"")
+        let pragma = try #require(stored(["Pragma": "no-cache"]))
+        #expect(!pragma.isFresh(at: received))
+        let overridden = try #require(stored(["Pragma": "no-cache", "Cache-Control": "max-age=60"]))
+        #expect(overridden.isFresh(at: received))
+    }
+
+    @Test("HTTP dates in all three formats a recipient must accept")
+    func dates() {
+        let expected = Date(timeIntervalSince1970: 784_111_777)
+        #expect(HTTPDate.parse("Sun, 06 Nov 1994 08:49:37 GMT") == expected)
+        #expect(HTTPDate.parse("Sunday, 06-Nov-94 08:49:37 GMT") == expected)
+        #expect(HTTPDate.parse("Sun Nov  6 08:49:37 1994") == expected)
+        #expect(HTTPDate.parse("yesterday") == nil)
+    }
+}

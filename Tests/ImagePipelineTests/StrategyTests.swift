@@ -1,0 +1,106 @@
+import Foundation
+import ImageCache
+import ImageCodec
+import ImagePipeline
+import ImageServer
+import Testing
+import TestSupport
+
+@Suite("Pipeline: cache strategies")
+struct StrategyTests {
+    @Test("downsampled: bitmaps at the requested size, one memory entry per size, hits decode nothing")
+    func downsampled() async throws {
+        let fixture = try await PipelineFixture.start()
+        let pipeline = fixture.pipeline(strategy: .downsampled)
+        let url = fixture.url("kite.jpg")
+        for size in [64, 128] { _ = try await pipeline.image(for: ImageRequest(url: url, maxPixelSize: size)) }
+        let small = try #require(pipeline.cachedImage(for: ImageRequest(url: url, maxPixelSize: 64)))
+        #expect(small == (try PipelineFixture.expected("kite.jpg", maxPixelSize: 64)))
+        #expect(try await pipeline.image(for: ImageRequest(url: url, maxPixelSize: 128)).source == .memory)
+        let statistics = pipeline.statistics
+        #expect(statistics.decodes == 2 && statistics.memoryCount == 2)
+        #expect(statistics.memoryCost == small.byteCount + (try PipelineFixture.expected("kite.jpg", maxPixelSize: 128)).byteCount)
+    }
+
+    @Test("decoded: one full-size bitmap serves every size")
+    func decoded() async throws {
+        let fixture = try await PipelineFixture.start()
+        let pipeline = fixture.pipeline(strategy: .decoded)
+        let url = fixture.url("kite.jpg")
+        let first = try await pipeline.image(for: ImageRequest(url: url, maxPixelSize: 64))
+        let full = try PipelineFixture.expected("kite.jpg", maxPixelSize: nil)
+        #expect(first.bitmap == full)
+        #expect(try await pipeline.image(for: ImageRequest(url: url, maxPixelSize: 200)).source == .memory)
+        #expect(pipeline.statistics.decodes == 1 && pipeline.statistics.memoryCost == full.byteCount)
+    }
+
+    @Test("encodedResponse: memory holds the bytes and every hit decodes them, on the caller's thread for cachedImage")
+    func encodedResponse() async throws {
+        let fixture = try await PipelineFixture.start()
+        let pipeline = fixture.pipeline(strategy: .encodedResponse)
+        let request = ImageRequest(url: fixture.url("ladybird.jpg"), maxPixelSize: 100)
+        _ = try await pipeline.image(for: request)
+        #expect(pipeline.statistics.memoryCost == PipelineFixture.photos["ladybird.jpg"]?.count)
+        let expected = try PipelineFixture.expected("ladybird.jpg", maxPixelSize: 100)
+        #expect(pipeline.cachedImage(for: request) == expected)
+        #expect(pipeline.cachedImage(for: request) == expected)
+        let async = try await pipeline.image(for: request)
+        #expect(async.source == .memory && async.bitmap == expected)
+        #expect(pipeline.statistics.decodes == 4 && fixture.server.statistics.requests == 1)
+    }
+
+    @Test("cachedImage serves fresh hits only under policies that allow the cache")
+    func cachedImagePolicies() async throws {
+        let fixture = try await PipelineFixture.start()
+        let pipeline = fixture.pipeline()
+        let url = fixture.url("grey.jpg")
+        _ = try await pipeline.image(for: ImageRequest(url: url, maxPixelSize: 80))
+        #expect(pipeline.cachedImage(for: ImageRequest(url: url, maxPixelSize: 80)) != nil)
+        #expect(pipeline.cachedImage(for: ImageRequest(url: url, maxPixelSize: 81)) == nil)
+        #expect(pipeline.cachedImage(for: ImageRequest(url: url, maxPixelSize: 80, cachePolicy: .reloadIgnoringCache)) == nil)
+        #expect(pipeline.cachedImage(for: ImageRequest(url: url, maxPixelSize: 80, cachePolicy: .revalidate)) == nil)
+        #expect(pipeline.cachedImage(for: ImageRequest(url: url, maxPixelSize: 80, cachePolicy: .returnCacheDataDontLoad)) != nil)
+        // A cache key shared by two URLs.
+        let aliased = ImageRequest(url: fixture.url("grey.jpg?token=2"), maxPixelSize: 80, cacheKey: url.absoluteString)
+        #expect(pipeline.cachedImage(for: aliased) != nil)
+    }
+
+    @Test("storesThumbnails: a cold pipeline decodes the stored thumbnail, not the original, and sends no request")
+    func storedThumbnails() async throws {
+        let fixture = try await PipelineFixture.start()
+        let disk = try fixture.diskCache()
+        let request = ImageRequest(url: fixture.url("kite.jpg"), maxPixelSize: 120)
+        let warm = try await fixture.pipeline(disk: disk, storesThumbnails: true).image(for: request)
+        #expect(disk.statistics.count == 2, "the original and its thumbnail")
+        let cold = fixture.pipeline(disk: disk, storesThumbnails: true)
+        let response = try await cold.image(for: request)
+        #expect(response.source == .disk && cold.statistics.thumbnailDiskHits == 1 && cold.statistics.diskHits == 0)
+        #expect(fixture.server.statistics.requests == 1)
+        #expect(response.bitmap.width == warm.bitmap.width && response.bitmap.height == warm.bitmap.height)
+        // A JPEG of the thumbnail at q90: close to it, not identical.
+        let difference = zip(response.bitmap.pixels, warm.bitmap.pixels).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }
+        #expect(Double(difference) / Double(warm.bitmap.pixels.count) < 3)
+        // A PNG source with alpha keeps its alpha through a PNG thumbnail.
+        let png = ImageRequest(url: fixture.url("calla.png"), maxPixelSize: 100)
+        _ = try await cold.image(for: png)
+        let coldAgain = fixture.pipeline(disk: disk, storesThumbnails: true)
+        let pngResponse = try await coldAgain.image(for: png)
+        #expect(pngResponse.source == .disk && pngResponse.bitmap.format == .rgba)
+        #expect(pngResponse.bitmap == (try PipelineFixture.expected("calla.png", maxPixelSize: 100)))
+    }
+
+    @Test("the memory limit holds: full-size bitmaps over a quarter of it are not kept")
+    func memoryLimit() async throws {
+        let fixture = try await PipelineFixture.start()
+        let full = try PipelineFixture.expected("kite.jpg", maxPixelSize: nil)
+        let pipeline = fixture.pipeline(strategy: .decoded) { $0.memoryCacheLimit = full.byteCount * 3 }
+        for path in ["kite.jpg", "ladybird.jpg", "grey.jpg"] {
+            _ = try await pipeline.image(for: ImageRequest(url: fixture.url(path)))
+            #expect(pipeline.statistics.memoryCost <= full.byteCount * 3)
+        }
+        // The RGB photos are over a quarter of the limit; the gray one (a third of the bytes) is not.
+        #expect(pipeline.statistics.memoryCount == 1)
+        #expect(pipeline.cachedImage(for: ImageRequest(url: fixture.url("grey.jpg"))) != nil)
+        #expect(try await pipeline.image(for: ImageRequest(url: fixture.url("kite.jpg"))).source == .network)
+    }
+}
