@@ -6,6 +6,6 @@ struct ImageEngineCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "image-engine",
         abstract: "Decode, downsample and encode JPEG and PNG images.",
-        subcommands: [InspectCommand.self, ThumbnailCommand.self, CompressCommand.self, CacheCommand.self]
+        subcommands: [InspectCommand.self, ThumbnailCommand.self, CompressCommand.self, FetchCommand.self, CacheCommand.self]
     )
 }

@@ -28,7 +28,21 @@ struct CLIRunner {
     static let samples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("SampleImages")
 
-    static func run(_ arguments: [String]) throws -> Outcome {
+    /// Runs the CLI and waits for it on a dispatch thread: tests run in parallel on Swift's few
+    /// cooperative threads, and one blocked while a child process works would starve the rest
+    /// (a loopback server among them).
+    static func run(_ arguments: [String]) async throws -> Outcome {
+        try await offCooperativePool { try runBlocking(arguments) }
+    }
+
+    /// Runs blocking work (waiting for processes, sleeping) on a dispatch thread.
+    static func offCooperativePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(with: Result { try work() }) }
+        }
+    }
+
+    private static func runBlocking(_ arguments: [String]) throws -> Outcome {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments

@@ -21,7 +21,7 @@ struct CacheCrashTests {
     }
 
     @Test("SIGKILL at seeded instants of put-dir: acknowledged entries read back identical, nothing torn, accounting equals the disk")
-    func killDuringPutDir() throws {
+    func killDuringPutDir() async throws {
         let source = try TemporaryDirectory()
         let files = try Self.makeSource(in: source)
         let cacheRoot = try TemporaryDirectory()
@@ -29,7 +29,8 @@ struct CacheCrashTests {
         var generator = SeededGenerator()
         // How long an uninterrupted put-dir takes after its first store: kills are spread over that.
         let probe = try TemporaryDirectory()
-        let full = try Self.runAndKill(["cache", "--dir", probe.url.path, "put-dir", source.url.path, "--verbose"], afterFirstStore: nil)
+        let probeArguments = ["cache", "--dir", probe.url.path, "put-dir", source.url.path, "--verbose"]
+        let full = try await CLIRunner.offCooperativePool { try Self.runAndKill(probeArguments, afterFirstStore: nil) }
         #expect(full.acknowledged.count == files.count)
         let window = max(full.runTime, 0.005)
 
@@ -39,14 +40,13 @@ struct CacheCrashTests {
             // Odd rounds: a tight limit, so eviction runs while the process is killed.
             let limit = round % 2 == 0 ? 100_000_000 : 1_000_000
             let delay = Double.random(in: 0...(window * 0.9), using: &generator)
-            let outcome = try Self.runAndKill(
-                ["cache", "--dir", cacheDirectory.path, "--size-limit", "\(limit)", "put-dir", source.url.path, "--verbose"],
-                afterFirstStore: delay)
+            let arguments = ["cache", "--dir", cacheDirectory.path, "--size-limit", "\(limit)", "put-dir", source.url.path, "--verbose"]
+            let outcome = try await CLIRunner.offCooperativePool { try Self.runAndKill(arguments, afterFirstStore: delay) }
             if outcome.killed { killedMidRun += 1 }
             let context = "round \(round), delay \(Int(delay * 1000)) ms, \(generator.replay)"
 
             // Reopened read-only first: what the cache counts is what is on disk.
-            let stats = try CLIRunner.run(["cache", "--dir", cacheDirectory.path, "stats"])
+            let stats = try await CLIRunner.run(["cache", "--dir", cacheDirectory.path, "stats"])
             let statistics = try JSONSerialization.jsonObject(with: Data(stats.stdout.utf8)) as? [String: Int]
             let count = try #require(statistics?["count"], "\(context): \(stats.stderr)")
             #expect(statistics?["totalBytes"] == CacheDirectoryContents.bytesOnDisk(cacheDirectory), "\(context)")
@@ -55,7 +55,7 @@ struct CacheCrashTests {
             #expect(entryFiles.count == count, "\(context): orphan or missing files")
             #expect(try FileManager.default.contentsOfDirectory(atPath: cacheDirectory.path + "/tmp").isEmpty, "\(context)")
 
-            let verify = try CLIRunner.run(["cache", "--dir", cacheDirectory.path, "verify"])
+            let verify = try await CLIRunner.run(["cache", "--dir", cacheDirectory.path, "verify"])
             #expect(verify.status == 0, "\(context): \(verify.stderr)")
             let report = try JSONSerialization.jsonObject(with: Data(verify.stdout.utf8)) as? [String: Any]
             #expect((report?["corrupt"] as? [String])?.isEmpty == true, "\(context): torn entry \(verify.stdout)")
@@ -77,17 +77,17 @@ struct CacheCrashTests {
         // And through the CLI's own get: a hit gives identical bytes, a miss exits 1. (The last
         // round recorded a 1 MB limit; put-dir records a larger one again.)
         let output = cacheRoot.file("out.bin")
-        #expect(try CLIRunner.run(["cache", "--dir", cacheDirectory.path, "--size-limit", "100000000", "put-dir", source.url.path]).status == 0)
-        #expect(try CLIRunner.run(["cache", "--dir", cacheDirectory.path, "get", "photo-07.jpg", "--output", output.path]).status == 0)
+        #expect(try await CLIRunner.run(["cache", "--dir", cacheDirectory.path, "--size-limit", "100000000", "put-dir", source.url.path]).status == 0)
+        #expect(try await CLIRunner.run(["cache", "--dir", cacheDirectory.path, "get", "photo-07.jpg", "--output", output.path]).status == 0)
         #expect(try Data(contentsOf: output) == files["photo-07.jpg"])
-        #expect(try CLIRunner.run(["cache", "--dir", cacheDirectory.path, "get", "nope", "--output", output.path]).status == 1)
+        #expect(try await CLIRunner.run(["cache", "--dir", cacheDirectory.path, "get", "nope", "--output", output.path]).status == 1)
     }
 
     @Test("a second process on a cache directory in use fails fast with a clear message")
-    func lockedByAnotherProcess() throws {
+    func lockedByAnotherProcess() async throws {
         let root = try TemporaryDirectory()
         let holder = try DiskCache(directory: root.url)
-        let outcome = try CLIRunner.run(["cache", "--dir", root.url.path, "stats"])
+        let outcome = try await CLIRunner.run(["cache", "--dir", root.url.path, "stats"])
         #expect(outcome.status == 1 && outcome.stderr.contains("in use by another process"))
         _ = holder.statistics
     }

@@ -18,12 +18,12 @@ struct CompressCommandTests {
     }
 
     @Test("--json prints budget, total and per-image fields; files and the multipart body are written")
-    func json() throws {
+    func json() async throws {
         let directory = try TemporaryDirectory()
         let inputs = try Self.photos(in: directory)
         let output = directory.url.appendingPathComponent("out")
         let body = directory.file("request.body")
-        let outcome = try CLIRunner.run(["compress"] + inputs + ["--output", output.path, "--budget", "40KB", "--max-pixel-size", "400",
+        let outcome = try await CLIRunner.run(["compress"] + inputs + ["--output", output.path, "--budget", "40KB", "--max-pixel-size", "400",
                                                                  "--min-pixel-size", "200", "--json", "--multipart", body.path,
                                                                  "--field", #"params={"title":"chair"}"#])
         #expect(outcome.status == 0, "\(outcome.stderr)")
@@ -49,11 +49,11 @@ struct CompressCommandTests {
     }
 
     @Test("an unreachable budget exits non-zero with a clear message and writes nothing")
-    func unreachable() throws {
+    func unreachable() async throws {
         let directory = try TemporaryDirectory()
         let inputs = try Self.photos(in: directory)
         let output = directory.url.appendingPathComponent("out")
-        let outcome = try CLIRunner.run(["compress"] + inputs + ["--output", output.path, "--budget", "1KiB", "--max-pixel-size", "400",
+        let outcome = try await CLIRunner.run(["compress"] + inputs + ["--output", output.path, "--budget", "1KiB", "--max-pixel-size", "400",
                                                                  "--min-pixel-size", "200"])
         #expect(outcome.status != 0)
         #expect(outcome.stderr.contains("cannot be met") && outcome.stderr.contains("1024"))
@@ -61,12 +61,12 @@ struct CompressCommandTests {
     }
 
     @Test("a bad input exits non-zero naming the file")
-    func badInput() throws {
+    func badInput() async throws {
         let directory = try TemporaryDirectory()
         let bad = directory.file("broken.jpg")
         try Data([0xFF, 0xD8, 0xFF, 0x00, 0x01]).write(to: bad)
-        let outcome = try CLIRunner.run(["compress", bad.path, "--output", directory.url.appendingPathComponent("out").path])
+        let outcome = try await CLIRunner.run(["compress", bad.path, "--output", directory.url.appendingPathComponent("out").path])
         #expect(outcome.status != 0 && outcome.stderr.contains("broken.jpg"))
-        #expect(try CLIRunner.run(["compress", bad.path, "--output", "x", "--budget", "lots"]).status != 0)
+        #expect(try await CLIRunner.run(["compress", bad.path, "--output", "x", "--budget", "lots"]).status != 0)
     }
 }

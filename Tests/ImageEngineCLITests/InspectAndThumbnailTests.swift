@@ -6,12 +6,12 @@ import Testing
 @Suite("CLI: inspect and thumbnail")
 struct InspectAndThumbnailTests {
     @Test("inspect prints the contracted fields per file and exits 1 after a bad file")
-    func inspect() throws {
+    func inspect() async throws {
         let directory = try TemporaryDirectory()
         let bad = directory.file("broken.jpg")
         try Data([0xFF, 0xD8, 0xFF, 0xE0, 0x00]).write(to: bad)
         let kite = CLIRunner.samples.appendingPathComponent("Kite.jpg").path
-        let outcome = try CLIRunner.run(["inspect", kite, bad.path])
+        let outcome = try await CLIRunner.run(["inspect", kite, bad.path])
         #expect(outcome.status == 1)
         let lines = outcome.jsonLines
         try #require(lines.count == 2)
@@ -25,17 +25,17 @@ struct InspectAndThumbnailTests {
         #expect(good["orientation"] as? Int == 1 && good["hasAlpha"] as? Bool == false)
         #expect(lines[1]["file"] as? String == bad.path)
         #expect((lines[1]["error"] as? String)?.contains("truncated") == true)
-        #expect(try CLIRunner.run(["inspect", kite]).status == 0)
+        #expect(try await CLIRunner.run(["inspect", kite]).status == 0)
     }
 
     @Test("thumbnail writes resized files, reports JSON, skips bad files and exits 1")
-    func thumbnail() throws {
+    func thumbnail() async throws {
         let directory = try TemporaryDirectory()
         let bad = directory.file("random.png")
         try Data((0..<500).map { UInt8(truncatingIfNeeded: $0 * 31) }).write(to: bad)
         let output = directory.url.appendingPathComponent("out")
         let inputs = ["Kite.jpg", "calla.png", "Grey.jpg"].map { CLIRunner.samples.appendingPathComponent($0).path }
-        let outcome = try CLIRunner.run(["thumbnail"] + inputs + [bad.path, "--output", output.path,
+        let outcome = try await CLIRunner.run(["thumbnail"] + inputs + [bad.path, "--output", output.path,
                                                                   "--max-pixel-size", "300", "--json", "--jobs", "2"])
         #expect(outcome.status == 1)
         #expect(outcome.stderr.contains(bad.path))
@@ -55,13 +55,13 @@ struct InspectAndThumbnailTests {
     }
 
     @Test("thumbnail without --max-pixel-size keeps the size; --format png writes PNG")
-    func thumbnailOptions() throws {
+    func thumbnailOptions() async throws {
         let directory = try TemporaryDirectory()
         let input = CLIRunner.samples.appendingPathComponent("LadyBird.jpg").path
-        #expect(try CLIRunner.run(["thumbnail", input, "--output", directory.url.path, "--format", "png"]).status == 0)
+        #expect(try await CLIRunner.run(["thumbnail", input, "--output", directory.url.path, "--format", "png"]).status == 0)
         let header = try ImageDecoder.header(of: Data(contentsOf: directory.file("LadyBird.png")))
         #expect(header.format == .png && header.width == 2560 && header.height == 1600)
-        let invalid = try CLIRunner.run(["thumbnail", input, "--output", directory.url.path, "--quality", "0"])
+        let invalid = try await CLIRunner.run(["thumbnail", input, "--output", directory.url.path, "--quality", "0"])
         #expect(invalid.status != 0 && invalid.stderr.contains("quality"))
     }
 }
