@@ -3,7 +3,7 @@ import PackageDescription
 
 let package = Package(
     name: "image-engine",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: [
         .library(name: "ImageCodec", targets: ["ImageCodec"]),
         .library(name: "ImageCache", targets: ["ImageCache"]),

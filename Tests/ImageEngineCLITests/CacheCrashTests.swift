@@ -20,30 +20,27 @@ struct CacheCrashTests {
         return files
     }
 
-    @Test("SIGKILL at seeded instants of put-dir: acknowledged entries read back identical, nothing torn, accounting equals the disk")
+    @Test("SIGKILL at seeded points of put-dir: acknowledged entries read back identical, nothing torn, accounting equals the disk")
     func killDuringPutDir() async throws {
         let source = try TemporaryDirectory()
         let files = try Self.makeSource(in: source)
         let cacheRoot = try TemporaryDirectory()
         let cacheDirectory = cacheRoot.url.appendingPathComponent("cache")
         var generator = SeededGenerator()
-        // How long an uninterrupted put-dir takes after its first store: kills are spread over that.
-        let probe = try TemporaryDirectory()
-        let probeArguments = ["cache", "--dir", probe.url.path, "put-dir", source.url.path, "--verbose"]
-        let full = try await CLIRunner.offCooperativePool { try Self.runAndKill(probeArguments, afterFirstStore: nil) }
-        #expect(full.acknowledged.count == files.count)
-        let window = max(full.runTime, 0.005)
 
         var killedMidRun = 0
         for round in 0..<30 {
             // Even rounds: room for everything, so every acknowledged store must survive.
             // Odd rounds: a tight limit, so eviction runs while the process is killed.
             let limit = round % 2 == 0 ? 100_000_000 : 1_000_000
-            let delay = Double.random(in: 0...(window * 0.9), using: &generator)
+            // Measured from the run's own progress (after the k-th acknowledged store), plus a
+            // jitter that lands the kill anywhere inside the stores that follow.
+            let point = KillPoint(afterStores: Int.random(in: 1...(files.count - 5), using: &generator),
+                                  jitter: Double.random(in: 0...0.003, using: &generator))
             let arguments = ["cache", "--dir", cacheDirectory.path, "--size-limit", "\(limit)", "put-dir", source.url.path, "--verbose"]
-            let outcome = try await CLIRunner.offCooperativePool { try Self.runAndKill(arguments, afterFirstStore: delay) }
+            let outcome = try await CLIRunner.offCooperativePool { try Self.runAndKill(arguments, at: point) }
             if outcome.killed { killedMidRun += 1 }
-            let context = "round \(round), delay \(Int(delay * 1000)) ms, \(generator.replay)"
+            let context = "round \(round), kill after store \(point.afterStores) + \(Int(point.jitter * 1e6)) µs, \(generator.replay)"
 
             // Reopened read-only first: what the cache counts is what is on disk.
             let stats = try await CLIRunner.run(["cache", "--dir", cacheDirectory.path, "stats"])
@@ -97,13 +94,16 @@ struct CacheCrashTests {
         var acknowledged: Set<String>
         /// True when the kill ended it; false when it had finished on its own.
         var killed: Bool
-        /// Seconds from the first acknowledged store to the end.
-        var runTime: Double
     }
 
-    /// Starts the CLI and, once it has acknowledged its first store, waits `delay` seconds and
-    /// kills it with SIGKILL (nil: lets it finish).
-    static func runAndKill(_ arguments: [String], afterFirstStore delay: Double?) throws -> Outcome {
+    /// When to kill: after this many acknowledged stores, and then this many seconds more.
+    struct KillPoint {
+        var afterStores: Int
+        var jitter: Double
+    }
+
+    /// Starts the CLI and kills it with SIGKILL at `point` of its progress.
+    static func runAndKill(_ arguments: [String], at point: KillPoint) throws -> Outcome {
         let process = Process()
         process.executableURL = CLIRunner.executable
         process.arguments = arguments
@@ -113,22 +113,18 @@ struct CacheCrashTests {
         try process.run()
         var output = Data()
         let reader = pipe.fileHandleForReading
-        while !output.contains(UInt8(ascii: "\n")) {
+        while output.reduce(0, { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }) < point.afterStores {
             let chunk = reader.availableData
             if chunk.isEmpty { break }
             output.append(chunk)
         }
-        let firstStore = Date()
-        if let delay {
-            Thread.sleep(forTimeInterval: delay)
-            kill(process.processIdentifier, SIGKILL)
-        }
+        Thread.sleep(forTimeInterval: point.jitter)
+        kill(process.processIdentifier, SIGKILL)
         output.append(reader.readDataToEndOfFile())
         process.waitUntilExit()
-        let runTime = Date().timeIntervalSince(firstStore)
         var lines = String(decoding: output, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
         lines.removeLast()  // after the last newline: empty, or a line cut by the kill
         return Outcome(acknowledged: Set(lines.compactMap { $0.hasPrefix("stored ") ? String($0.dropFirst(7)) : nil }),
-                       killed: process.terminationReason == .uncaughtSignal, runTime: runTime)
+                       killed: process.terminationReason == .uncaughtSignal)
     }
 }

@@ -11,7 +11,8 @@ struct PipelineConcurrencyTests {
     @Test("many requests on shared URLs, with random cancellations and priority changes: every survivor gets the right pixels")
     func stress() async throws {
         let fixture = try await PipelineFixture.start(throttle: ImageServer.Throttle(latency: .milliseconds(5), bytesPerSecond: 5_000_000))
-        let pipeline = fixture.pipeline(disk: try fixture.diskCache()) { $0.maximumConcurrentDownloads = 3 }
+        // Generous timeouts: under the thread sanitizer everything runs several times slower.
+        let pipeline = fixture.pipeline(disk: try fixture.diskCache(), timeout: 120) { $0.maximumConcurrentDownloads = 3 }
         let paths = ["kite.jpg", "ladybird.jpg", "grey.jpg", "calla.png"]
         let sizes = [48, 96]
         var expected: [String: Bitmap] = [:]

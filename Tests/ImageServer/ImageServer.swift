@@ -89,12 +89,17 @@ public final class ImageServer: Sendable {
         // Off the cooperative pool: tests that block its few threads (a synchronous decode, a
         // child process being waited for) must not stall the server their client is talking to.
         let runner = Task(executorPreference: DispatchTaskExecutor.shared) { try await server.run() }
-        try await server.waitUntilListening(timeout: 10)
-        guard case .ip4(_, let port) = await server.listeningAddress else {
-            runner.cancel()
-            throw URLError(.cannotConnectToHost)
+        // Polled rather than waitUntilListening(timeout:), whose fixed 10 s runs out on a
+        // machine busy with other tests (the thread sanitizer slows everything down a lot).
+        for _ in 0..<6000 {
+            if case .ip4(_, let port) = await server.listeningAddress {
+                disableNagle(onListenerAt: port)
+                return ImageServer(server: server, runner: runner, state: state, port: port)
+            }
+            try await Task.sleep(for: .milliseconds(10))
         }
-        return ImageServer(server: server, runner: runner, state: state, port: port)
+        runner.cancel()
+        throw URLError(.cannotConnectToHost)
     }
 
     private init(server: HTTPServer, runner: Task<Void, any Error>, state: State, port: UInt16) {
@@ -155,6 +160,27 @@ public final class ImageServer: Sendable {
     }
 
     static func normalized(_ path: String) -> String { path.hasPrefix("/") ? path : "/" + path }
+}
+
+/// Sets TCP_NODELAY on the listening socket bound to `port` (Linux hands it on to every
+/// accepted connection). FlyingFox writes a response's head and body separately and sets no
+/// socket options: with Nagle's algorithm the body then waits for the client's delayed ACK,
+/// 40 ms per response, which would swamp every loopback timing. It offers no hook for socket
+/// options, so the descriptor is found among the process's own.
+private func disableNagle(onListenerAt port: UInt16) {
+    for descriptor in Int32(3)..<Int32(4096) {
+        var address = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let named = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        guard named == 0, address.sin_family == sa_family_t(AF_INET), UInt16(bigEndian: address.sin_port) == port else { continue }
+        var listening: Int32 = 0
+        var size = socklen_t(MemoryLayout<Int32>.size)
+        guard getsockopt(descriptor, SOL_SOCKET, SO_ACCEPTCONN, &listening, &size) == 0, listening != 0 else { continue }
+        var on: Int32 = 1
+        setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
+    }
 }
 
 /// Runs tasks on Dispatch's global queue, whose threads are not Swift's cooperative pool.

@@ -77,7 +77,7 @@ extension ImagePipeline {
             try? disk.removeValue(forKey: key)
             return nil
         }
-        recorder.record { $0.thumbnailDiskHits += 1 }
+        recorder.add(.thumbnailDiskHits)
         imageMemory?.setValue(CachedImage(bitmap: bitmap, info: info), forKey: memoryKey(for: request), cost: bitmap.byteCount)
         return ImageResponse(bitmap: bitmap, source: .disk)
     }
@@ -91,7 +91,7 @@ extension ImagePipeline {
             metadata.contentType = bitmap.format.hasAlpha ? "image/png" : "image/jpeg"
             try disk.setValue(data, forKey: key, metadata: metadata)
         } catch {
-            recorder.record { $0.diskErrors += 1 }
+            recorder.add(.diskErrors)
         }
     }
 }

@@ -16,7 +16,7 @@ extension ImagePipeline {
             for: key, priority: parent.priority, following: parent.observePriority,
             operation: { [self] job throws(ImagePipelineError) in try await loadOriginal(request, key: key, job: job) },
             progress: { parent.reportProgress(received: $0, expected: $1) },
-            onJoin: { [recorder] in recorder.record { $0.sharedDownloads += 1 } })
+            onJoin: { [recorder] in recorder.add(.sharedDownloads) })
     }
 
     /// What the caches hold for a key: bytes (nil when only validators of an image in memory
@@ -42,7 +42,7 @@ extension ImagePipeline {
         }
         if let cached, let data = cached.data,
            policy == .returnCacheDataDontLoad || (policy == .useCache && cached.info.isFresh(at: configuration.clock.now)) {
-            recorder.record { if cached.source == .disk { $0.diskHits += 1 } else { $0.memoryHits += 1 } }
+            recorder.add(cached.source == .disk ? .diskHits : .memoryHits)
             if cached.source == .disk { dataMemory?.setValue(CachedData(data: data, info: cached.info), forKey: key.dataKey, cost: data.count) }
             return OriginalData(data: data, info: cached.info, source: cached.source, bytesDownloaded: 0, confirmed: nil, commit: nil)
         }
@@ -61,16 +61,14 @@ extension ImagePipeline {
             [recorder] () async throws(ImagePipelineError) -> (Date, DataLoadingResponse) in
             try Task.checkCancellation(or: ImagePipelineError.cancelled)
             let requested = clock.now
-            recorder.record {
-                $0.networkRequests += 1
-                if validators != nil { $0.conditionalRequests += 1 }
-            }
+            recorder.add(.networkRequests)
+            if validators != nil { recorder.add(.conditionalRequests) }
             do throws(DataLoadingError) {
                 return (requested, try await loader.loadData(for: urlRequest, maximumBodySize: limit) { received, expected in
                     job.reportProgress(received: received, expected: expected)
                 })
             } catch .cancelled {
-                recorder.record { $0.cancelledDownloads += 1 }
+                recorder.add(.cancelledDownloads)
                 throw .cancelled
             } catch .bodyTooLarge(let limit) {
                 throw .tooLarge(limit: limit)
@@ -84,7 +82,7 @@ extension ImagePipeline {
         if response.statusCode == 304 {
             // A 304 is an answer to a conditional request only.
             guard let cached, let validators else { throw .badStatus(304) }
-            recorder.record { $0.notModifiedResponses += 1 }
+            recorder.add(.notModifiedResponses)
             guard case .store(let info) = storage else {
                 removeOriginal(key.dataKey)
                 return OriginalData(data: cached.data, info: nil, source: .revalidated, bytesDownloaded: 0, confirmed: validators, commit: nil)
@@ -100,10 +98,8 @@ extension ImagePipeline {
             if case .unsupportedFormat(let format) = error { throw .notAnImage(format) }
             throw .notAnImage(.unknown)
         }
-        recorder.record {
-            $0.downloads += 1
-            $0.bytesDownloaded += response.data.count
-        }
+        recorder.add(.downloads)
+        recorder.add(.bytesDownloaded, response.data.count)
         let data = response.data
         switch storage {
         case .none:
@@ -122,7 +118,7 @@ extension ImagePipeline {
         do {
             return try disk.entry(forKey: key, allowingExpired: true)
         } catch {
-            recorder.record { $0.diskErrors += 1 }
+            recorder.add(.diskErrors)
             return nil
         }
     }
@@ -133,7 +129,7 @@ extension ImagePipeline {
         do {
             try disk.setValue(data, forKey: key, metadata: info.metadata)
         } catch {
-            recorder.record { $0.diskErrors += 1 }
+            recorder.add(.diskErrors)
         }
     }
 
@@ -143,7 +139,7 @@ extension ImagePipeline {
         do {
             try configuration.diskCache?.removeValue(forKey: key)
         } catch {
-            recorder.record { $0.diskErrors += 1 }
+            recorder.add(.diskErrors)
         }
     }
 }

@@ -64,7 +64,10 @@ public final class ImagePipeline: Sendable {
 
     /// Loads the image: from memory, disk or network as the request's cache policy allows.
     /// Cancelling the calling task cancels the request.
-    public func image(for request: ImageRequest) async throws(ImagePipelineError) -> ImageResponse {
+    ///
+    /// `nonisolated(nonsending)`: it starts on the caller's executor (the main actor, for a
+    /// cell), so a memory hit returns without hopping threads; the work of a miss runs elsewhere.
+    public nonisolated(nonsending) func image(for request: ImageRequest) async throws(ImagePipelineError) -> ImageResponse {
         if let response = memoryResponse(for: request, decodingEncoded: false) { return response }
         let task = ImageTask(request: request, pipeline: self)
         let result = await withTaskCancellationHandler {
@@ -139,18 +142,18 @@ public final class ImagePipeline: Sendable {
         }
         if let imageMemory {
             guard let hit = imageMemory.value(forKey: memoryKey(for: request)), allowed(hit.info) else { return nil }
-            recorder.record { $0.memoryHits += 1 }
+            recorder.add(.memoryHits)
             return ImageResponse(bitmap: hit.bitmap, source: .memory)
         }
         guard decodingEncoded, let dataMemory, let hit = dataMemory.value(forKey: request.dataKey), allowed(hit.info),
               let bitmap = try? decode(hit.data, maxPixelSize: decodeSize(for: request)) else { return nil }
-        recorder.record { $0.memoryHits += 1 }
+        recorder.add(.memoryHits)
         return ImageResponse(bitmap: bitmap, source: .memory)
     }
 
     /// Decodes on the calling thread and counts it.
     func decode(_ data: Data, maxPixelSize: Int?) throws(ImagePipelineError) -> Bitmap {
-        recorder.record { $0.decodes += 1 }
+        recorder.add(.decodes)
         let decoder = ImageDecoder(options: DecodingOptions(maxPixelSize: maxPixelSize, limits: configuration.decodingLimits))
         do {
             return try decoder.decode(data)

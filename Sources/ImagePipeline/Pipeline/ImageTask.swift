@@ -50,7 +50,7 @@ public final class ImageTask: @unchecked Sendable {
                 case .finished(let result): finish(result)
                 }
             })
-        if joined { recorder.record { $0.coalescedRequests += 1 } }
+        if joined { recorder.add(.coalescedRequests) }
         lock.withLock { self.subscription = subscription }
     }
 
@@ -106,8 +106,8 @@ public final class ImageTask: @unchecked Sendable {
         }
         guard let (waiters, cancelled) = first else { return }
         switch result {
-        case .failure(.cancelled) where cancelled: recorder.record { $0.cancelledRequests += 1 }
-        case .failure: recorder.record { $0.failures += 1 }
+        case .failure(.cancelled) where cancelled: recorder.add(.cancelledRequests)
+        case .failure: recorder.add(.failures)
         case .success: break
         }
         eventSink.yield(.finished(result))

@@ -34,14 +34,21 @@ public struct ImageRequest: Sendable, Hashable {
     }
 
     /// The HTTP request; its URL identifies the image.
-    public var urlRequest: URLRequest
+    public var urlRequest: URLRequest {
+        didSet { dataKey = Self.dataKey(urlRequest, cacheKey) }
+    }
     /// Longest side of the decoded image in pixels; nil decodes at full size. Never upscales.
     public var maxPixelSize: Int?
     public var priority: Priority
     public var cachePolicy: CachePolicy
     /// The key the image is cached under; by default the URL, so two URLs for one image (a
     /// signed URL with a changing query, say) can share an entry.
-    public var cacheKey: String?
+    public var cacheKey: String? {
+        didSet { dataKey = Self.dataKey(urlRequest, cacheKey) }
+    }
+    /// The key the original bytes are cached under: `cacheKey`, else the URL. Kept rather than
+    /// computed, because a memory hit looks it up and `URL.absoluteString` allocates.
+    private(set) var dataKey: String
 
     /// A request for `url`.
     public init(url: URL, maxPixelSize: Int? = nil, priority: Priority = .normal, cachePolicy: CachePolicy = .useCache,
@@ -58,11 +65,13 @@ public struct ImageRequest: Sendable, Hashable {
         self.priority = priority
         self.cachePolicy = cachePolicy
         self.cacheKey = cacheKey
+        dataKey = Self.dataKey(urlRequest, cacheKey)
     }
 
     /// The URL being loaded.
     public var url: URL? { urlRequest.url }
 
-    /// The key the original bytes are cached under: `cacheKey`, else the URL.
-    var dataKey: String { cacheKey ?? urlRequest.url?.absoluteString ?? "" }
+    private static func dataKey(_ request: URLRequest, _ cacheKey: String?) -> String {
+        cacheKey ?? request.url?.absoluteString ?? ""
+    }
 }
