@@ -9,10 +9,11 @@ let engine = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletin
 
 let package = Package(
     name: "image-engine-benchmarks",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     dependencies: [
         .package(path: ".."),
         .package(url: "https://github.com/ordo-one/package-benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+        .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
     ],
     targets: [
         .executableTarget(
@@ -24,18 +25,35 @@ let package = Package(
             path: "Benchmarks/CodecBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
         ),
+        // The loopback image server of the pipeline tests: Sources/ImageServer is a link to
+        // Tests/ImageServer, so both use one copy of it.
+        .target(name: "ImageServer", dependencies: [.product(name: "FlyingFox", package: "FlyingFox")], path: "Sources/ImageServer"),
         // Plain timing, without package-benchmark: its ARC and malloc instrumentation on
         // Linux adds ~800 ns to every cache hit (NSCache's and ours alike), which would
         // swamp the ~100 ns being measured.
+        .target(name: "BenchmarkSupport", path: "Sources/BenchmarkSupport"),
         .executableTarget(
             name: "cache-report",
-            dependencies: [.product(name: "ImageCache", package: engine)],
+            dependencies: ["BenchmarkSupport", .product(name: "ImageCache", package: engine)],
             path: "Sources/cache-report"
+        ),
+        // The pipeline's memory and disk hits against the caches called directly, cold loads
+        // against a plain URLSession + decode loop, and what coalescing saves.
+        .executableTarget(
+            name: "pipeline-report",
+            dependencies: [
+                "BenchmarkSupport", "ImageServer",
+                .product(name: "ImagePipeline", package: engine),
+                .product(name: "ImageCache", package: engine),
+                .product(name: "ImageCodec", package: engine),
+            ],
+            path: "Sources/pipeline-report"
         ),
         // The upload-budget allocator against the naive split and one shared quality.
         .executableTarget(
             name: "budget-report",
             dependencies: [
+                "BenchmarkSupport",
                 .product(name: "ImageBudget", package: engine),
                 .product(name: "ImageCodec", package: engine),
             ],

@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import Foundation
 import ImageBudget
 import ImageCodec
@@ -19,8 +20,6 @@ let collections: [(title: String, names: [String])] = arguments.count > 1
 let budget = 300_000
 let options = UploadBudgetOptions(budget: budget)
 
-func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
-
 func timed<T>(_ body: () async throws -> T) async rethrows -> (T, Double) {
     var results: [T] = []
     var times: [Double] = []
@@ -29,7 +28,7 @@ func timed<T>(_ body: () async throws -> T) async rethrows -> (T, Double) {
         results.append(try await body())
         times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
     }
-    return (results[0], median(times))
+    return (results[0], Measure.median(times))
 }
 
 func format(_ value: Double, _ spec: String = "%.4f") -> String { String(format: spec, value) }

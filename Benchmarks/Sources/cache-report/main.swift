@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import BenchmarkSupport
 import ImageCache
 
 // Memory cache against NSCache and disk cache against URLCache's disk store, measured in one

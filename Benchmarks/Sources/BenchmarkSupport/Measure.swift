@@ -1,11 +1,11 @@
 import Foundation
 
 /// Timing helpers: nanosecond clock, medians and percentiles.
-enum Measure {
-    static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+public enum Measure {
+    public static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 
     /// Median over `rounds` of the nanoseconds per operation of `body`, which does `operations`.
-    static func nanosecondsPerOperation(rounds: Int = 9, operations: Int, _ body: () -> Void) -> Double {
+    public static func nanosecondsPerOperation(rounds: Int = 9, operations: Int, _ body: () -> Void) -> Double {
         let samples = (0..<rounds).map { _ in
             let start = now()
             body()
@@ -14,15 +14,20 @@ enum Measure {
         return median(samples)
     }
 
-    static func median(_ values: [Double]) -> Double { percentile(values, 0.5) }
+    public static func median(_ values: [Double]) -> Double { percentile(values, 0.5) }
 
-    static func percentile(_ values: [Double], _ fraction: Double) -> Double {
+    /// Smallest and largest, for showing the spread beside a median.
+    public static func range(_ values: [Double]) -> (min: Double, max: Double) {
+        (values.min() ?? .nan, values.max() ?? .nan)
+    }
+
+    public static func percentile(_ values: [Double], _ fraction: Double) -> Double {
         let sorted = values.sorted()
         return sorted[min(sorted.count - 1, Int(Double(sorted.count - 1) * fraction + 0.5))]
     }
 
     /// p50 and p99 of single operations, each timed on its own (clock overhead included).
-    static func latency(samples: Int, _ operation: (Int) -> Void) -> (p50: Double, p99: Double) {
+    public static func latency(samples: Int, _ operation: (Int) -> Void) -> (p50: Double, p99: Double) {
         var timings = [Double](repeating: 0, count: samples)
         for index in 0..<samples {
             let start = now()
@@ -33,13 +38,13 @@ enum Measure {
     }
 
     /// The cost of reading the clock twice, reported beside latencies.
-    static var clockOverhead: Double { latency(samples: 100_000) { _ in }.p50 }
+    public static var clockOverhead: Double { latency(samples: 100_000) { _ in }.p50 }
 }
 
 /// NSCache is documented as thread-safe but is not marked Sendable on Linux.
-final class NSCacheReference: @unchecked Sendable {
-    let cache = NSCache<NSString, NSData>()
-    let keys: [NSString]
+public final class NSCacheReference: @unchecked Sendable {
+    public let cache = NSCache<NSString, NSData>()
+    public let keys: [NSString]
 
-    init(keys: [String]) { self.keys = keys.map { $0 as NSString } }
+    public init(keys: [String]) { self.keys = keys.map { $0 as NSString } }
 }
