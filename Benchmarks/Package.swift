@@ -49,6 +49,19 @@ let package = Package(
             ],
             path: "Sources/pipeline-report"
         ),
+        // The strategy benchmark: a loopback server in its own process, and one process per
+        // strategy run (so peak memory and CPU time are each strategy's own).
+        .executableTarget(name: "image-server", dependencies: ["ImageServer"], path: "Sources/image-server"),
+        .executableTarget(
+            name: "strategy-run",
+            dependencies: [
+                "BenchmarkSupport",
+                .product(name: "ImagePipeline", package: engine),
+                .product(name: "ImageCache", package: engine),
+                .product(name: "ImageCodec", package: engine),
+            ],
+            path: "Sources/strategy-run"
+        ),
         // The upload-budget allocator against the naive split and one shared quality.
         .executableTarget(
             name: "budget-report",

@@ -61,7 +61,7 @@ public final class ImageServer: Sendable {
     }
 
     /// What the server saw and did.
-    public struct Statistics: Sendable, Hashable {
+    public struct Statistics: Sendable, Hashable, Codable {
         public var requests = 0
         public var conditionalRequests = 0
         public var notModified = 0
@@ -220,6 +220,7 @@ extension ImageServer {
 
         func respond(to request: HTTPRequest) async -> HTTPResponse {
             let path = request.path
+            if path.hasPrefix("/_control/") { return control(path, request) }
             let ifNoneMatch = request.headers[HTTPHeader("If-None-Match")]
             let ifModifiedSince = request.headers[HTTPHeader("If-Modified-Since")]
             var headers: [String: String] = [:]
@@ -272,6 +273,22 @@ extension ImageServer {
             case .stall(let duration):
                 try? await Task.sleep(for: duration)
                 return HTTPResponse(statusCode: .ok, headers: [.contentType: type], body: data)
+            }
+        }
+
+        /// `/_control/stats` (statistics as JSON) and `/_control/reset` (zero them), so a client
+        /// in another process (a benchmark) can read what the server saw.
+        private func control(_ path: String, _ request: HTTPRequest) -> HTTPResponse {
+            switch path {
+            case "/_control/stats":
+                let statistics = read { $0.statistics }
+                let body = (try? JSONEncoder().encode(statistics)) ?? Data()
+                return HTTPResponse(statusCode: .ok, headers: [.contentType: "application/json"], body: body)
+            case "/_control/reset":
+                update { $0.statistics = Statistics() }
+                return HTTPResponse(statusCode: .ok)
+            default:
+                return Self.page(status: .notFound)
             }
         }
 

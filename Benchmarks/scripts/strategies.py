@@ -1,0 +1,348 @@
+#!/usr/bin/env python3
+"""The cache-strategy benchmark: every strategy on the same scrolled product grid.
+
+Starts a loopback image server (its own process), runs each configuration in a process of its
+own (strategy-run: one frame thread at 120 Hz over the scroll trace), repeats the whole matrix
+with the order rotated each time, and writes Benchmarks/Results/strategies.md, strategies.json
+and the charts. Medians over the repetitions, with the range.
+
+    Benchmarks/scripts/strategies.py [--repetitions N] [--quick]
+"""
+import argparse
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+BENCHMARKS = os.path.dirname(HERE)
+ROOT = os.path.dirname(BENCHMARKS)
+RESULTS = os.path.join(BENCHMARKS, "Results")
+PHOTOS = ["Dragonfly.jpg", "Elephants-q90.jpg", "Honeywave.jpg", "MilkyWay-q90.jpg", "SafeLanding.jpg",
+          "Sunset.jpg", "firstgeneration.jpg", "the-mouse.jpg"]
+PRODUCTS = 120
+
+LABELS = {
+    "S1": "S1 URLSession + URLCache, decode on frame",
+    "S1-off": "S1' URLSession + URLCache, decode off frame",
+    "S2": "S2 NSCache of full-size bitmaps",
+    "S3": "S3 engine encodedResponse, decode on frame",
+    "S3-off": "S3' engine encodedResponse, decode off frame",
+    "S4": "S4 engine decoded (full size)",
+    "S5": "S5 engine downsampled (default)",
+    "S6": "S6 engine downsampled + thumbnails, relaunch",
+}
+ORDER = ["S1", "S1-off", "S2", "S3", "S3-off", "S4", "S5", "S6"]
+NETWORKS = {"none": [], "phone": ["--latency-ms", "50", "--mbit", "20"]}
+NETWORK_LABELS = {"none": "loopback, no throttle", "phone": "50 ms, 20 Mbit/s per connection"}
+
+
+def configurations(quick):
+    """(network, strategy, memory MiB, prefetch, cancellation)."""
+    configs = [("none", strategy, 128, True, True) for strategy in ORDER]
+    if not quick:
+        # The limit decides the hits of the caches of decoded images; 32 MiB shows where full-size
+        # decoding thrashes, 512 MiB what it takes to stop it.
+        configs += [("none", strategy, memory, True, True) for memory in (32, 512) for strategy in ("S2", "S4", "S5")]
+    # On the phone network the off-frame variants tell nothing new: the decode is the same.
+    configs += [("phone", strategy, 128, True, True) for strategy in ORDER if strategy not in ("S1-off", "S3-off")]
+    for strategy in ("S1", "S5"):
+        configs.append(("phone", strategy, 128, False, True))
+        configs.append(("phone", strategy, 128, True, False))
+    return configs
+
+
+def build():
+    subprocess.run(["swift", "build", "-c", "release", "--product", "image-server"], cwd=BENCHMARKS, check=True)
+    subprocess.run(["swift", "build", "-c", "release", "--product", "strategy-run"], cwd=BENCHMARKS, check=True)
+
+
+def start_server(network):
+    process = subprocess.Popen(
+        [os.path.join(BENCHMARKS, ".build/release/image-server"), "--samples", os.path.join(ROOT, "SampleImages"),
+         "--products", str(PRODUCTS), "--photos", ",".join(PHOTOS)] + NETWORKS[network],
+        stdout=subprocess.PIPE, text=True)
+    line = process.stdout.readline().split()
+    if len(line) != 2 or line[0] != "listening":
+        process.kill()
+        sys.exit("image-server did not start")
+    return process, int(line[1])
+
+
+def run_one(port, strategy, memory, prefetch, cancel, cache_dir, output):
+    command = [os.path.join(BENCHMARKS, ".build/release/strategy-run"), "--strategy", strategy, "--port", str(port),
+               "--memory-mib", str(memory), "--cache-dir", cache_dir, "--output", output, "--products", str(PRODUCTS)]
+    if not prefetch:
+        command.append("--no-prefetch")
+    if not cancel:
+        command.append("--no-cancel")
+    subprocess.run(command, check=True)
+    with open(output) as file:
+        return json.load(file)
+
+
+def percentile(values, fraction):
+    if not values:
+        return None
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round((len(ordered) - 1) * fraction)))]
+
+
+def pass_figures(record, index):
+    metrics = record["frameLoop"]["passes"][index]
+    times = metrics["timeToImageMs"]
+    return {
+        "shown": metrics["cellAppearances"] - metrics["neverShown"],
+        "frames": metrics["frames"],
+        "framesOver8ms": metrics["framesOver8ms"],
+        "framesOver16ms": metrics["framesOver16ms"],
+        "longestFrameMs": metrics["longestFrameMs"],
+        "missedTicks": metrics["missedTicks"],
+        "cellAppearances": metrics["cellAppearances"],
+        "shownAtOnce": metrics["shownAtOnce"],
+        "neverShown": metrics["neverShown"],
+        "blankCellFrames": metrics["blankCellFrames"],
+        "timeToImageP50Ms": percentile(times, 0.50),
+        "timeToImageP95Ms": percentile(times, 0.95),
+        "timeToImageP99Ms": percentile(times, 0.99),
+    }
+
+
+RUN_FIGURES = ["peakResidentMiB", "peakMemoryCacheMiB", "diskMiBAtEnd", "cpuSeconds", "decodes", "serverRequests",
+               "serverMiBSent", "serverAbortedResponses"]
+
+
+def summarize(values):
+    values = [value for value in values if value is not None]
+    if not values:
+        return {"median": None, "min": None, "max": None}
+    return {"median": statistics.median(values), "min": min(values), "max": max(values)}
+
+
+def aggregate(config, records):
+    network, strategy, memory, prefetch, cancel = config
+    result = {"strategy": strategy, "label": LABELS[strategy], "network": network, "networkLabel": NETWORK_LABELS[network],
+              "memoryLimitMiB": memory, "prefetch": prefetch, "cancellation": cancel, "repetitions": len(records),
+              "run": {}, "passes": []}
+    for name in RUN_FIGURES:
+        result["run"][name] = summarize([record[name] for record in records])
+    result["run"]["cancellations"] = summarize([record["frameLoop"]["cancellations"] for record in records])
+    result["run"]["imagesShown"] = summarize([record["frameLoop"]["imagesShown"] for record in records])
+    for index, name in enumerate(["first visit", "revisit", "down again"]):
+        figures = [pass_figures(record, index) for record in records]
+        result["passes"].append({"pass": index + 1, "name": name,
+                                 **{key: summarize([figure[key] for figure in figures]) for key in figures[0]}})
+    return result
+
+
+def machine():
+    swift = subprocess.run(["swift", "--version"], capture_output=True, text=True).stdout.strip().splitlines()[0]
+    cpu = "unknown"
+    with open("/proc/cpuinfo") as file:
+        for line in file:
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    with open("/proc/meminfo") as file:
+        memory = int(file.readline().split()[1]) // 1024 // 1024
+    return f"{os.cpu_count()} cores ({cpu}), {memory} GiB, {platform.platform()}, {swift}"
+
+
+def cell(summary, digits=0, unit=""):
+    if summary["median"] is None:
+        return "–"
+    form = f"{{:.{digits}f}}"
+    text = form.format(summary["median"]) + unit
+    if summary["min"] != summary["max"]:
+        text += f" ({form.format(summary['min'])}–{form.format(summary['max'])})"
+    return text
+
+
+def markdown(results, info, repetitions):
+    lines = [f"# Cache strategies on a scrolled product grid\n",
+             f"Machine: {info}. {PRODUCTS} products (8 photos of 8-15 MP, 1.1-4.2 MB, each product its own URL), "
+             f"2 columns, 400 px cells, scroll at 3000 pt/s down, up (revisit), down, resting 0.3 s at each end; "
+             f"frame thread at 120 Hz. Time to image counts the cells whose image arrived before they scrolled off. "
+             f"Medians of {repetitions} repetitions, range in parentheses.\n"]
+
+    def table(title, rows, columns):
+        lines.append(f"\n## {title}\n")
+        lines.append("| " + " | ".join(name for name, _ in columns) + " |")
+        lines.append("|" + "---|" * len(columns))
+        for row in rows:
+            lines.append("| " + " | ".join(render(row) for _, render in columns) + " |")
+
+    def by(network, memory, prefetch=True, cancel=True):
+        return [result for strategy in ORDER for result in results
+                if result["strategy"] == strategy and result["network"] == network and result["memoryLimitMiB"] == memory
+                and result["prefetch"] == prefetch and result["cancellation"] == cancel]
+
+    revisit = lambda key, digits=0, unit="": (lambda row: cell(row["passes"][1][key], digits, unit))
+    first = lambda key, digits=0, unit="": (lambda row: cell(row["passes"][0][key], digits, unit))
+    run = lambda key, digits=0, unit="": (lambda row: cell(row["run"][key], digits, unit))
+    name = ("strategy", lambda row: row["label"])
+    frame_columns = [name,
+                     ("frames > 8.3 ms", revisit("framesOver8ms")), ("frames > 16.7 ms", revisit("framesOver16ms")),
+                     ("longest frame", revisit("longestFrameMs", 1, " ms")),
+                     ("shown at once", revisit("shownAtOnce")), ("never shown", revisit("neverShown")),
+                     ("blank cell-frames", revisit("blankCellFrames")),
+                     ("time to image p50 / p95 / p99", lambda row: " / ".join(
+                         cell(row["passes"][1][key], 1) for key in ("timeToImageP50Ms", "timeToImageP95Ms", "timeToImageP99Ms")) + " ms"),
+                     ("memory cache", run("peakMemoryCacheMiB", 1, " MiB")), ("peak RSS", run("peakResidentMiB", 0, " MiB"))]
+    table("Revisit (scrolling back up), no throttle, 128 MiB memory cache", by("none", 128), frame_columns)
+    table("First visit, no throttle, 128 MiB", by("none", 128),
+          [name, ("frames > 8.3 ms", first("framesOver8ms")), ("frames > 16.7 ms", first("framesOver16ms")),
+           ("longest frame", first("longestFrameMs", 1, " ms")), ("shown", first("shown")),
+           ("never shown", first("neverShown")), ("time to image p50", first("timeToImageP50Ms", 1, " ms")),
+           ("server requests", run("serverRequests")), ("MiB sent", run("serverMiBSent", 0)), ("decodes", run("decodes")),
+           ("CPU", run("cpuSeconds", 1, " s")), ("disk", run("diskMiBAtEnd", 0, " MiB"))])
+    sweep = [result for strategy in ("S2", "S4", "S5") for memory in (32, 128, 512) for result in by("none", memory)
+             if result["strategy"] == strategy]
+    table("Memory limits (revisit, no throttle)", sweep,
+          [name, ("limit", lambda row: f"{row['memoryLimitMiB']} MiB"), ("shown at once", revisit("shownAtOnce")),
+           ("never shown", revisit("neverShown")), ("blank cell-frames", revisit("blankCellFrames")),
+           ("frames > 8.3 ms", revisit("framesOver8ms")), ("memory cache", run("peakMemoryCacheMiB", 1, " MiB")),
+           ("peak RSS", run("peakResidentMiB", 0, " MiB")), ("server requests", run("serverRequests"))])
+    table("Phone network (50 ms, 20 Mbit/s per connection), revisit, 128 MiB", by("phone", 128), frame_columns)
+    knobs = [result for strategy in ("S1", "S5") for result in results if result["strategy"] == strategy and result["network"] == "phone"
+             and result["memoryLimitMiB"] == 128]
+    table("Prefetch and cancellation on the fast flick (phone network, 128 MiB, whole trace)", knobs,
+          [name, ("prefetch", lambda row: "on" if row["prefetch"] else "off"),
+           ("cancellation", lambda row: "on" if row["cancellation"] else "off"),
+           ("server requests", run("serverRequests")), ("MiB sent", run("serverMiBSent", 0)),
+           ("downloads abandoned", run("serverAbortedResponses")), ("decodes", run("decodes")),
+           ("images shown", run("imagesShown")), ("first visit shown", first("shown")),
+           ("revisit blank cell-frames", revisit("blankCellFrames")), ("CPU", run("cpuSeconds", 1, " s"))])
+    return "\n".join(lines) + "\n"
+
+
+def charts(raw, path):
+    try:
+        import matplotlib
+    except ImportError:
+        subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "matplotlib"], check=True)
+        import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    headline = [(strategy, raw[("none", strategy, 128, True, True)][0]) for strategy in ORDER if ("none", strategy, 128, True, True) in raw]
+    colors = plt.get_cmap("tab10")
+
+    figure, axis = plt.subplots(figsize=(9, 5.5))
+    for index, (strategy, record) in enumerate(headline):
+        passes = record["frameLoop"]["passes"][1]
+        times = sorted(passes["timeToImageMs"])
+        shown = len(times)
+        total = passes["cellAppearances"]
+        if not times:
+            continue
+        xs = [max(t, 0.01) for t in times]
+        ys = [(i + 1) / total for i in range(shown)]
+        axis.step(xs, ys, where="post", label=f"{LABELS[strategy]} ({shown}/{total} shown)", color=colors(index))
+    axis.set_xscale("log")
+    axis.axvline(1000 / 120, color="grey", linestyle=":", linewidth=1)
+    axis.text(1000 / 120 * 1.05, 0.02, "one frame (8.3 ms)", color="grey", fontsize=8)
+    axis.set_xlabel("time from a cell appearing to its image shown (ms, log scale)")
+    axis.set_ylabel("fraction of cells that appeared")
+    axis.set_ylim(0, 1.02)
+    axis.set_title("Revisit (scrolling back up): time to image, 128 MiB, no throttle")
+    axis.legend(fontsize=7.5, loc="lower right")
+    axis.grid(True, which="both", alpha=0.3)
+    figure.tight_layout()
+    figure.savefig(os.path.join(path, "strategies-time-to-image.png"), dpi=110)
+    plt.close(figure)
+
+    figure, axes = plt.subplots(len(headline), 1, figsize=(9, 1.35 * len(headline) + 0.8), sharex=True)
+    for index, (strategy, record) in enumerate(headline):
+        frames = record["frameLoop"]["frames"]
+        axis = axes[index]
+        axis.plot([f[0] for f in frames], [max(f[1], 0.01) for f in frames], linewidth=0.7, color=colors(index))
+        axis.set_yscale("log")
+        axis.set_ylim(0.01, 2000)
+        axis.axhline(1000 / 120, color="red", linestyle=":", linewidth=0.8)
+        axis.axhline(1000 / 60, color="orange", linestyle=":", linewidth=0.8)
+        axis.set_ylabel("ms", fontsize=8)
+        axis.text(0.005, 0.82, LABELS[strategy], transform=axis.transAxes, fontsize=8)
+        axis.tick_params(labelsize=7)
+    axes[-1].set_xlabel("time in the trace (s): down, up (revisit), down again; dotted: 8.3 and 16.7 ms budgets")
+    figure.suptitle("Frame-thread work per frame (log scale), 128 MiB, no throttle", fontsize=10)
+    figure.tight_layout()
+    figure.savefig(os.path.join(path, "strategies-frame-times.png"), dpi=110)
+    plt.close(figure)
+
+    figure, (top, bottom) = plt.subplots(2, 1, figsize=(9, 6.5), sharex=True)
+    for index, (strategy, record) in enumerate(headline):
+        memory = record["frameLoop"]["memory"]
+        top.plot([m[0] for m in memory], [m[1] for m in memory], label=LABELS[strategy], color=colors(index), linewidth=1)
+        bottom.plot([m[0] for m in memory], [m[2] for m in memory], label=LABELS[strategy], color=colors(index), linewidth=1)
+    top.set_ylabel("resident memory (MiB)")
+    bottom.set_ylabel("memory-cache cost (MiB)")
+    bottom.set_xlabel("time in the trace (s)")
+    top.set_title("Memory over the trace, 128 MiB memory-cache limit, no throttle")
+    top.legend(fontsize=7.5, ncol=2)
+    top.grid(alpha=0.3)
+    bottom.grid(alpha=0.3)
+    figure.tight_layout()
+    figure.savefig(os.path.join(path, "strategies-memory.png"), dpi=110)
+    plt.close(figure)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repetitions", type=int, default=3)
+    parser.add_argument("--quick", action="store_true", help="128 MiB only and one repetition (for trying it out)")
+    arguments = parser.parse_args()
+    repetitions = 1 if arguments.quick else arguments.repetitions
+    build()
+    configs = configurations(arguments.quick)
+    os.makedirs(RESULTS, exist_ok=True)
+    raw = {}
+    scratch = tempfile.mkdtemp(prefix="strategies-")
+    started = time.time()
+    try:
+        for network in NETWORKS:
+            server, port = start_server(network)
+            try:
+                selected = [config for config in configs if config[0] == network]
+                for repetition in range(repetitions):
+                    # Rotate the order each time, so no strategy always runs first or last.
+                    shift = (repetition * len(selected)) // max(repetitions, 1)
+                    for config in selected[shift:] + selected[:shift]:
+                        _, strategy, memory, prefetch, cancel = config
+                        cache_dir = tempfile.mkdtemp(dir=scratch)
+                        output = os.path.join(cache_dir, "record.json")
+                        if strategy == "S6":
+                            # Fill the disk in one process, then measure a new one on it: a relaunch.
+                            run_one(port, strategy, memory, prefetch, cancel, cache_dir, output)
+                        record = run_one(port, strategy, memory, prefetch, cancel, cache_dir, output)
+                        raw.setdefault(config, []).append(record)
+                        shutil.rmtree(cache_dir, ignore_errors=True)
+                        print(f"  {network:5} {strategy:6} {memory:3} MiB prefetch={prefetch} cancel={cancel} "
+                              f"rep {repetition + 1}: revisit frames>8.3ms={record['frameLoop']['passes'][1]['framesOver8ms']} "
+                              f"never shown={record['frameLoop']['passes'][1]['neverShown']} ({time.time() - started:.0f} s)",
+                              file=sys.stderr)
+            finally:
+                server.kill()
+                server.wait()
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    results = [aggregate(config, raw[config]) for config in configs if config in raw]
+    info = machine()
+    with open(os.path.join(RESULTS, "strategies.json"), "w") as file:
+        json.dump({"machine": info, "products": PRODUCTS, "photos": PHOTOS, "repetitions": repetitions,
+                   "results": results}, file, indent=1)
+    report = markdown(results, info, repetitions)
+    with open(os.path.join(RESULTS, "strategies.md"), "w") as file:
+        file.write(report)
+    charts(raw, RESULTS)
+    print(report)
+    print(f"Written to {RESULTS} in {time.time() - started:.0f} s", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
