@@ -18,8 +18,13 @@ typedef struct {
     int reading_header;
     int warnings;
     int truncated;
+    int truncated_in_header;
     int code;
     iec_status status;
+    /// The first IEC_WARNINGS_MAX warnings tolerated, for the decode result.
+    int recorded;
+    int warning_codes[IEC_WARNINGS_MAX];
+    char warning_messages[IEC_WARNINGS_MAX][IEC_MESSAGE_MAX];
 } iec_jpeg_error;
 
 static void iec_jpeg_format_message(j_common_ptr cinfo, char *buffer) {
@@ -36,7 +41,9 @@ static void iec_jpeg_error_exit(j_common_ptr cinfo) {
     error->code = code;
     if (code == JERR_OUT_OF_MEMORY || code == JERR_NO_BACKING_STORE) {
         error->status = IEC_OUT_OF_MEMORY;
-    } else if (code == JERR_INPUT_EMPTY || code == JERR_INPUT_EOF) {
+    } else if (code == JERR_INPUT_EMPTY || code == JERR_INPUT_EOF || error->truncated) {
+        // After a truncation warning (a lenient decoder read on past the end, libjpeg made up
+        // an EOI), whatever fails next fails because the data ended.
         error->status = IEC_TRUNCATED;
     } else {
         error->status = IEC_ERROR;
@@ -44,18 +51,26 @@ static void iec_jpeg_error_exit(j_common_ptr cinfo) {
     longjmp(error->jump, 1);
 }
 
-/// Damaged-data warnings. libjpeg recovers from these by inventing pixels (grey fill or garbage),
-/// so a strict decoder must not return the image.
-static int iec_jpeg_warning_means_damage(int code, int reading_header) {
+/// Warnings after which libjpeg had to invent or drop pixel data: it fills what it could not
+/// decode with grey or garbage, so a strict decoder must not return the image. Every other
+/// warning is about bytes out of place (padding, an unusual SOS in a baseline file, an unknown
+/// JFIF revision or Adobe transform, a bad ICC marker): the pixels are exactly what the file
+/// holds, so it is tolerated and recorded. A code this list does not know counts as damage.
+static int iec_jpeg_warning_means_damage(int code) {
     switch (code) {
     case JWRN_EXTRANEOUS_DATA:
-        // Padding between header segments is common in real files and harmless; inside or
-        // after the scan data it means the decoder lost sync.
-        return !reading_header;
+    case JWRN_NOT_SEQUENTIAL:
     case JWRN_JFIF_MAJOR:
     case JWRN_ADOBE_XFORM:
     case JWRN_BOGUS_ICC:
+    case JWRN_TOO_MUCH_DATA:
         return 0;
+    case JWRN_ARITH_BAD_CODE:
+    case JWRN_BOGUS_PROGRESSION:
+    case JWRN_HIT_MARKER:
+    case JWRN_HUFF_BAD_CODE:
+    case JWRN_JPEG_EOF:
+    case JWRN_MUST_RESYNC:
     default:
         return 1;
     }
@@ -66,12 +81,20 @@ static void iec_jpeg_emit_message(j_common_ptr cinfo, int level) {
     if (level >= 0) return;  // trace messages: never printed
     error->warnings += 1;
     int code = error->pub.msg_code;
-    if (code == JWRN_JPEG_EOF) error->truncated = 1;
-    if (error->strict && iec_jpeg_warning_means_damage(code, error->reading_header)) {
+    if (code == JWRN_JPEG_EOF) {
+        error->truncated = 1;
+        if (error->reading_header) error->truncated_in_header = 1;
+    }
+    if (error->strict && iec_jpeg_warning_means_damage(code)) {
         iec_jpeg_format_message(cinfo, error->message);
         error->code = code;
         error->status = error->truncated ? IEC_TRUNCATED : IEC_ERROR;
         longjmp(error->jump, 1);
+    }
+    if (error->recorded < IEC_WARNINGS_MAX) {
+        error->warning_codes[error->recorded] = code;
+        iec_jpeg_format_message(cinfo, error->warning_messages[error->recorded]);
+        error->recorded += 1;
     }
 }
 
@@ -153,6 +176,16 @@ int iec_jpeg_decoder_saw_truncation(const iec_jpeg_decoder *decoder) {
     return decoder->error.truncated;
 }
 
+int iec_jpeg_decoder_recorded_warnings(const iec_jpeg_decoder *decoder) { return decoder->error.recorded; }
+
+int iec_jpeg_decoder_warning_code(const iec_jpeg_decoder *decoder, int index) {
+    return index >= 0 && index < decoder->error.recorded ? decoder->error.warning_codes[index] : 0;
+}
+
+const char *iec_jpeg_decoder_warning_message(const iec_jpeg_decoder *decoder, int index) {
+    return index >= 0 && index < decoder->error.recorded ? decoder->error.warning_messages[index] : "";
+}
+
 iec_status iec_jpeg_decoder_status(const iec_jpeg_decoder *decoder) {
     return decoder->error.status;
 }
@@ -163,7 +196,12 @@ iec_status iec_jpeg_read_header(iec_jpeg_decoder *decoder) {
     decoder->error.reading_header = 1;
     int result = jpeg_read_header(&decoder->cinfo, TRUE);
     decoder->error.reading_header = 0;
-    if (result != JPEG_HEADER_OK) {
+    if (decoder->error.truncated_in_header) {
+        // A lenient decoder got past the end of the data inside the header (libjpeg inserted
+        // an EOI): whatever it read next, the file is cut short.
+        snprintf(decoder->error.message, IEC_MESSAGE_MAX, "Premature end of JPEG file in the header");
+        decoder->error.status = IEC_TRUNCATED;
+    } else if (result != JPEG_HEADER_OK) {
         snprintf(decoder->error.message, IEC_MESSAGE_MAX, "JPEG datastream contains no image");
         decoder->error.status = IEC_ERROR;
     }
@@ -212,30 +250,73 @@ iec_status iec_jpeg_finish_decompress(iec_jpeg_decoder *decoder) {
 
 // MARK: - Encoder
 
+/// A growable memory destination the shim owns (instead of jpeg_mem_dest, whose buffer changes
+/// hands when it grows: freeing the original after an error mid-encode was a double free).
+/// After a longjmp the buffer is freed exactly once, by whoever owns it then.
+typedef struct {
+    struct jpeg_destination_mgr pub;
+    uint8_t *bytes;
+    size_t capacity;
+    size_t limit;
+} iec_jpeg_destination;
+
+static void iec_jpeg_init_destination(j_compress_ptr cinfo) {
+    iec_jpeg_destination *destination = (iec_jpeg_destination *)cinfo->dest;
+    destination->pub.next_output_byte = destination->bytes;
+    destination->pub.free_in_buffer = destination->capacity;
+}
+
+static boolean iec_jpeg_empty_output_buffer(j_compress_ptr cinfo) {
+    iec_jpeg_destination *destination = (iec_jpeg_destination *)cinfo->dest;
+    size_t used = destination->capacity;
+    size_t capacity = used > SIZE_MAX / 2 ? SIZE_MAX : used * 2;
+    if (capacity > destination->limit) capacity = destination->limit;
+    uint8_t *grown = capacity > used ? realloc(destination->bytes, capacity) : NULL;
+    // On failure the old buffer stays owned by the destination and is freed by the caller.
+    if (grown == NULL) ERREXIT1(cinfo, JERR_OUT_OF_MEMORY, 10);
+    destination->bytes = grown;
+    destination->capacity = capacity;
+    destination->pub.next_output_byte = grown + used;
+    destination->pub.free_in_buffer = capacity - used;
+    return TRUE;
+}
+
+static void iec_jpeg_term_destination(j_compress_ptr cinfo) { (void)cinfo; }
+
 iec_status iec_jpeg_encode(const iec_jpeg_encode_params *params, const uint8_t *pixels,
                            size_t bytes_per_row, uint8_t **output, unsigned long *output_length,
                            char message[IEC_MESSAGE_MAX]) {
+    // Read after a longjmp: in memory the compiler cannot cache in a register.
     struct jpeg_compress_struct cinfo;
     iec_jpeg_error error;
-    // The destination buffer's address is handed to libjpeg, so it lives in memory and is
-    // current after a longjmp; `created` changes after setjmp and so must be volatile.
-    unsigned char *destination = NULL;
-    unsigned long size = 0;
+    volatile iec_jpeg_destination destination;
     volatile int created = 0;
 
     *output = NULL;
     *output_length = 0;
+    memset((void *)&destination, 0, sizeof(destination));
+    destination.limit = params->max_output_bytes > 0 ? params->max_output_bytes : SIZE_MAX;
+    destination.capacity = destination.limit < 65536 ? destination.limit : 65536;
+    destination.bytes = malloc(destination.capacity > 0 ? destination.capacity : 1);
+    if (destination.bytes == NULL) {
+        strncpy(message, "Out of memory for the JPEG output", IEC_MESSAGE_MAX);
+        return IEC_OUT_OF_MEMORY;
+    }
+    destination.pub.init_destination = iec_jpeg_init_destination;
+    destination.pub.empty_output_buffer = iec_jpeg_empty_output_buffer;
+    destination.pub.term_destination = iec_jpeg_term_destination;
     iec_jpeg_error_init(&error, 0);
     cinfo.err = &error.pub;
     if (setjmp(error.jump)) {
         strncpy(message, error.message, IEC_MESSAGE_MAX);
+        message[IEC_MESSAGE_MAX - 1] = '\0';
         if (created) jpeg_destroy_compress(&cinfo);
-        free(destination);
+        free(destination.bytes);
         return error.status;
     }
     jpeg_create_compress(&cinfo);
     created = 1;
-    jpeg_mem_dest(&cinfo, &destination, &size);
+    cinfo.dest = (struct jpeg_destination_mgr *)&destination;
     cinfo.image_width = params->width;
     cinfo.image_height = params->height;
     cinfo.input_components = params->components;
@@ -264,8 +345,9 @@ iec_status iec_jpeg_encode(const iec_jpeg_encode_params *params, const uint8_t *
         jpeg_write_scanlines(&cinfo, &row, 1);
     }
     jpeg_finish_compress(&cinfo);
+    size_t length = destination.capacity - destination.pub.free_in_buffer;
     jpeg_destroy_compress(&cinfo);
-    *output = destination;
-    *output_length = size;
+    *output = destination.bytes;
+    *output_length = length;
     return IEC_OK;
 }

@@ -164,15 +164,18 @@ typedef struct {
     uint8_t *bytes;
     size_t length;
     size_t capacity;
+    size_t limit;
 } iec_png_buffer;
 
 static void iec_png_write_fn(png_structp png, png_bytep data, size_t length) {
     iec_png_buffer *buffer = (iec_png_buffer *)png_get_io_ptr(png);
-    if (length > SIZE_MAX - buffer->length) png_error(png, "PNG output too large");
+    if (length > SIZE_MAX - buffer->length) png_error(png, "Out of memory: PNG output too large");
     size_t needed = buffer->length + length;
+    if (needed > buffer->limit) png_error(png, "Out of memory: PNG output over its limit");
     if (needed > buffer->capacity) {
         size_t capacity = buffer->capacity < 4096 ? 4096 : buffer->capacity;
         while (capacity < needed) capacity = capacity > SIZE_MAX / 2 ? needed : capacity * 2;
+        // On failure the old buffer stays in `buffer` and is freed once, after the longjmp.
         uint8_t *grown = realloc(buffer->bytes, capacity);
         if (grown == NULL) png_error(png, "Out of memory for PNG output");
         buffer->bytes = grown;
@@ -189,7 +192,8 @@ iec_status iec_png_encode(const iec_png_encode_params *params, const uint8_t *pi
                           char message[IEC_MESSAGE_MAX]) {
     iec_png_error error;
     memset(&error, 0, sizeof(error));
-    iec_png_buffer buffer = {NULL, 0, 0};
+    // Read after a longjmp: volatile, so never a stale register copy.
+    volatile iec_png_buffer buffer = {NULL, 0, 0, params->max_output_bytes > 0 ? params->max_output_bytes : SIZE_MAX};
     png_bytep *volatile rows = NULL;
     *output = NULL;
     *output_length = 0;
@@ -212,7 +216,10 @@ iec_status iec_png_encode(const iec_png_encode_params *params, const uint8_t *pi
     // An ICC profile libpng distrusts (malformed, or a known-bad sRGB variant found in many
     // camera files) is dropped with a warning instead of failing the whole encode.
     png_set_benign_errors(png, 1);
-    png_set_write_fn(png, &buffer, iec_png_write_fn, iec_png_flush_fn);
+    // libpng refuses sides over 1,000,000 by default; the engine's own limits (pixel count and
+    // side, as for decoding) were checked before, so whatever decodes can be encoded.
+    png_set_user_limits(png, 0x7fffffff, 0x7fffffff);
+    png_set_write_fn(png, (void *)&buffer, iec_png_write_fn, iec_png_flush_fn);
     png_set_compression_level(png, params->compression_level);
     png_set_IHDR(png, info, params->width, params->height, 8, params->color_type,
                  PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);

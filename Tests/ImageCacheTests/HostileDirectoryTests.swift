@@ -189,6 +189,9 @@ struct HostileDirectoryTests {
         let cache = try scene.open()
         #expect(cache.statistics.count == 3 && cache.statistics.totalBytes == size && cache.statistics.sizeLimit == 100)
         #expect(try cache.value(forKey: "k1") == payload(1, size: 1000))
+        // Entries larger than the lowered limit are still intact entries, for verify too.
+        let report = try cache.verify()
+        #expect(report.valid == 3 && report.corrupt.isEmpty, "\(report)")
     }
 }
 

@@ -1,6 +1,7 @@
 import CTestImageWriter
 import Foundation
 import Testing
+import TestSupport
 @testable import ImageCodec
 
 /// Truncated, corrupt and hostile files: each must give a typed error (or, for undetectable
@@ -195,18 +196,5 @@ enum CRC32 {
             for _ in 0..<8 { crc = crc & 1 != 0 ? 0xEDB8_8320 ^ (crc >> 1) : crc >> 1 }
         }
         return crc ^ 0xFFFF_FFFF
-    }
-}
-
-/// Deterministic random numbers (SplitMix64), so failures reproduce.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -26,6 +26,8 @@ typedef enum {
 } iec_status;
 
 #define IEC_MESSAGE_MAX 256
+/// Tolerated warnings a decoder records for the caller (more are only counted).
+#define IEC_WARNINGS_MAX 8
 
 void iec_free(void *pointer);
 
@@ -51,6 +53,10 @@ int iec_jpeg_decoder_message_code(const iec_jpeg_decoder *decoder);
 int iec_jpeg_decoder_warning_count(const iec_jpeg_decoder *decoder);
 /// 1 when the data ended early (libjpeg then pads the image with grey).
 int iec_jpeg_decoder_saw_truncation(const iec_jpeg_decoder *decoder);
+/// Warnings tolerated and recorded (at most IEC_WARNINGS_MAX), with libjpeg's code and message.
+int iec_jpeg_decoder_recorded_warnings(const iec_jpeg_decoder *decoder);
+int iec_jpeg_decoder_warning_code(const iec_jpeg_decoder *decoder, int index);
+const char *iec_jpeg_decoder_warning_message(const iec_jpeg_decoder *decoder, int index);
 
 /// Status of creation (empty input is reported here).
 iec_status iec_jpeg_decoder_status(const iec_jpeg_decoder *decoder);
@@ -82,6 +88,8 @@ typedef struct {
     /// 64 luma quantization steps at quality 50, natural (row-major) order, scaled by quality
     /// as libjpeg scales its own; NULL keeps libjpeg's standard (Annex K) table.
     const unsigned int *luma_quant_table;
+    /// Largest output accepted (0: no limit); beyond it the encode fails as out of memory.
+    size_t max_output_bytes;
 } iec_jpeg_encode_params;
 
 /// Encodes a whole bitmap. On success *output is malloc'd (free with iec_free).
@@ -137,6 +145,8 @@ typedef struct {
     int compression_level;
     const uint8_t *icc_profile;
     uint32_t icc_length;
+    /// Largest output accepted (0: no limit); beyond it the encode fails as out of memory.
+    size_t max_output_bytes;
 } iec_png_encode_params;
 
 iec_status iec_png_encode(const iec_png_encode_params *params, const uint8_t *pixels,

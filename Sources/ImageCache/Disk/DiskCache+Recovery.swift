@@ -140,7 +140,7 @@ extension DiskCache {
     /// replaced while it was being checked is left alone (removal is by version).
     public func verify() throws(DiskCacheError) -> DiskCacheVerificationReport {
         var (report, snapshot, entries, limit) = try lock.withLock {
-            () throws(DiskCacheError) -> (DiskCacheVerificationReport, [(name: String, version: UInt64)], any CacheDirectory, Int) in
+            () throws(DiskCacheError) -> (DiskCacheVerificationReport, [(name: String, version: UInt64, size: Int)], any CacheDirectory, Int) in
             try ensureWritable()
             var report: DiskCacheVerificationReport
             do throws(FileSystemError) { report = try repairDirectory() } catch { throw .io(error) }
@@ -150,14 +150,15 @@ extension DiskCache {
                 repairsAtOpen = nil
             }
             let snapshot = index.entriesFromLeastRecent.compactMap { item in
-                index.peek(item.key).map { (name: item.key, version: $0.value) }
+                index.peek(item.key).map { (name: item.key, version: $0.value, size: item.cost) }
             }
             return (report, snapshot, layout.entries, sizeLimit)
         }
-        for (name, version) in snapshot {
+        for (name, version, size) in snapshot {
             let intact: Bool
             do throws(FileSystemError) {
-                let file = try entries.readFile(name, maximumSize: limit)
+                // As for reads: an entry stored before the limit was lowered may exceed it.
+                let file = try entries.readFile(name, maximumSize: max(size, limit))
                 intact = EntryFile.decode(file).map { DiskCacheKey.fileName(for: $0.key) == name } ?? false
             } catch where error.code == ENOENT {
                 continue  // removed or replaced meanwhile

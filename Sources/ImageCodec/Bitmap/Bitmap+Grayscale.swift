@@ -1,8 +1,14 @@
 extension Bitmap {
     /// Luma (Y = 0.299 R + 0.587 G + 0.114 B, the JPEG/Rec. 601 weights) with alpha kept;
-    /// gray bitmaps are returned unchanged.
+    /// gray pixels are returned unchanged. An ICC profile other than a gray one is dropped: it
+    /// describes three or four channels, not one.
     public func grayscaled() -> Bitmap {
-        guard !format.isGray else { return self }
+        let profile = ICCProfileHeader(iccProfile)?.colorSpace == .gray ? iccProfile : nil
+        guard !format.isGray else {
+            var gray = self
+            gray.iccProfile = profile
+            return gray
+        }
         let count = width * height
         let inChannels = format.channels
         let outFormat: PixelFormat = format.hasAlpha ? .grayAlpha : .gray
@@ -18,6 +24,7 @@ extension Bitmap {
                 }
             }
         }
-        return Bitmap(unchecked: width, height: height, format: outFormat, pixels: output, iccProfile: iccProfile)
+        // A gray JPEG or PNG carrying an RGB or CMYK profile is invalid (and misread by some viewers).
+        return Bitmap(unchecked: width, height: height, format: outFormat, pixels: output, iccProfile: profile)
     }
 }

@@ -32,18 +32,27 @@ public struct DecodingLimits: Sendable, Hashable {
     /// Largest encoded file read from disk, checked before anything is allocated (`io` error
     /// with `EFBIG` beyond it). 512 MiB is far above any photo at the pixel limit.
     public var maxFileSize: Int
+    /// Longest side accepted. Decoding holds a few source rows at up to 16 bytes a pixel, so a
+    /// 30,000,000×1 PNG (233 KB compressed) would otherwise cost half a gigabyte while passing
+    /// the pixel-count limit. 100,000 admits any panorama JPEG can hold (65,500).
+    public var maxDimension: Int
 
     /// Resource ceilings; the defaults admit any real photo and refuse bombs.
-    public init(maxPixelCount: Int = 250_000_000, maxProgressiveScans: Int = 500, maxFileSize: Int = 512 << 20) {
+    public init(maxPixelCount: Int = 250_000_000, maxProgressiveScans: Int = 500, maxFileSize: Int = 512 << 20,
+                maxDimension: Int = 100_000) {
         self.maxPixelCount = maxPixelCount
         self.maxProgressiveScans = maxProgressiveScans
         self.maxFileSize = maxFileSize
+        self.maxDimension = maxDimension
     }
 
-    /// Throws `tooLarge` unless `width × height` is positive and within the limit. Uses
-    /// overflow-checked multiplication: header dimensions are attacker-controlled.
+    /// Throws unless `width × height` is positive and within the limits. Uses overflow-checked
+    /// multiplication: header dimensions are attacker-controlled.
     func check(width: Int, height: Int) throws(ImageCodecError) {
         guard width > 0, height > 0 else { throw .corruptData("image has zero width or height (\(width)×\(height))") }
+        guard width <= maxDimension, height <= maxDimension else {
+            throw .dimensionTooLarge(width: width, height: height, limit: maxDimension)
+        }
         let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
         guard !overflow, pixels <= maxPixelCount else {
             throw .tooLarge(width: width, height: height, limit: maxPixelCount)
@@ -55,6 +64,7 @@ public struct DecodingLimits: Sendable, Hashable {
     /// plus working space. A backstop behind `check`, never the first line of defence.
     var jpegMemoryLimit: Int {
         let (bytes, overflow) = maxPixelCount.multipliedReportingOverflow(by: 8)
-        return overflow ? Int.max : bytes + 64 << 20
+        let (limit, overflowAgain) = bytes.addingReportingOverflow(64 << 20)
+        return overflow || overflowAgain ? Int.max : limit
     }
 }

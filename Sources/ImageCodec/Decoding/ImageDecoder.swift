@@ -18,17 +18,24 @@ public struct ImageDecoder: Sendable {
 
     /// Decodes `data`, downsampling at decode time when `options.maxPixelSize` asks for it.
     public func decode(_ data: Data) throws(ImageCodecError) -> Bitmap {
+        try decodeImage(data).bitmap
+    }
+
+    /// Decodes `data` like `decode(_:)`, and also returns the header and the warnings the
+    /// decoder tolerated.
+    public func decodeImage(_ data: Data) throws(ImageCodecError) -> DecodedImage {
         if let size = options.maxPixelSize, size <= 0 {
             throw .invalidArgument("maxPixelSize must be positive, got \(size)")
         }
         let format = try ImageFormat.sniff(data)
-        let bitmap = try data.withBytes { (bytes) throws(ImageCodecError) in
+        var decoded = try data.withBytes { (bytes) throws(ImageCodecError) in
             switch format {
             case .jpeg: try JPEGDecoder.decode(bytes, options: options)
             case .png: try PNGDecoder.decode(bytes, options: options)
             }
         }
-        return options.grayscale ? bitmap.grayscaled() : bitmap
+        if options.grayscale { decoded.bitmap = decoded.bitmap.grayscaled() }
+        return decoded
     }
 
     /// Reads and decodes the file at `url`; a file that cannot be read is an `io` error.

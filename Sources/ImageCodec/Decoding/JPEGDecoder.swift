@@ -8,7 +8,7 @@ enum JPEGDecoder {
         return header(of: decompressor)
     }
 
-    static func decode(_ bytes: UnsafeRawBufferPointer, options: DecodingOptions) throws(ImageCodecError) -> Bitmap {
+    static func decode(_ bytes: UnsafeRawBufferPointer, options: DecodingOptions) throws(ImageCodecError) -> DecodedImage {
         let decompressor = try JPEGDecompressor(bytes: bytes, strict: !options.allowsPartialImages, limits: options.limits)
         try decompressor.readHeader()
         let header = header(of: decompressor)
@@ -43,7 +43,8 @@ enum JPEGDecoder {
 
         let bitmap = Bitmap(unchecked: output.width, height: output.height, format: format,
                             pixels: try sink.finish(), iccProfile: iccProfile)
-        return options.appliesOrientation ? bitmap.applying(header.orientation) : bitmap
+        return DecodedImage(bitmap: options.appliesOrientation ? bitmap.applying(header.orientation) : bitmap, header: header,
+                            warnings: decompressor.warnings)
     }
 
     private static func header(of decompressor: JPEGDecompressor) -> ImageHeader {

@@ -26,6 +26,14 @@ final class JPEGDecompressor {
 
     var sawTruncation: Bool { iec_jpeg_decoder_saw_truncation(handle) != 0 }
 
+    /// The warnings tolerated so far (the first few; libjpeg's code and message each).
+    var warnings: [DecodingWarning] {
+        (0..<iec_jpeg_decoder_recorded_warnings(handle)).map { index in
+            DecodingWarning(code: Int(iec_jpeg_decoder_warning_code(handle, index)),
+                            message: String(cString: iec_jpeg_decoder_warning_message(handle, index)))
+        }
+    }
+
     func readHeader() throws(ImageCodecError) { try check(iec_jpeg_read_header(handle)) }
 
     func calculateOutputDimensions() throws(ImageCodecError) { try check(iec_jpeg_calc_output_dimensions(handle)) }

@@ -8,7 +8,7 @@ enum PNGDecoder {
         return header(from: try reader.readHeader())
     }
 
-    static func decode(_ bytes: UnsafeRawBufferPointer, options: DecodingOptions) throws(ImageCodecError) -> Bitmap {
+    static func decode(_ bytes: UnsafeRawBufferPointer, options: DecodingOptions) throws(ImageCodecError) -> DecodedImage {
         let reader = try PNGReader(bytes: bytes)
         let raw = try reader.readHeader()
         let header = header(from: raw)
@@ -27,16 +27,19 @@ enum PNGDecoder {
         } else {
             try readSequential(reader, rowBytes: layout.row_bytes, height: header.height, into: sink)
         }
+        var warnings: [DecodingWarning] = []
         do {
             try reader.readEnd()
         } catch {
             // Damage after the pixel data (a bad trailing chunk, missing IEND) does not change
             // the pixels, but a strict decoder still reports the file as broken.
             if !options.allowsPartialImages { throw error }
+            warnings.append(DecodingWarning(code: 0, message: "after the pixel data: \(error)"))
         }
         let bitmap = Bitmap(unchecked: target.width, height: target.height, format: format,
                             pixels: try sink.finish(), iccProfile: iccProfile)
-        return options.appliesOrientation ? bitmap.applying(header.orientation) : bitmap
+        return DecodedImage(bitmap: options.appliesOrientation ? bitmap.applying(header.orientation) : bitmap, header: header,
+                            warnings: warnings)
     }
 
     private static func header(from raw: iec_png_header) -> ImageHeader {

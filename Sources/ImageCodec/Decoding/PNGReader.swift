@@ -40,6 +40,7 @@ final class PNGReader {
         switch status {
         case IEC_OK: return
         case IEC_TRUNCATED: throw .truncatedData
+        case IEC_OUT_OF_MEMORY: throw .outOfMemory
         default: throw .corruptData(String(cString: iec_png_decoder_message(handle)))
         }
     }

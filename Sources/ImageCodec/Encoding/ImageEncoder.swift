@@ -6,6 +6,12 @@ import Foundation
 public enum ImageEncoder {
     /// Encodes as JPEG; alpha is composited over `options.background` first.
     public static func jpeg(_ bitmap: Bitmap, options: JPEGEncodingOptions = JPEGEncodingOptions()) throws(ImageCodecError) -> Data {
+        try jpeg(bitmap, options: options, maximumOutputBytes: 0)
+    }
+
+    /// `maximumOutputBytes` (0: none) makes the encoder's output buffer unable to grow past it,
+    /// which takes the same path as a failed allocation: how tests reach that path.
+    static func jpeg(_ bitmap: Bitmap, options: JPEGEncodingOptions, maximumOutputBytes: Int) throws(ImageCodecError) -> Data {
         guard (1...100).contains(options.quality) else {
             throw .invalidArgument("JPEG quality must be 1...100, got \(options.quality)")
         }
@@ -28,7 +34,7 @@ public enum ImageEncoder {
                         quality: Int32(options.quality), optimize_coding: options.optimizesHuffmanCoding ? 1 : 0,
                         progressive: options.progressive ? 1 : 0, luma_h_samp: hSamp, luma_v_samp: vSamp,
                         icc_profile: icc.baseAddress, icc_length: UInt32(icc.count),
-                        luma_quant_table: table.isEmpty ? nil : table.baseAddress)
+                        luma_quant_table: table.isEmpty ? nil : table.baseAddress, max_output_bytes: maximumOutputBytes)
                     return iec_jpeg_encode(&parameters, pixels.baseAddress, opaque.bytesPerRow, &output, &length, &message)
                 }
             }
@@ -38,6 +44,11 @@ public enum ImageEncoder {
 
     /// Encodes as 8-bit PNG in the bitmap's own pixel format (gray, gray+alpha, RGB, RGBA).
     public static func png(_ bitmap: Bitmap, options: PNGEncodingOptions = PNGEncodingOptions()) throws(ImageCodecError) -> Data {
+        try png(bitmap, options: options, maximumOutputBytes: 0)
+    }
+
+    /// See `jpeg(_:options:maximumOutputBytes:)`.
+    static func png(_ bitmap: Bitmap, options: PNGEncodingOptions, maximumOutputBytes: Int) throws(ImageCodecError) -> Data {
         guard (0...9).contains(options.compressionLevel) else {
             throw .invalidArgument("PNG compression level must be 0...9, got \(options.compressionLevel)")
         }
@@ -56,7 +67,7 @@ public enum ImageEncoder {
                 var parameters = iec_png_encode_params(
                     width: UInt32(bitmap.width), height: UInt32(bitmap.height), color_type: colorType,
                     compression_level: Int32(options.compressionLevel), icc_profile: icc.baseAddress,
-                    icc_length: UInt32(icc.count))
+                    icc_length: UInt32(icc.count), max_output_bytes: maximumOutputBytes)
                 return iec_png_encode(&parameters, pixels.baseAddress, bitmap.bytesPerRow, &output, &length, &message)
             }
         }
@@ -76,7 +87,8 @@ public enum ImageEncoder {
     private static func takeOutput(status: iec_status, output: UnsafeMutablePointer<UInt8>?, length: Int,
                                    message: [CChar]) throws(ImageCodecError) -> Data {
         guard status == IEC_OK, let output else {
-            let text = message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+            if status == IEC_OUT_OF_MEMORY { throw .outOfMemory }
+            let text = message.withUnsafeBufferPointer { String(decoding: $0.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) }
             throw .encodingFailed(text)
         }
         return Data(bytesNoCopy: output, count: length, deallocator: .free)

@@ -16,8 +16,10 @@ public enum ImageCodecError: Error, Sendable, Hashable, CustomStringConvertible 
     case corruptData(String)
     /// The data ends before the image does.
     case truncatedData
-    /// The image (or a dimension in its header) exceeds the configured limits.
+    /// The image has more pixels than `DecodingLimits.maxPixelCount` (`limit`).
     case tooLarge(width: Int, height: Int, limit: Int)
+    /// A side of the image is longer than `DecodingLimits.maxDimension` (`limit`).
+    case dimensionTooLarge(width: Int, height: Int, limit: Int)
     /// An allocation failed while decoding or encoding.
     case outOfMemory
     /// Reading or writing `path` failed with `errno` (`ENOENT`, `EACCES`, `EISDIR`, `EFBIG` for a
@@ -65,6 +67,8 @@ public enum ImageCodecError: Error, Sendable, Hashable, CustomStringConvertible 
         case .truncatedData: "truncated image data: the file ends before the image does"
         case .tooLarge(let width, let height, let limit):
             "image too large: \(width)×\(height) exceeds the limit of \(limit) pixels"
+        case .dimensionTooLarge(let width, let height, let limit):
+            "image too large: \(width)×\(height) has a side longer than the limit of \(limit) pixels"
         case .outOfMemory: "out of memory"
         case .io(let path, let code): "\(path): \(Self.reason(code))"
         case .encodingFailed(let message): "encoding failed: \(message)"

@@ -21,4 +21,8 @@ void test_png_free(void *pointer);
 /// libjpeg adds an Adobe marker, so readers treat the samples as Adobe-inverted (0 = full ink).
 int test_jpeg_write_cmyk(uint32_t width, uint32_t height, const uint8_t *cmyk, int as_ycck,
                          uint8_t **out, unsigned long *out_length);
+/// Writes an RGB JPEG with a restart interval (in MCUs, 0 for none), optionally progressive:
+/// features the engine's own encoder does not produce.
+int test_jpeg_write_rgb(uint32_t width, uint32_t height, const uint8_t *rgb, int quality, int restart_interval,
+                        int progressive, uint8_t **out, unsigned long *out_length);
 #endif

@@ -1,0 +1,76 @@
+import Foundation
+import Testing
+import TestSupport
+@_spi(Fuzzing) @testable import ImageCodec
+
+/// Every input the fuzzers ever flagged (Tests/Fixtures/fuzz-regressions/TARGET) and every seed
+/// they start from (Fuzz/Corpus/TARGET), through the same calls as the fuzz targets: a typed
+/// error or a sound result, never a crash. Run again under AddressSanitizer with leak detection
+/// by scripts/test.sh.
+@Suite("Fuzz regressions")
+struct FuzzRegressionTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The files for `target`, seeds and regressions, by name.
+    static func inputs(_ target: String) -> [(String, Data)] {
+        ["Fuzz/Corpus", "Tests/Fixtures/fuzz-regressions"].flatMap { folder -> [(String, Data)] in
+            let directory = root.appendingPathComponent(folder).appendingPathComponent(target)
+            let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).sorted()
+            return names.compactMap { name in
+                (try? Data(contentsOf: directory.appendingPathComponent(name))).map { ("\(folder)/\(target)/\(name)", $0) }
+            }
+        }
+    }
+
+    @Test("header probes and decodes, with the options the first byte picks", arguments: ["jpeg", "png"])
+    func decoding(_ format: String) throws {
+        let headers = Self.inputs("\(format)-header")
+        let decodes = Self.inputs("\(format)-decode")
+        #expect(headers.count >= 8 && decodes.count >= 8, "the seed corpora are missing")
+        for (name, data) in headers {
+            do { _ = try ImageDecoder.header(of: data, limits: DecodingLimits(maxPixelCount: 4_000_000)) } catch { _ = error.description }
+            _ = name
+        }
+        for (name, data) in decodes {
+            guard let selector = data.first else { continue }
+            let sizes: [Int?] = [nil, 64, 300, 1080]
+            let options = DecodingOptions(maxPixelSize: sizes[Int(selector >> 1) & 3], appliesOrientation: selector & 16 == 0,
+                                          allowsPartialImages: selector & 1 != 0, grayscale: selector & 8 != 0,
+                                          limits: DecodingLimits(maxPixelCount: 4_000_000, maxProgressiveScans: 100))
+            do {
+                let decoded = try ImageDecoder(options: options).decodeImage(data.dropFirst())
+                let bitmap = decoded.bitmap
+                #expect(bitmap.pixels.count == bitmap.width * bitmap.height * bitmap.format.channels, "\(name)")
+            } catch {
+                _ = error.description
+            }
+        }
+    }
+
+    @Test("EXIF orientation parsing yields 1...8 or nothing")
+    func exif() {
+        let inputs = Self.inputs("exif-orientation")
+        #expect(inputs.count >= 8)
+        for (name, data) in inputs {
+            for value in [FuzzingEntryPoints.exifOrientation(tiff: [UInt8](data)), FuzzingEntryPoints.exifOrientation(app1: [UInt8](data))] {
+                if let value { #expect((1...8).contains(value), "\(name)") }
+            }
+        }
+    }
+
+    @Test("decode → encode → decode keeps size and format")
+    func roundTrip() throws {
+        let inputs = Self.inputs("encode-roundtrip")
+        #expect(inputs.count >= 8)
+        for (name, data) in inputs {
+            guard let selector = data.first else { continue }
+            let options = DecodingOptions(maxPixelSize: 128, allowsPartialImages: selector & 1 != 0,
+                                          limits: DecodingLimits(maxPixelCount: 4_000_000, maxProgressiveScans: 100))
+            guard let bitmap = try? ImageDecoder(options: options).decode(data.dropFirst()) else { continue }
+            let jpeg = try ImageDecoder().decode(try ImageEncoder.jpeg(bitmap, options: JPEGEncodingOptions(quality: 1 + Int(selector) % 100)))
+            #expect(jpeg.width == bitmap.width && jpeg.height == bitmap.height, "\(name)")
+            let png = try ImageDecoder().decode(try ImageEncoder.png(bitmap))
+            #expect(png.format == bitmap.format && png.pixels == bitmap.pixels, "\(name)")
+        }
+    }
+}
