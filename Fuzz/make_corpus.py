@@ -1,0 +1,222 @@
+#!/usr/bin/env python3
+"""Makes the committed seed corpora of the fuzz targets (Fuzz/Corpus/TARGET/): small files that
+reach the parsers' branches. Rerun after changing a target's input format:
+
+    python3 Fuzz/make_corpus.py [path/to/image-engine]
+
+Needs Pillow, gcc with libjpeg's headers (for restart-marker and arithmetic-coded JPEGs) and a
+built image-engine (for disk-cache entries and journals).
+"""
+import io
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import zlib
+
+from PIL import Image, ImageCms
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CORPUS = os.path.join(HERE, "Corpus")
+ENGINE = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "..", ".build", "release", "image-engine")
+
+
+def picture(size=(24, 16), mode="RGB"):
+    image = Image.new("RGB", size)
+    for y in range(size[1]):
+        for x in range(size[0]):
+            image.putpixel((x, y), ((x * 11) % 256, (y * 17) % 256, ((x + y) * 7) % 256))
+    return image.convert(mode)
+
+
+def tiff_orientation(value, little=True):
+    order = "<" if little else ">"
+    header = (b"II" if little else b"MM") + struct.pack(order + "HI", 42, 8)
+    entries = struct.pack(order + "H", 2)
+    entries += struct.pack(order + "HHI", 0x010F, 2, 4) + b"Cam\0"  # Make, inline ASCII
+    entries += struct.pack(order + "HHIHH", 0x0112, 3, 1, value, 0)
+    return header + entries + struct.pack(order + "I", 0)
+
+
+def jpeg_bytes(image, **options):
+    buffer = io.BytesIO()
+    image.save(buffer, "JPEG", **options)
+    return buffer.getvalue()
+
+
+def special_jpegs(directory):
+    """Restart intervals and arithmetic coding, which Pillow cannot write, with libjpeg itself."""
+    source = os.path.join(directory, "write.c")
+    with open(source, "w") as file:
+        file.write(r'''
+#include <stdio.h>
+#include <stdlib.h>
+#include <jpeglib.h>
+int main(int argc, char **argv) {
+    struct jpeg_compress_struct c; struct jpeg_error_mgr e;
+    c.err = jpeg_std_error(&e); jpeg_create_compress(&c);
+    FILE *f = fopen(argv[1], "wb"); jpeg_stdio_dest(&c, f);
+    c.image_width = 32; c.image_height = 24; c.input_components = 3; c.in_color_space = JCS_RGB;
+    jpeg_set_defaults(&c); jpeg_set_quality(&c, 70, TRUE);
+    c.restart_interval = atoi(argv[2]); c.arith_code = atoi(argv[3]);
+    if (atoi(argv[4])) jpeg_simple_progression(&c);
+    jpeg_start_compress(&c, TRUE);
+    unsigned char row[32 * 3];
+    while (c.next_scanline < c.image_height) {
+        for (int x = 0; x < 32 * 3; x++) row[x] = (unsigned char)(x * 5 + c.next_scanline * 9);
+        JSAMPROW r = row; jpeg_write_scanlines(&c, &r, 1);
+    }
+    jpeg_finish_compress(&c); fclose(f); return 0;
+}''')
+    binary = os.path.join(directory, "write")
+    subprocess.run(["gcc", source, "-o", binary, "-ljpeg"], check=True)
+    made = {}
+    for name, restart, arithmetic, progressive in [("restart", 1, 0, 0), ("arithmetic", 0, 1, 0),
+                                                   ("restart-progressive", 2, 0, 1), ("arithmetic-progressive", 0, 1, 1)]:
+        path = os.path.join(directory, name + ".jpg")
+        subprocess.run([binary, path, str(restart), str(arithmetic), str(progressive)], check=True)
+        with open(path, "rb") as file:
+            made[name] = file.read()
+    return made
+
+
+def jpegs(directory):
+    image = picture()
+    srgb = ImageCms.ImageCmsProfile(ImageCms.createProfile("sRGB")).tobytes()
+    exif = b"Exif\0\0" + tiff_orientation(6)
+    seeds = {
+        "baseline": jpeg_bytes(image, quality=75),
+        "progressive": jpeg_bytes(image, quality=60, progressive=True),
+        "gray": jpeg_bytes(picture(mode="L"), quality=80),
+        "cmyk": jpeg_bytes(picture(mode="CMYK"), quality=80),
+        "444": jpeg_bytes(image, quality=90, subsampling=0),
+        "422": jpeg_bytes(image, quality=90, subsampling=1),
+        "exif-orientation-6": jpeg_bytes(image, quality=70, exif=exif),
+        "icc": jpeg_bytes(image, quality=70, icc_profile=srgb),
+        **special_jpegs(directory),
+    }
+    seeds["truncated"] = seeds["baseline"][: len(seeds["baseline"]) * 2 // 3]
+    seeds["padded-before-eoi"] = seeds["baseline"][:-2] + b"\0" * 6 + b"\xff\xd9"
+    return seeds
+
+
+def chunk(kind, data):
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+
+def png(width, height, color_type, depth, rows, interlaced=False, extra=b""):
+    """A PNG from unfiltered rows (lists of sample values), Adam7 when asked."""
+    channels = {0: 1, 2: 3, 3: 1, 4: 2, 6: 4}[color_type]
+
+    def pack(samples):
+        if depth == 16:
+            return b"".join(struct.pack(">H", s) for s in samples)
+        if depth == 8:
+            return bytes(samples)
+        out, bits, filled = [], 0, 0
+        for sample in samples:
+            bits = (bits << depth) | sample
+            filled += depth
+            if filled == 8:
+                out.append(bits)
+                bits, filled = 0, 0
+        if filled:
+            out.append(bits << (8 - filled))
+        return bytes(out)
+
+    def image_data(pixels_rows):
+        return b"".join(b"\0" + pack([s for pixel in row for s in pixel]) for row in pixels_rows)
+
+    grid = [[rows(x, y) for x in range(width)] for y in range(height)]
+    if interlaced:
+        passes = [(0, 0, 8, 8), (4, 0, 8, 8), (0, 4, 4, 8), (2, 0, 4, 4), (0, 2, 2, 4), (1, 0, 2, 2), (0, 1, 1, 2)]
+        raw = b""
+        for x0, y0, dx, dy in passes:
+            sub = [[grid[y][x] for x in range(x0, width, dx)] for y in range(y0, height, dy)]
+            if sub and sub[0]:
+                raw += image_data(sub)
+    else:
+        raw = image_data(grid)
+    header = struct.pack(">IIBBBBB", width, height, depth, color_type, 0, 0, 1 if interlaced else 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + extra + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b"")
+
+
+def pngs():
+    w, h = 13, 9
+    palette = chunk(b"PLTE", bytes(range(48)))
+    return {
+        "gray1": png(w, h, 0, 1, lambda x, y: ((x + y) % 2,)),
+        "gray4": png(w, h, 0, 4, lambda x, y: ((x * y) % 16,)),
+        "gray16": png(w, h, 0, 16, lambda x, y: (x * 4000 + y,)),
+        "gray-alpha": png(w, h, 4, 8, lambda x, y: (x * 9, y * 20)),
+        "rgb8": png(w, h, 2, 8, lambda x, y: (x * 19, y * 27, 99)),
+        "rgb16": png(w, h, 2, 16, lambda x, y: (x * 5000, y * 7000, 1234)),
+        "rgba8": png(w, h, 6, 8, lambda x, y: (x * 19, y * 27, 99, (x * y) % 256)),
+        "palette": png(w, h, 3, 4, lambda x, y: ((x + y) % 16,), extra=palette),
+        "palette-trns": png(w, h, 3, 4, lambda x, y: ((x + y) % 16,), extra=palette + chunk(b"tRNS", bytes([0, 128, 255]))),
+        "rgb-trns": png(w, h, 2, 8, lambda x, y: (x, y, 0), extra=chunk(b"tRNS", struct.pack(">HHH", 1, 1, 0))),
+        "adam7-rgb": png(w, h, 2, 8, lambda x, y: (x * 19, y * 27, 99), interlaced=True),
+        "adam7-gray16": png(w, h, 0, 16, lambda x, y: (x * 4000 + y,), interlaced=True),
+        "exif": png(w, h, 2, 8, lambda x, y: (x, y, 9), extra=chunk(b"eXIf", tiff_orientation(8, little=False))),
+        "iccp": png(w, h, 2, 8, lambda x, y: (x, y, 9), extra=chunk(b"iCCP", b"icc\0\0" + zlib.compress(
+            ImageCms.ImageCmsProfile(ImageCms.createProfile("sRGB")).tobytes()))),
+    }
+
+
+def cache_files(directory):
+    """Entry files and journals made by the engine's own cache."""
+    cache = os.path.join(directory, "cache")
+    source = os.path.join(directory, "bytes")
+    with open(source, "wb") as file:
+        file.write(b"product photo bytes " * 9)
+    for key in ["https://cdn.example.com/products/1.jpg", "k", "ключ"]:
+        subprocess.run([ENGINE, "cache", "--dir", cache, "put", key, source], check=True)
+    subprocess.run([ENGINE, "cache", "--dir", cache, "get", "k", "--output", os.path.join(directory, "out")], check=True)
+    entries = {}
+    for index, name in enumerate(sorted(os.listdir(os.path.join(cache, "entries")))):
+        with open(os.path.join(cache, "entries", name), "rb") as file:
+            entries[f"entry-{index}"] = file.read()
+    with open(os.path.join(cache, "journal"), "rb") as file:
+        journal = file.read()
+    name = "a" * 64
+    journals = {
+        "journal": journal,
+        "journal-appended": journal + f"READ {name}\nDIRTY {name}\nCLEAN {name} 12\nREMOVE {name}\nLIMIT 100\n".encode(),
+        "journal-torn": journal + b"CLEAN " + name.encode()[:20],
+        "journal-empty": b"image-engine-disk-cache 1\n",
+    }
+    return entries, journals
+
+
+def write(target, seeds):
+    directory = os.path.join(CORPUS, target)
+    shutil.rmtree(directory, ignore_errors=True)
+    os.makedirs(directory)
+    for name, data in seeds.items():
+        with open(os.path.join(directory, name), "wb") as file:
+            file.write(data)
+
+
+def main():
+    with tempfile.TemporaryDirectory() as scratch:
+        jpeg_seeds = jpegs(scratch)
+        png_seeds = pngs()
+        entries, journals = cache_files(scratch)
+    selectors = [0, 1, 3, 6, 9, 16]  # the decode targets' first byte picks the options
+    write("jpeg-header", jpeg_seeds)
+    write("png-header", png_seeds)
+    write("jpeg-decode", {f"{name}-{s}": bytes([s]) + data for name, data in jpeg_seeds.items() for s in selectors[:2]}
+          | {f"baseline-{s}": bytes([s]) + jpeg_seeds["baseline"] for s in selectors})
+    write("png-decode", {f"{name}-{s}": bytes([s]) + data for name, data in png_seeds.items() for s in selectors[:2]}
+          | {f"adam7-rgb-{s}": bytes([s]) + png_seeds["adam7-rgb"] for s in selectors})
+    write("encode-roundtrip", {f"{name}": bytes([85]) + data for name, data in list(jpeg_seeds.items()) + list(png_seeds.items())})
+    write("exif-orientation", {f"tiff-{v}-{'le' if le else 'be'}": tiff_orientation(v, le) for v in (1, 3, 6, 8) for le in (True, False)}
+          | {"app1-6": b"Exif\0\0" + tiff_orientation(6)})
+    write("disk-cache-entry", entries)
+    write("journal-replay", journals)
+
+
+if __name__ == "__main__":
+    main()
