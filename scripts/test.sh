@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite, after installing what is missing: every test in a debug build, one
-# test target at a time, then the concurrency tests again under the thread sanitizer.
+# test target at a time; the concurrency tests again under the thread sanitizer; the hostile-
+# input tests (truncations, bit flips, bombs, hostile cache directories, fuzz regressions)
+# again under AddressSanitizer with leak detection. On 2 cores from a fresh clone: build
+# ~2.5 min, tests ~1.5 min, each sanitized build ~3 min and run ~0.5 min.
 #
 # One target at a time: Swift Testing runs every test of a process at once, and on a 2-core
 # machine the CPU-bound codec and budget tests would hold the few cooperative threads for tens
@@ -17,5 +20,9 @@ for group in "${groups[@]}"; do
     echo "== $group" >&2
     swift test --skip-build --filter "$group"
 done
-# A separate build folder, so the sanitized build does not replace the normal one.
+# Separate build folders, so the sanitized builds do not replace the normal one.
 swift test --sanitize=thread --scratch-path .build-tsan --filter Concurrency
+# SWIFT_BACKTRACE: Swift's crash backtracer, reading memory after an ASan report, can spin forever.
+SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 LSAN_OPTIONS="suppressions=$PWD/scripts/lsan-suppressions.txt" \
+    swift test --sanitize=address --scratch-path .build-asan \
+    --filter "HostileInput|JPEGDamagePolicy|CodecErrorPath|FuzzRegression|HostileDirectory|CacheFuzzRegression"
