@@ -4,8 +4,11 @@
 # Swift itself must already be installed (https://www.swift.org/install/linux/).
 set -euo pipefail
 
-packages=(pkg-config libjpeg62-turbo-dev libpng-dev)
-if [[ "${1:-}" == "--benchmarks" ]]; then
+packages=(pkg-config libjpeg62-turbo-dev libpng-dev liblcms2-dev)
+if [[ "${1:-}" == "--tests" ]]; then
+    # transicc: Little CMS' own converter, the reference the colour-management tests check against.
+    packages+=(liblcms2-utils)
+elif [[ "${1:-}" == "--benchmarks" ]]; then
     # vipsthumbnail is the reference; Pillow + scikit-image compute the SSIM reference.
     packages+=(libvips-tools python3-skimage python3-pil time)
 fi
@@ -25,4 +28,4 @@ if ! command -v swift >/dev/null 2>&1; then
     echo "swift is not on PATH: install a Swift 6.1+ toolchain first (https://www.swift.org/install/linux/)" >&2
     exit 1
 fi
-pkg-config --exists libjpeg libpng || { echo "pkg-config cannot find libjpeg and libpng" >&2; exit 1; }
+pkg-config --exists libjpeg libpng lcms2 || { echo "pkg-config cannot find libjpeg, libpng and lcms2" >&2; exit 1; }

@@ -9,6 +9,7 @@ typedef struct { struct jpeg_error_mgr pub; jmp_buf jump; } test_error_t;
 static void test_error_exit(j_common_ptr cinfo) { longjmp(((test_error_t *)cinfo->err)->jump, 1); }
 
 int test_jpeg_write_cmyk(uint32_t width, uint32_t height, const uint8_t *cmyk, int as_ycck,
+                         const uint8_t *icc_profile, unsigned int icc_length,
                          uint8_t **out, unsigned long *out_length) {
     struct jpeg_compress_struct cinfo;
     test_error_t error;
@@ -31,6 +32,7 @@ int test_jpeg_write_cmyk(uint32_t width, uint32_t height, const uint8_t *cmyk, i
     jpeg_set_colorspace(&cinfo, as_ycck ? JCS_YCCK : JCS_CMYK);
     jpeg_set_quality(&cinfo, 100, TRUE);
     jpeg_start_compress(&cinfo, TRUE);
+    if (icc_profile != NULL) jpeg_write_icc_profile(&cinfo, icc_profile, icc_length);
     while (cinfo.next_scanline < cinfo.image_height) {
         JSAMPROW row = (JSAMPROW)(cmyk + (size_t)cinfo.next_scanline * width * 4);
         jpeg_write_scanlines(&cinfo, &row, 1);

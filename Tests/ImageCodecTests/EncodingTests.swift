@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import ImageCodec
 
 @Suite("Encoding")
@@ -76,22 +77,48 @@ struct EncodingTests {
         return tables
     }
 
-    @Test("the SSIM-tuned luma table is the one written, scaled by quality; chroma keeps the standard table")
+    /// The documented table, 13.5·(1 + 0.2·√(u² + v²))^1.2 rounded, written out by hand (from
+    /// a separate Python evaluation), so a slip in the encoder's formula shows here.
+    static let ssimTunedAtQuality50 = [
+        14, 17, 20, 24, 27, 31, 35, 39,
+        17, 18, 21, 24, 28, 31, 35, 39,
+        20, 21, 23, 26, 29, 32, 36, 40,
+        24, 24, 26, 28, 31, 34, 37, 41,
+        27, 28, 29, 31, 33, 36, 39, 43,
+        31, 31, 32, 34, 36, 39, 42, 45,
+        35, 35, 36, 37, 39, 42, 44, 47,
+        39, 39, 40, 41, 43, 45, 47, 50,
+    ]
+
+    /// libjpeg's standard luma table (ITU-T T.81 Annex K, table K.1), natural order.
+    static let annexKLuma = [
+        16, 11, 10, 16, 24, 40, 51, 61,
+        12, 12, 14, 19, 26, 58, 60, 55,
+        14, 13, 16, 24, 40, 57, 69, 56,
+        14, 17, 22, 29, 51, 87, 80, 62,
+        18, 22, 37, 56, 68, 109, 103, 77,
+        24, 35, 55, 64, 81, 104, 113, 92,
+        49, 64, 78, 87, 103, 121, 120, 101,
+        72, 92, 95, 98, 112, 100, 103, 99,
+    ]
+
+    @Test("the SSIM-tuned luma table is the one written, scaled by quality as libjpeg scales; chroma keeps the standard table")
     func ssimTunedQuantization() throws {
         let photo = try ImageDecoder(options: DecodingOptions(maxPixelSize: 200)).decode(TestImages.sample("Path.jpg"))
+        // libjpeg's jpeg_quality_scaling: 5000/q below 50, 200 − 2q from 50; steps clamped to 1...255.
+        let scaled = { (table: [Int], quality: Int) -> [Int] in
+            let percent = quality < 50 ? 5000 / quality : 200 - 2 * quality
+            return table.map { min(255, max(1, ($0 * percent + 50) / 100)) }
+        }
+        let q50 = Self.quantizationTables(try ImageEncoder.jpeg(photo, options: JPEGEncodingOptions(quality: 50, quantization: .ssimTuned)))
+        #expect(q50[0] == Self.ssimTunedAtQuality50)
         for quality in [20, 50, 75, 95] {
             let standard = Self.quantizationTables(try ImageEncoder.jpeg(photo, options: JPEGEncodingOptions(quality: quality)))
             let tunedData = try ImageEncoder.jpeg(photo, options: JPEGEncodingOptions(quality: quality, quantization: .ssimTuned))
             let tuned = Self.quantizationTables(tunedData)
-            let scale = quality < 50 ? 5000 / quality : 200 - 2 * quality
-            let expected = (0..<64).map { index -> Int in
-                let radius = Double((index / 8) * (index / 8) + (index % 8) * (index % 8)).squareRoot()
-                let base = Int((13.5 * pow(1 + 0.2 * radius, 1.2)).rounded())
-                return min(255, max(1, (base * scale + 50) / 100))
-            }
-            #expect(tuned[0] == expected, "quality \(quality)")
+            #expect(tuned[0] == scaled(Self.ssimTunedAtQuality50, quality), "quality \(quality)")
+            #expect(standard[0] == scaled(Self.annexKLuma, quality), "quality \(quality)")
             #expect(tuned[1] == standard[1] && tuned[1] != nil, "quality \(quality)")
-            #expect(standard[0] != expected)
             #expect(try ImageDecoder().decode(tunedData).width == photo.width)
         }
     }
@@ -109,16 +136,29 @@ struct EncodingTests {
         #expect(grayAlpha.flattened().pixels == [UInt8](repeating: 255, count: 64))
     }
 
-    @Test("a PNG keeps a valid ICC profile and drops one libpng distrusts instead of failing")
+    @Test("a PNG keeps a valid ICC profile byte for byte and drops one libpng distrusts instead of failing")
     func pngICCProfiles() throws {
-        // Path.jpg carries the widespread "known incorrect" sRGB profile that libpng rejects.
-        let photo = try ImageDecoder(options: DecodingOptions(maxPixelSize: 64)).decode(TestImages.sample("Path.jpg"))
-        #expect(photo.iccProfile != nil)
-        let png = try ImageEncoder.png(photo)
-        #expect(try ImageDecoder().decode(png).width == 64)
-        var garbage = TestImages.quadrants(width: 8, height: 8)
-        garbage.iccProfile = [1, 2, 3, 4, 5]
-        #expect(try ImageDecoder().decode(ImageEncoder.png(garbage)).iccProfile == nil)
+        let keep = DecodingOptions(maxPixelSize: 64, colorManagement: .preserveSource)
+        // Valid: Little CMS' sRGB (ColorfulCups.jpg), HP's sRGB (Path.jpg), a Display P3.
+        let valid = [
+            try #require(try ImageDecoder(options: keep).decode(TestImages.sample("ColorfulCups.jpg")).iccProfile),
+            try #require(try ImageDecoder(options: keep).decode(TestImages.sample("Path.jpg")).iccProfile),
+            try ColorFixtures.profile("DisplayP3.icc"),
+        ]
+        #expect(valid.map(\.count) == [6924, 3144, 660])
+        // Distrusted: too short to be a profile, and a header whose length field (10,000) is
+        // not the profile's length.
+        var lying = Array(valid[2])
+        lying[0...3] = [0, 0, 0x27, 0x10]
+        let distrusted: [[UInt8]] = [[1, 2, 3, 4, 5], lying]
+        for (profile, expected) in valid.map({ ($0, $0 as [UInt8]?) }) + distrusted.map({ ($0, nil as [UInt8]?) }) {
+            var bitmap = TestImages.quadrants(width: 8, height: 8)
+            bitmap.iccProfile = profile
+            let decoded = try ImageDecoder(options: DecodingOptions(colorManagement: .preserveSource)).decode(ImageEncoder.png(bitmap))
+            let kept = decoded.iccProfile == expected
+            #expect(kept, "profile of \(profile.count) bytes: expected \(expected == nil ? "dropped" : "kept"), got \(decoded.iccProfile?.count ?? 0) bytes")
+            #expect(decoded.pixels == bitmap.pixels)
+        }
     }
 
     @Test("invalid encoder arguments are typed errors")

@@ -133,12 +133,23 @@ struct HostileInputTests {
         }
     }
 
-    @Test("a PNG chunk with a bad CRC is corrupt data")
+    @Test("an IDAT chunk whose CRC does not match is corrupt data that says so")
     func pngChecksum() throws {
-        var bytes = [UInt8](try ImageEncoder.png(Self.photo))
-        let idat = try #require(Self.find(Array("IDAT".utf8), in: bytes))
-        bytes[idat + 10] ^= 0x55
-        #expect(throws: ImageCodecError.self) { try ImageDecoder().decode(Data(bytes)) }
+        let intact = [UInt8](try ImageEncoder.png(Self.photo))
+        #expect(try ImageDecoder().decode(Data(intact)).pixels == Self.photo.pixels)
+        // Chunk layout: 4-byte length, "IDAT", data, then the 4-byte CRC of type and data.
+        let type = try #require(Self.find(Array("IDAT".utf8), in: intact))
+        let length = intact[type - 4..<type].reduce(0) { $0 << 8 | Int($1) }
+        for byte in 0..<4 {
+            var bytes = intact
+            bytes[type + 4 + length + byte] ^= 0x01  // the data is untouched: only the checksum is wrong
+            #expect {
+                try ImageDecoder().decode(Data(bytes))
+            } throws: { error in
+                guard case .corruptData(let message) = error as? ImageCodecError else { return false }
+                return message.contains("CRC")
+            }
+        }
     }
 
     // MARK: - Builders

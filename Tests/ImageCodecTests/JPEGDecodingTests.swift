@@ -1,6 +1,7 @@
 import CTestImageWriter
 import Foundation
 import Testing
+import TestSupport
 @testable import ImageCodec
 
 @Suite("JPEG decoding")
@@ -65,7 +66,7 @@ struct JPEGDecodingTests {
         for _ in 0..<16 { for ink in inks { for _ in 0..<16 { samples += ink.cmyk } } }
         var output: UnsafeMutablePointer<UInt8>?
         var length: UInt = 0
-        #expect(test_jpeg_write_cmyk(64, 16, samples, asYCCK ? 1 : 0, &output, &length) == 0)
+        #expect(test_jpeg_write_cmyk(64, 16, samples, asYCCK ? 1 : 0, nil, 0, &output, &length) == 0)
         let jpeg = Data(bytes: output!, count: Int(length))
         test_png_free(output)
         #expect(try ImageDecoder.header(of: jpeg).colorModel == .cmyk)
@@ -89,15 +90,25 @@ struct JPEGDecodingTests {
         }
     }
 
-    @Test("ICC profiles are read from APP2 and carried into encoded JPEG and PNG")
+    @Test("with preserveSource, ICC profiles are read from APP2 (across chunks) and carried into encoded JPEG and PNG")
     func iccProfileCarriedOver() throws {
-        let profile = (0..<3000).map { UInt8(truncatingIfNeeded: $0 &* 7) }  // spans two APP2 chunks? no: < 65519
+        let preserve = ImageDecoder(options: DecodingOptions(colorManagement: .preserveSource))
+        // JPEG does not look inside the profile: 70,000 arbitrary bytes span two APP2 chunks.
+        let large = (0..<70_000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 8) }
+        for profile in [large, try ColorFixtures.profile("DisplayP3.icc")] {
+            var source = TestImages.quadrants(width: 32, height: 32)
+            source.iccProfile = profile
+            let fromJPEG = try preserve.decode(ImageEncoder.jpeg(source))
+            #expect(fromJPEG.iccProfile?.count == profile.count && fromJPEG.iccProfile == profile)
+            let withoutProfile = try ImageEncoder.jpeg(source, options: JPEGEncodingOptions(preservesICCProfile: false))
+            #expect(try preserve.decode(withoutProfile).iccProfile == nil)
+        }
+        // PNG: libpng checks the profile, so a real one: JPEG → bitmap → PNG → bitmap keeps it.
         var source = TestImages.quadrants(width: 32, height: 32)
-        source.iccProfile = profile
-        let jpeg = try ImageEncoder.jpeg(source)
-        let decoded = try ImageDecoder().decode(jpeg)
-        #expect(decoded.iccProfile == profile)
-        let withoutProfile = try ImageEncoder.jpeg(source, options: JPEGEncodingOptions(preservesICCProfile: false))
-        #expect(try ImageDecoder().decode(withoutProfile).iccProfile == nil)
+        source.iccProfile = try ColorFixtures.profile("DisplayP3.icc")
+        let viaJPEG = try preserve.decode(ImageEncoder.jpeg(source))
+        let fromPNG = try preserve.decode(ImageEncoder.png(viaJPEG))
+        #expect(fromPNG.iccProfile == source.iccProfile && fromPNG.pixels == viaJPEG.pixels)
+        #expect(try preserve.decode(ImageEncoder.png(viaJPEG, options: PNGEncodingOptions(preservesICCProfile: false))).iccProfile == nil)
     }
 }

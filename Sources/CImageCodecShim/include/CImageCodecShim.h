@@ -1,6 +1,7 @@
-// The only C in the engine: error handling and memory managers for libjpeg-turbo and libpng.
+// The only C in the engine: error handling and memory managers for libjpeg-turbo and libpng,
+// and the error handler and pixel-layout constants for Little CMS.
 //
-// Both libraries report fatal errors by longjmp (libjpeg's default handler even calls exit()).
+// libjpeg and libpng report fatal errors by longjmp (libjpeg's default handler even calls exit()).
 // A longjmp must never cross a Swift frame, so every library call that can fail is made from a
 // function in this file, under a setjmp that lives in that same function, and comes back to Swift
 // as a status code plus a message. Nothing here decides anything about images: that is Swift's job.
@@ -13,6 +14,7 @@
 #include <jpeglib.h>
 #include <jerror.h>
 #include <png.h>
+#include <lcms2.h>
 
 /// Outcome of a shim call. Anything but IEC_OK leaves a message in the object's message buffer.
 typedef enum {
@@ -152,5 +154,40 @@ typedef struct {
 iec_status iec_png_encode(const iec_png_encode_params *params, const uint8_t *pixels,
                           size_t bytes_per_row, uint8_t **output, size_t *output_length,
                           char message[IEC_MESSAGE_MAX]);
+
+// MARK: - Little CMS
+
+// Little CMS never longjmps: a failing call returns NULL and reports through a log handler.
+// The shim owns that handler (it keeps the last message per thread instead of printing) and
+// the TYPE_* layout constants, which are macros Swift cannot import.
+
+/// Pixel layouts a transform reads or writes, all 8 bits per sample.
+typedef enum {
+    IEC_CMS_RGB = 0,
+    IEC_CMS_RGBA = 1,
+    IEC_CMS_GRAY = 2,
+    IEC_CMS_GRAYA = 3,
+    /// 255 = full ink, as libjpeg delivers CMYK without an Adobe marker.
+    IEC_CMS_CMYK = 4,
+    /// 0 = full ink: Adobe's inverted CMYK (and YCCK after libjpeg's conversion).
+    IEC_CMS_CMYK_INVERTED = 5
+} iec_cms_layout;
+
+/// The context every profile and transform is made in: its log handler records instead of printing.
+cmsContext iec_cms_context(void);
+
+/// Opens a profile from memory. NULL when Little CMS rejects it; its message is then in `message`.
+cmsHPROFILE iec_cms_open_profile(const uint8_t *bytes, size_t length, char message[IEC_MESSAGE_MAX]);
+
+/// sRGB (IEC 61966-2.1) as Little CMS builds it, and a gray profile with the sRGB tone curve.
+cmsHPROFILE iec_cms_create_srgb_profile(void);
+cmsHPROFILE iec_cms_create_srgb_gray_profile(void);
+
+/// A transform between two layouts; alpha, when both have it, is copied. NULL on failure,
+/// with Little CMS' message in `message`. Made without the 1-pixel cache, so it may be used
+/// from several threads at once.
+cmsHTRANSFORM iec_cms_create_transform(cmsHPROFILE input, iec_cms_layout input_layout, cmsHPROFILE output,
+                                       iec_cms_layout output_layout, int intent, int black_point_compensation,
+                                       char message[IEC_MESSAGE_MAX]);
 
 #endif

@@ -8,7 +8,10 @@ public struct Bitmap: Sendable, Equatable {
     public let format: PixelFormat
     /// `height * bytesPerRow` bytes.
     public let pixels: [UInt8]
-    /// The source's ICC colour profile, carried to encoded outputs so colours stay as they were.
+    /// The colour space of the values: nil means sRGB (gray: the sRGB curve), which is what
+    /// the decoder delivers by default (converted, or untagged and taken as sRGB, as browsers
+    /// do); otherwise the source's ICC profile, kept with `ColorManagement.preserveSource`
+    /// and carried into encoded outputs so viewers that manage colour show it right.
     public var iccProfile: [UInt8]?
 
     /// Fails when the buffer size does not match the dimensions.

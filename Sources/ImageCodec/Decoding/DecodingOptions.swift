@@ -9,15 +9,21 @@ public struct DecodingOptions: Sendable, Hashable {
     public var allowsPartialImages: Bool
     /// Deliver luma only (Y = 0.299 R + 0.587 G + 0.114 B, alpha kept). For colour JPEGs
     /// libjpeg then skips chroma entirely, which makes decoding for quality metrics cheaper.
+    /// Colour JPEGs are then not colour-managed (the Y channel is taken as stored).
     public var grayscale: Bool
+    /// Convert profiled sources to sRGB (the default) or keep their values and profile.
+    public var colorManagement: ColorManagement
+    /// Ceilings checked before any large allocation.
     public var limits: DecodingLimits
 
-    public init(maxPixelSize: Int? = nil, appliesOrientation: Bool = true,
-                allowsPartialImages: Bool = false, grayscale: Bool = false, limits: DecodingLimits = DecodingLimits()) {
+    /// Options for a decode; the defaults give a full-size, upright, sRGB bitmap and refuse damage.
+    public init(maxPixelSize: Int? = nil, appliesOrientation: Bool = true, allowsPartialImages: Bool = false, grayscale: Bool = false,
+                colorManagement: ColorManagement = .convertToSRGB, limits: DecodingLimits = DecodingLimits()) {
         self.maxPixelSize = maxPixelSize
         self.appliesOrientation = appliesOrientation
         self.allowsPartialImages = allowsPartialImages
         self.grayscale = grayscale
+        self.colorManagement = colorManagement
         self.limits = limits
     }
 }

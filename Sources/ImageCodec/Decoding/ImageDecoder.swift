@@ -43,6 +43,10 @@ public struct ImageDecoder: Sendable {
         try decode(FileBytes.read(url, maximumSize: options.limits.maxFileSize))
     }
 
+    /// What colour management has done in this process: transforms built, reused, profiles
+    /// found to be sRGB, profiles ignored.
+    public static var colorManagementStatistics: ColorManagementStatistics { ColorTransformCache.shared.statistics }
+
     /// Reads only the header: format, size, orientation, alpha, depth, colour model.
     public static func header(of data: Data, limits: DecodingLimits = DecodingLimits()) throws(ImageCodecError) -> ImageHeader {
         let format = try ImageFormat.sniff(data)

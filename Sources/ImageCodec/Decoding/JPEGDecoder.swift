@@ -32,19 +32,25 @@ enum JPEGDecoder {
         let format: PixelFormat = header.colorModel == .gray || lumaOnly ? .gray : .rgb
         // libjpeg's scaled size covers the target by construction; clamping guards the rest.
         let output = (width: min(target.width, scaled.width), height: min(target.height, scaled.height))
-        let sink = RowSinks.make(source: scaled, target: output, format: format)
-        let iccProfile = try decompressor.iccProfile()
+        let layout: ColorLayout = header.colorModel == .cmyk ? .cmyk(inverted: info.pointee.saw_Adobe_marker != 0) : ColorLayout(format)
+        // Luma straight from the Y channel is for quality metrics, which compare like with like:
+        // no colour management there.
+        let plan = lumaOnly ? ColorPlan()
+            : ColorPlan.make(profile: try decompressor.iccProfile(), layout: layout, management: options.colorManagement)
+        var sink = RowSinks.make(source: scaled, target: output, format: format)
+        if let conversion = plan.conversion {
+            sink = ColorConvertingSink(conversion: conversion, width: scaled.width, outputChannels: format.channels, next: sink)
+        }
 
         try decompressor.startDecompress()
-        try readRows(decompressor, width: scaled.width, height: scaled.height,
-                     cmykInverted: header.colorModel == .cmyk && info.pointee.saw_Adobe_marker != 0, into: sink)
+        try readRows(decompressor, width: scaled.width, height: scaled.height, into: sink)
         try decompressor.finishDecompress()
         if decompressor.sawTruncation && !options.allowsPartialImages { throw .truncatedData }
 
         let bitmap = Bitmap(unchecked: output.width, height: output.height, format: format,
-                            pixels: try sink.finish(), iccProfile: iccProfile)
+                            pixels: try sink.finish(), iccProfile: plan.outputProfile)
         return DecodedImage(bitmap: options.appliesOrientation ? bitmap.applying(header.orientation) : bitmap, header: header,
-                            warnings: decompressor.warnings)
+                            warnings: decompressor.warnings + (plan.warning.map { [$0] } ?? []))
     }
 
     private static func header(of decompressor: JPEGDecompressor) -> ImageHeader {
@@ -60,12 +66,11 @@ enum JPEGDecoder {
                            progressive: info.progressive_mode != 0)
     }
 
-    /// Streams scanlines into the sink, converting CMYK to RGB on the way.
-    private static func readRows(_ decompressor: JPEGDecompressor, width: Int, height: Int, cmykInverted: Bool,
+    /// Streams scanlines into the sink.
+    private static func readRows(_ decompressor: JPEGDecompressor, width: Int, height: Int,
                                  into sink: any RowSink) throws(ImageCodecError) {
         let components = Int(decompressor.info.pointee.output_components)
         var scanline = [UInt8](repeating: 0, count: width * components)
-        var rgb = [UInt8](repeating: 0, count: components == 4 ? width * 3 : 0)
         var rowsDone = 0
         while rowsDone < height {
             let read = try scanline.withUnsafeMutableBufferPointer { (buffer) throws(ImageCodecError) -> Int in
@@ -73,12 +78,7 @@ enum JPEGDecoder {
                 return try decompressor.readScanlines(&row, count: 1)
             }
             guard read == 1 else { throw .corruptData("libjpeg returned no scanline at row \(rowsDone)") }
-            if components == 4 {
-                CMYKConversion.toRGB(scanline, inverted: cmykInverted, into: &rgb)
-                rgb.withUnsafeBufferPointer { sink.consume($0.baseAddress!) }
-            } else {
-                scanline.withUnsafeBufferPointer { sink.consume($0.baseAddress!) }
-            }
+            scanline.withUnsafeBufferPointer { sink.consume($0.baseAddress!) }
             rowsDone += 1
         }
     }

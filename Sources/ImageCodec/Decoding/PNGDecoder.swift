@@ -21,13 +21,17 @@ enum PNGDecoder {
             throw .corruptData("unexpected PNG row layout: \(layout.channels) channels, \(layout.row_bytes) bytes per row")
         }
         let target = TargetSize.fitting(width: header.width, height: header.height, maxPixelSize: options.maxPixelSize)
-        let sink = RowSinks.make(source: (header.width, header.height), target: target, format: format)
+        let plan = ColorPlan.make(profile: iccProfile, layout: ColorLayout(format), management: options.colorManagement)
+        var sink = RowSinks.make(source: (header.width, header.height), target: target, format: format)
+        if let conversion = plan.conversion {
+            sink = ColorConvertingSink(conversion: conversion, width: header.width, outputChannels: format.channels, next: sink)
+        }
         if layout.passes > 1 {
             try readInterlaced(reader, passes: Int(layout.passes), rowBytes: layout.row_bytes, height: header.height, into: sink)
         } else {
             try readSequential(reader, rowBytes: layout.row_bytes, height: header.height, into: sink)
         }
-        var warnings: [DecodingWarning] = []
+        var warnings = plan.warning.map { [$0] } ?? []
         do {
             try reader.readEnd()
         } catch {
@@ -37,7 +41,7 @@ enum PNGDecoder {
             warnings.append(DecodingWarning(code: 0, message: "after the pixel data: \(error)"))
         }
         let bitmap = Bitmap(unchecked: target.width, height: target.height, format: format,
-                            pixels: try sink.finish(), iccProfile: iccProfile)
+                            pixels: try sink.finish(), iccProfile: plan.outputProfile)
         return DecodedImage(bitmap: options.appliesOrientation ? bitmap.applying(header.orientation) : bitmap, header: header,
                             warnings: warnings)
     }

@@ -88,7 +88,7 @@ public enum ImageEncoder {
                                    message: [CChar]) throws(ImageCodecError) -> Data {
         guard status == IEC_OK, let output else {
             if status == IEC_OUT_OF_MEMORY { throw .outOfMemory }
-            let text = message.withUnsafeBufferPointer { String(decoding: $0.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) }
+            let text = message.shimMessage
             throw .encodingFailed(text)
         }
         return Data(bytesNoCopy: output, count: length, deallocator: .free)

@@ -49,9 +49,22 @@ package enum FileBytes {
     /// Writes to a new temporary file beside `url` and renames it into place, so readers (and a
     /// crash) never see a half-written file. On failure nothing is left behind.
     package static func writeAtomically(_ data: Data, to url: URL) throws(ImageCodecError) {
+        let staged = try stage(data, for: url)
+        do { try staged.commit() } catch {
+            staged.discard()
+            throw error
+        }
+    }
+
+    /// Writes `data` to a new temporary file beside `url`, to be renamed into place with
+    /// ``StagedFile/commit()`` once everything a command writes is ready (all or nothing), or
+    /// removed with ``StagedFile/discard()``. A `url` that is a directory is refused here
+    /// (`EISDIR`), so a later commit does not fail halfway through a set.
+    package static func stage(_ data: Data, for url: URL) throws(ImageCodecError) -> StagedFile {
         let path = url.path
-        let directory = url.deletingLastPathComponent().path
-        let temporary = directory + "/." + url.lastPathComponent + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        var info = stat()
+        if stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR { throw .io(path: path, errno: EISDIR) }
+        let temporary = url.deletingLastPathComponent().path + "/." + url.lastPathComponent + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let file = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard file >= 0 else {
             // Report the destination (the temporary name means nothing to the user).
@@ -72,10 +85,27 @@ package enum FileBytes {
             }
         }
         if close(file) != 0 && failure == nil { failure = errno }
-        if failure == nil && rename(temporary, path) != 0 { failure = errno }
         if let failure {
             unlink(temporary)
             throw .io(path: path, errno: failure)
+        }
+        return StagedFile(temporaryPath: temporary, destination: url)
+    }
+
+    /// A complete file under a temporary name beside its destination.
+    package struct StagedFile: Sendable {
+        let temporaryPath: String
+        /// Where ``commit()`` puts it.
+        package let destination: URL
+
+        /// Renames the file into place, replacing what was there.
+        package func commit() throws(ImageCodecError) {
+            if rename(temporaryPath, destination.path) != 0 { throw .io(path: destination.path, errno: errno) }
+        }
+
+        /// Removes the temporary file.
+        package func discard() {
+            unlink(temporaryPath)
         }
     }
 
@@ -97,15 +127,30 @@ package enum FileBytes {
         return names
     }
 
-    /// Creates `directory` and its parents if missing.
-    package static func createDirectory(_ directory: URL) throws(ImageCodecError) {
+    /// Creates `directory` and its parents if missing; returns the ones it created, parents
+    /// first, so that a command that fails can remove them again (``removeDirectories(_:)``).
+    @discardableResult
+    package static func createDirectory(_ directory: URL) throws(ImageCodecError) -> [String] {
         var prefix = directory.path.hasPrefix("/") ? "" : "."
+        var created: [String] = []
         for component in directory.path.split(separator: "/") {
             prefix += "/" + component
-            if mkdir(prefix, 0o755) != 0 && errno != EEXIST { throw .io(path: prefix, errno: errno) }
+            if mkdir(prefix, 0o755) == 0 {
+                created.append(prefix)
+            } else if errno != EEXIST {
+                let code = errno
+                removeDirectories(created)
+                throw .io(path: prefix, errno: code)
+            }
         }
         var info = stat()
         if stat(directory.path, &info) != 0 { throw .io(path: directory.path, errno: errno) }
         if info.st_mode & S_IFMT != S_IFDIR { throw .io(path: directory.path, errno: ENOTDIR) }
+        return created
+    }
+
+    /// Removes directories made by ``createDirectory(_:)``, deepest first, if still empty.
+    package static func removeDirectories(_ created: [String]) {
+        for path in created.reversed() { rmdir(path) }
     }
 }

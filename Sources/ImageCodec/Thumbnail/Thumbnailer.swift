@@ -18,7 +18,8 @@ public struct Thumbnailer: Sendable {
     /// Makes one thumbnail. On failure nothing is written.
     public func makeThumbnail(from input: URL, to output: URL) throws(ImageCodecError) -> ThumbnailResult {
         let start = ContinuousClock.now
-        let decoder = ImageDecoder(options: DecodingOptions(maxPixelSize: options.maxPixelSize, limits: options.limits))
+        let decoder = ImageDecoder(options: DecodingOptions(maxPixelSize: options.maxPixelSize, colorManagement: options.colorManagement,
+                                                            limits: options.limits))
         let bitmap = try decoder.decode(contentsOf: input)
         let data = try ImageEncoder.encode(bitmap, as: options.format, jpegOptions: options.jpeg, pngOptions: options.png)
         try FileBytes.writeAtomically(data, to: output)

@@ -59,7 +59,8 @@ extension ImagePipeline {
     func thumbnailKey(for request: ImageRequest) -> String? {
         guard configuration.storesThumbnails, configuration.strategy == .downsampled, configuration.diskCache != nil,
               let size = request.maxPixelSize else { return nil }
-        return request.dataKey + "#thumbnail@\(size)"
+        // Kept-profile thumbnails hold other values than sRGB ones: they must not be shared.
+        return request.dataKey + "#thumbnail@\(size)" + (configuration.colorManagement == .preserveSource ? "+profile" : "")
     }
 
     /// The thumbnail stored on disk, decoded, if the policy allows it and it decodes.

@@ -154,7 +154,8 @@ public final class ImagePipeline: Sendable {
     /// Decodes on the calling thread and counts it.
     func decode(_ data: Data, maxPixelSize: Int?) throws(ImagePipelineError) -> Bitmap {
         recorder.add(.decodes)
-        let decoder = ImageDecoder(options: DecodingOptions(maxPixelSize: maxPixelSize, limits: configuration.decodingLimits))
+        let decoder = ImageDecoder(options: DecodingOptions(maxPixelSize: maxPixelSize, colorManagement: configuration.colorManagement,
+                                                            limits: configuration.decodingLimits))
         do {
             return try decoder.decode(data)
         } catch {

@@ -43,7 +43,10 @@ extension ImagePipeline {
         /// Freshness of a response with no `Cache-Control: max-age`, no `Expires` and no
         /// `Last-Modified` (RFC 9111 §4.2.2 leaves the heuristic to the cache).
         public var heuristicFreshnessLifetime: TimeInterval
+        /// Ceilings checked before any large allocation.
         public var decodingLimits: DecodingLimits
+        /// Bitmaps in sRGB (the default) or in the source's colour space with its profile.
+        public var colorManagement: ColorManagement
         /// How thumbnails stored on disk are encoded (`storesThumbnails`).
         public var thumbnailEncoding: JPEGEncodingOptions
         /// The clock freshness is judged by; inject one in tests.
@@ -56,6 +59,7 @@ extension ImagePipeline {
                     maximumConcurrentDecodes: Int = ProcessInfo.processInfo.activeProcessorCount,
                     maximumResponseSize: Int = 64 << 20, coalescesRequests: Bool = true,
                     heuristicFreshnessLifetime: TimeInterval = 3600, decodingLimits: DecodingLimits = DecodingLimits(),
+                    colorManagement: ColorManagement = .convertToSRGB,
                     thumbnailEncoding: JPEGEncodingOptions = JPEGEncodingOptions(quality: 90), clock: any CacheClock = SystemClock()) {
             self.dataLoader = dataLoader
             self.strategy = strategy
@@ -68,6 +72,7 @@ extension ImagePipeline {
             self.coalescesRequests = coalescesRequests
             self.heuristicFreshnessLifetime = heuristicFreshnessLifetime
             self.decodingLimits = decodingLimits
+            self.colorManagement = colorManagement
             self.thumbnailEncoding = thumbnailEncoding
             self.clock = clock
         }

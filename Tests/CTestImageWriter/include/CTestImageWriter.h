@@ -19,7 +19,9 @@ void test_png_free(void *pointer);
 
 /// Writes a 4-component JPEG from interleaved CMYK samples, stored as CMYK or converted to YCCK.
 /// libjpeg adds an Adobe marker, so readers treat the samples as Adobe-inverted (0 = full ink).
+/// `icc_profile` (may be NULL) is embedded in APP2 markers.
 int test_jpeg_write_cmyk(uint32_t width, uint32_t height, const uint8_t *cmyk, int as_ycck,
+                         const uint8_t *icc_profile, unsigned int icc_length,
                          uint8_t **out, unsigned long *out_length);
 /// Writes an RGB JPEG with a restart interval (in MCUs, 0 for none), optionally progressive:
 /// features the engine's own encoder does not produce.

@@ -1,0 +1,50 @@
+/// What one decode does about colour: how rows are converted before the resampler, which
+/// profile the bitmap keeps, and what to tell the caller.
+struct ColorPlan {
+    /// How each decoded row is converted; nil leaves rows as decoded.
+    enum Conversion {
+        /// CMYK without a usable profile: the formula browsers and libvips use without a CMS.
+        case naiveCMYK(inverted: Bool)
+        case transform(ColorTransform)
+    }
+
+    var conversion: Conversion?
+    var outputProfile: [UInt8]?
+    var warning: DecodingWarning?
+
+    /// The plan for rows in `layout` from a source with `profile`.
+    static func make(profile: [UInt8]?, layout: ColorLayout, management: ColorManagement,
+                     cache: ColorTransformCache = .shared) -> ColorPlan {
+        if case .cmyk(let inverted) = layout {
+            // A bitmap has no CMYK layout, so CMYK becomes sRGB whatever the option says.
+            guard let profile else { return ColorPlan(conversion: .naiveCMYK(inverted: inverted)) }
+            switch verdict(profile: profile, layout: layout, cache: cache) {
+            case .transform(let transform): return ColorPlan(conversion: .transform(transform))
+            case .sRGB: return ColorPlan(conversion: .naiveCMYK(inverted: inverted))  // unreachable: CMYK is never sRGB
+            case .rejected(let reason): return ColorPlan(conversion: .naiveCMYK(inverted: inverted), warning: ignored(reason))
+            }
+        }
+        guard let profile else { return ColorPlan() }
+        if management == .preserveSource { return ColorPlan(outputProfile: profile) }
+        switch verdict(profile: profile, layout: layout, cache: cache) {
+        case .transform(let transform): return ColorPlan(conversion: .transform(transform))
+        case .sRGB: return ColorPlan()
+        case .rejected(let reason): return ColorPlan(warning: ignored(reason))
+        }
+    }
+
+    /// The cached verdict, or a rejection when the profile does not describe this kind of
+    /// image (a CMYK profile in an RGB JPEG, an RGB one in a gray PNG).
+    private static func verdict(profile: [UInt8], layout: ColorLayout, cache: ColorTransformCache) -> ColorTransformCache.Entry {
+        let space = ICCProfileHeader(profile)?.colorSpace
+        guard space == layout.profileColorSpace else {
+            cache.countIgnored()
+            return .rejected(space == nil ? "not an ICC profile" : "a \(space!) profile does not describe \(layout.profileColorSpace) pixels")
+        }
+        return cache.entry(for: profile, layout: layout)
+    }
+
+    private static func ignored(_ reason: String) -> DecodingWarning {
+        DecodingWarning(code: 0, message: "ICC profile ignored, decoded as untagged: \(reason)")
+    }
+}
