@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "ImageCodec", targets: ["ImageCodec"]),
         .library(name: "ImageCache", targets: ["ImageCache"]),
         .library(name: "ImageBudget", targets: ["ImageBudget"]),
+        .library(name: "MultipartForm", targets: ["MultipartForm"]),
         .library(name: "ImagePipeline", targets: ["ImagePipeline"]),
         .executable(name: "image-engine", targets: ["image-engine"]),
     ],
@@ -31,14 +32,22 @@ let package = Package(
             pkgConfig: "libpng",
             providers: [.apt(["libpng-dev"]), .brew(["libpng"])]
         ),
+        .systemLibrary(
+            name: "CLCMS2",
+            pkgConfig: "lcms2",
+            providers: [.apt(["liblcms2-dev"]), .brew(["little-cms2"])]
+        ),
         // Every setjmp/longjmp and library callback lives here; no image logic.
-        .target(name: "CImageCodecShim", dependencies: ["CJPEG", "CPNG"]),
+        .target(name: "CImageCodecShim", dependencies: ["CJPEG", "CPNG", "CLCMS2"]),
 
         // Header probe, decode with DCT scaling and streaming resample, orientation, encode.
         .target(name: "ImageCodec", dependencies: ["CImageCodecShim"]),
 
         // Fits a set of images into an upload byte budget; SSIM; multipart request bodies.
         .target(name: "ImageBudget", dependencies: ["ImageCodec"]),
+
+        // multipart/form-data request bodies (RFC 7578), for uploading what ImageBudget made.
+        .target(name: "MultipartForm"),
 
         // Memory (LRU) and disk caches; generic over keys and values, they know nothing of images.
         .target(name: "ImageCache", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
@@ -54,6 +63,7 @@ let package = Package(
                 "ImageCodec",
                 "ImageCache",
                 "ImageBudget",
+                "MultipartForm",
                 "ImagePipeline",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -69,8 +79,12 @@ let package = Package(
         .testTarget(name: "ImageCodecTests", dependencies: ["ImageCodec", "CTestImageWriter", "TestSupport"]),
         .testTarget(
             name: "ImageBudgetTests",
-            dependencies: ["ImageBudget", "ImageCodec", "TestSupport", .product(name: "MultipartKit", package: "multipart-kit")],
+            dependencies: ["ImageBudget", "ImageCodec", "TestSupport"],
             exclude: ["Fixtures"]
+        ),
+        .testTarget(
+            name: "MultipartFormTests",
+            dependencies: ["MultipartForm", "TestSupport", .product(name: "MultipartKit", package: "multipart-kit")]
         ),
         .testTarget(name: "ImageCacheTests", dependencies: ["ImageCache", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "ImagePipelineTests", dependencies: ["ImagePipeline", "ImageCodec", "ImageCache", "ImageServer", "TestSupport"]),

@@ -10,11 +10,11 @@
 # of seconds, so the network tests' timeouts (loopback server, pipeline) would measure them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/install-dependencies.sh
+scripts/install-dependencies.sh --tests
 swift build --build-tests
 # The CLI's fetch tests talk to a loopback server in the test process: kept apart from the CLI
 # tests that run CPU-heavy children (thumbnails and uploads of every sample photo).
-groups=("^ImageCodecTests\." "^ImageCacheTests\." "^ImageBudgetTests\." "^ImagePipelineTests\."
+groups=("^ImageCodecTests\." "^ImageCacheTests\." "^ImageBudgetTests\." "^MultipartFormTests\." "^ImagePipelineTests\."
         "^ImageEngineCLITests\.FetchCommandTests" "^ImageEngineCLITests\.(?!FetchCommandTests)")
 for group in "${groups[@]}"; do
     echo "== $group" >&2
@@ -25,4 +25,4 @@ swift test --sanitize=thread --scratch-path .build-tsan --filter Concurrency
 # SWIFT_BACKTRACE: Swift's crash backtracer, reading memory after an ASan report, can spin forever.
 SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 LSAN_OPTIONS="suppressions=$PWD/scripts/lsan-suppressions.txt" \
     swift test --sanitize=address --scratch-path .build-asan \
-    --filter "HostileInput|JPEGDamagePolicy|CodecErrorPath|FuzzRegression|HostileDirectory|CacheFuzzRegression"
+    --filter "HostileInput|JPEGDamagePolicy|CodecErrorPath|FuzzRegression|HostileDirectory|CacheFuzzRegression|ColorManagementTests"

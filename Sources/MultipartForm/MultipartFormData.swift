@@ -5,74 +5,107 @@ import Foundation
 ///
 /// ```swift
 /// var form = MultipartFormData()
-/// form.addText(name: "params", value: #"{"title":"Chair"}"#, contentType: "application/json")
+/// try form.addText(name: "params", value: #"{"title":"Chair"}"#, contentType: "application/json")
 /// for image in set.images {
-///     form.addFile(name: "images[]", fileName: image.fileName, contentType: image.mimeType, data: image.data)
+///     try form.addFile(name: "images[]", fileName: image.fileName, contentType: image.mimeType, data: image.data)
 /// }
 /// request.setValue(form.contentType, forHTTPHeaderField: "Content-Type")
 /// request.httpBody = form.body()          // or: try form.write(to: fileURL) for upload(fromFile:)
 /// ```
-public struct MultipartFormData: Sendable {
+///
+/// The boundary is fixed when the form is created, so a `Content-Type` header taken early stays
+/// valid; a part that contains it is refused rather than the boundary silently changed.
+public struct MultipartFormData: Sendable, Hashable {
     /// One part: a text field (no file name) or a file.
     public struct Part: Sendable, Hashable {
-        public var name: String
-        public var fileName: String?
-        public var contentType: String?
-        public var data: Data
+        /// The form field name (`name=` of `Content-Disposition`).
+        public let name: String
+        /// The file name of a file part (`filename=`); nil for a text part.
+        public let fileName: String?
+        /// The part's `Content-Type`; nil leaves it out (text/plain for a text part).
+        public let contentType: String?
+        /// The part's bytes, sent as they are.
+        public let data: Data
     }
 
-    /// Unique per request: random, and checked not to occur in any part.
-    public private(set) var boundary: String
+    /// The delimiter between parts, without the leading `--`.
+    public let boundary: String
+    /// The parts in the order they were added, which is the order they are sent.
     public private(set) var parts: [Part] = []
 
-    /// `boundary`: for reproducible bodies in tests; by default a random one per request.
-    public init(boundary: String? = nil) {
-        self.boundary = boundary ?? Self.randomBoundary()
+    /// A form with a random boundary (`image-engine-` and 24 letters and digits): unique per
+    /// request, so no image can contain it by chance.
+    public init() {
+        boundary = Self.randomBoundary()
+    }
+
+    /// A form with a chosen boundary, for reproducible bodies (tests, signed requests).
+    ///
+    /// - Throws: ``MultipartFormDataError/invalidBoundary(_:)`` unless the boundary is 1–70
+    ///   characters from RFC 2046's set (letters, digits and `'()+_,-./:=? `) and does not end
+    ///   with a space.
+    public init(boundary: String) throws(MultipartFormDataError) {
+        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'()+_,-./:=? ")
+        guard (1...70).contains(boundary.count), boundary.allSatisfy(allowed.contains), boundary.last != " " else {
+            throw .invalidBoundary(boundary)
+        }
+        self.boundary = boundary
     }
 
     /// The `Content-Type` header value for the request.
     public var contentType: String { "multipart/form-data; boundary=\(boundary)" }
 
-    public mutating func addText(name: String, value: String, contentType: String? = nil) {
-        add(Part(name: name, fileName: nil, contentType: contentType, data: Data(value.utf8)))
+    /// Adds a text field, e.g. a JSON `params` part with `contentType: "application/json"`.
+    ///
+    /// - Throws: ``MultipartFormDataError/boundaryInPart(name:)`` if `value` contains the
+    ///   boundary; ``MultipartFormDataError/invalidContentType(_:)`` if `contentType` could end
+    ///   the header line.
+    public mutating func addText(name: String, value: String, contentType: String? = nil) throws(MultipartFormDataError) {
+        try add(Part(name: name, fileName: nil, contentType: contentType, data: Data(value.utf8)))
     }
 
-    public mutating func addFile(name: String, fileName: String, contentType: String, data: Data) {
-        add(Part(name: name, fileName: fileName, contentType: contentType, data: data))
+    /// Adds a file part.
+    ///
+    /// - Throws: ``MultipartFormDataError/boundaryInPart(name:)`` if `data` contains the
+    ///   boundary; ``MultipartFormDataError/invalidContentType(_:)`` if `contentType` could end
+    ///   the header line.
+    public mutating func addFile(name: String, fileName: String, contentType: String, data: Data) throws(MultipartFormDataError) {
+        try add(Part(name: name, fileName: fileName, contentType: contentType, data: data))
     }
 
-    private mutating func add(_ part: Part) {
+    private mutating func add(_ part: Part) throws(MultipartFormDataError) {
+        if let contentType = part.contentType, contentType.isEmpty || contentType.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value > 0x7E }) {
+            throw .invalidContentType(contentType)
+        }
+        // A boundary inside a part would end it early for the receiver.
+        if part.data.range(of: Data(("--" + boundary).utf8)) != nil { throw .boundaryInPart(name: part.name) }
         parts.append(part)
-        // A boundary that occurs inside a part would cut it short: pick another.
-        while part.data.range(of: Data(("--" + boundary).utf8)) != nil { boundary = Self.randomBoundary() }
     }
 
     /// The whole body in memory.
     public func body() -> Data {
         var body = Data()
-        for part in parts {
-            body.append(Data(header(for: part).utf8))
-            body.append(part.data)
-            body.append(Data("\r\n".utf8))
-        }
-        body.append(Data("--\(boundary)--\r\n".utf8))
+        forEachChunk { body.append($0) }
         return body
     }
 
-    /// Streams the body to a file part by part, for uploads from a file.
-    public func write(to url: URL) throws {
-        guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
-        }
-        let handle = try FileHandle(forWritingTo: url)
-        defer { try? handle.close() }
-        try handle.truncate(atOffset: 0)
+    /// Writes the body to `url` part by part, without building it in memory, for
+    /// `URLSession.upload(for:fromFile:)`. The file appears complete or not at all: it is
+    /// written beside `url` under a temporary name and renamed into place.
+    ///
+    /// - Throws: ``MultipartFormDataError/io(path:errno:)`` naming `url`.
+    public func write(to url: URL) throws(MultipartFormDataError) {
+        try AtomicFileWriter.create(at: url) { (sink) throws(MultipartFormDataError) in try forEachChunk(sink) }
+    }
+
+    /// The body in order: each part's header, bytes and CRLF, then the closing delimiter.
+    private func forEachChunk<Failure: Error>(_ body: (Data) throws(Failure) -> Void) throws(Failure) {
         for part in parts {
-            try handle.write(contentsOf: Data(header(for: part).utf8))
-            try handle.write(contentsOf: part.data)
-            try handle.write(contentsOf: Data("\r\n".utf8))
+            try body(Data(header(for: part).utf8))
+            try body(part.data)
+            try body(Data("\r\n".utf8))
         }
-        try handle.write(contentsOf: Data("--\(boundary)--\r\n".utf8))
+        try body(Data("--\(boundary)--\r\n".utf8))
     }
 
     private func header(for part: Part) -> String {

@@ -2,51 +2,75 @@ import ArgumentParser
 import Foundation
 import ImageBudget
 import ImageCodec
+import MultipartForm
 
 /// `image-engine compress FILE... --output DIR`: fit a listing's photos into one upload budget.
 struct CompressCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "compress",
         abstract: "Fit all FILEs together into an upload budget with the best quality per byte.",
-        discussion: "Writes DIR/<name without extension>.jpg (or .png). Nothing is written unless the whole set fits."
+        discussion: """
+            Writes DIR/<name without extension>.jpg (or .png), and with --multipart the request body. \
+            All or nothing: every output is first written under a temporary name beside its \
+            destination and renamed into place only when all of them, the body included, were \
+            written; if anything fails, nothing is left behind. Errors: one line per problem on \
+            stderr naming the file or option (every unreadable input is listed), or with --json one \
+            {"error", "failures": [{"input", "error"}]} line on stdout. The exit status is 1 when the \
+            set cannot be made or written, 64 for a usage mistake.
+            """
     )
 
-    @Argument(help: "JPEG or PNG files (one product's photos).")
+    @Argument(help: ArgumentHelp("JPEG or PNG files (one product's photos).", valueName: "file"))
     var files: [String]
 
-    @Option(name: .long, help: "Directory for the outputs (created if missing).")
+    @Option(name: .long, help: ArgumentHelp("Directory for the outputs (created if missing).", valueName: "dir"))
     var output: String
 
-    @Option(name: .long, help: "Total budget: bytes, or with a unit: 300KB (1000s), 300KiB (1024s), 1MB.")
+    @Option(name: .long, help: ArgumentHelp("Total budget: bytes, or with a unit: 300KB (1000s), 300KiB (1024s), 1MB.", valueName: "size"))
     var budget: ByteCount = ByteCount(bytes: 300_000)
 
-    @Option(name: .long, help: "Longest side of an output in pixels.")
+    @Option(name: .long, help: ArgumentHelp("Longest side of an output in pixels.", valueName: "n"))
     var maxPixelSize: Int = 1280
 
-    @Option(name: .long, help: "Below this longest side, quality drops instead of size.")
+    @Option(name: .long, help: ArgumentHelp("Below this longest side, quality drops instead of size.", valueName: "n"))
     var minPixelSize: Int = 640
 
     @Flag(name: .long, help: "Keep PNG sources as PNG when that is smaller at the chosen size.")
     var keepPNG = false
 
-    @Flag(name: .long, help: "Print one JSON document instead of the table.")
+    @Flag(name: .long, help: "Print one JSON document instead of the table (errors too, as one JSON line).")
     var json = false
 
-    @Option(name: .long, help: "Also write the registration request body (multipart/form-data) to this file.")
+    @Option(name: .long, help: ArgumentHelp("Also write the registration request body (multipart/form-data) to this file.", valueName: "file"))
     var multipart: String?
 
-    @Option(name: .long, help: "A text part for the request, NAME=VALUE (repeatable).")
+    @Option(name: .long, help: ArgumentHelp("A text part for the request, NAME=VALUE (repeatable; needs --multipart).", valueName: "name=value"))
     var field: [String] = []
 
-    @Option(name: .long, help: "Form field name of the image parts.")
+    @Option(name: .long, help: ArgumentHelp("Form field name of the image parts.", valueName: "name"))
     var imageField: String = "images"
 
     func validate() throws {
-        if maxPixelSize < 1 || minPixelSize < 1 || minPixelSize > maxPixelSize {
-            throw ValidationError("need 1 ≤ --min-pixel-size ≤ --max-pixel-size")
+        if maxPixelSize < 1 { throw ValidationError("--max-pixel-size must be at least 1, got \(maxPixelSize)") }
+        if minPixelSize < 1 || minPixelSize > maxPixelSize {
+            throw ValidationError("--min-pixel-size must be between 1 and --max-pixel-size (\(maxPixelSize)), got \(minPixelSize)")
         }
-        for item in field where !item.contains("=") { throw ValidationError("--field must be NAME=VALUE, got \(item)") }
+        for item in field where !item.contains("=") || item.hasPrefix("=") {
+            throw ValidationError("--field must be NAME=VALUE, got '\(item)'")
+        }
         if multipart == nil && !field.isEmpty { throw ValidationError("--field needs --multipart") }
+        if imageField.isEmpty { throw ValidationError("--image-field must not be empty") }
+    }
+
+    /// A problem for the JSON error record: the input it concerns, if any.
+    struct Failure: Encodable {
+        var input: String?
+        var error: String
+    }
+
+    struct ErrorRecord: Encodable {
+        var error: String
+        var failures: [Failure]
     }
 
     func run() async throws {
@@ -55,39 +79,68 @@ struct CompressCommand: AsyncParsableCommand {
         let set: CompressedUploadSet
         do {
             set = try await UploadCompressor(options: options).compress(files.map { .file(URL(fileURLWithPath: $0)) })
+        } catch .sourceFailures(let failures) {
+            // The path as the user typed it, not just its last component.
+            throw fail("\(failures.count) of \(files.count) inputs cannot be used", failures.map { failure in
+                Failure(input: files[failure.index], error: Output.message(files[failure.index], failure.error))
+            })
         } catch {
-            Output.error(error.description)
-            throw ExitCode(1)
+            throw fail(error.description, [Failure(input: nil, error: error.description)])
         }
-        try write(set)
-        json ? printJSON(set) : printTable(set)
+        let outputs = try write(set)
+        json ? printJSON(set, outputs: outputs) : printTable(set)
     }
 
-    /// Writes every output (each atomically) and the multipart body; the set was complete
-    /// before the first write, so a failure leaves no half-written file.
-    private func write(_ set: CompressedUploadSet) throws {
+    /// Reports failures (one stderr line each, or one JSON record) and returns exit status 1.
+    private func fail(_ summary: String, _ failures: [Failure]) -> ExitCode {
+        if json {
+            Output.jsonLine(ErrorRecord(error: summary, failures: failures))
+        } else {
+            for failure in failures { Output.error(failure.error) }
+        }
+        return ExitCode(1)
+    }
+
+    /// Writes every output and the multipart body, all or nothing: each is staged beside its
+    /// destination and renamed into place only when all were staged. Returns the outputs' paths.
+    private func write(_ set: CompressedUploadSet) throws -> [URL] {
         let directory = URL(fileURLWithPath: output, isDirectory: true)
+        var created: [String] = []
+        var staged: [FileBytes.StagedFile] = []
         do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            created = try FileBytes.createDirectory(directory)
             for image in set.images {
-                try FileBytes.writeAtomically(image.data, to: directory.appendingPathComponent(image.fileName))
+                staged.append(try FileBytes.stage(image.data, for: directory.appendingPathComponent(image.fileName)))
             }
             if let multipart {
-                var form = MultipartFormData()
-                for item in field {
-                    let parts = item.split(separator: "=", maxSplits: 1)
-                    form.addText(name: String(parts[0]), value: parts.count > 1 ? String(parts[1]) : "")
-                }
-                for image in set.images {
-                    form.addFile(name: imageField, fileName: image.fileName, contentType: image.mimeType, data: image.data)
-                }
-                try form.body().write(to: URL(fileURLWithPath: multipart), options: .atomic)
-                Output.error("multipart body: \(multipart) (Content-Type: \(form.contentType))")
+                let body = try requestBody(set)
+                staged.append(try FileBytes.stage(body.body(), for: URL(fileURLWithPath: multipart)))
+                if !json { Output.error("multipart body: \(multipart) (Content-Type: \(body.contentType))") }
+            }
+            for file in staged { try file.commit() }
+        } catch {
+            for file in staged { file.discard() }
+            FileBytes.removeDirectories(created)
+            throw fail("cannot write outputs", [Failure(input: nil, error: "cannot write outputs: \(error)")])
+        }
+        return set.images.map { directory.appendingPathComponent($0.fileName) }
+    }
+
+    private func requestBody(_ set: CompressedUploadSet) throws(ImageCodecError) -> MultipartFormData {
+        var form = MultipartFormData()
+        do throws(MultipartFormDataError) {
+            for item in field {
+                let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                try form.addText(name: String(parts[0]), value: String(parts[1]))
+            }
+            for image in set.images {
+                try form.addFile(name: imageField, fileName: image.fileName, contentType: image.mimeType, data: image.data)
             }
         } catch {
-            Output.error("cannot write outputs: \(error)")
-            throw ExitCode(1)
+            // A random boundary in an image is practically impossible; say so plainly if it happens.
+            throw .encodingFailed("multipart body: \(error)")
         }
+        return form
     }
 
     struct Report: Encodable {
@@ -105,10 +158,10 @@ struct CompressCommand: AsyncParsableCommand {
         var images: [Image]
     }
 
-    private func printJSON(_ set: CompressedUploadSet) {
-        let directory = URL(fileURLWithPath: output, isDirectory: true)
-        Output.pretty(Report(budget: set.budget, total: set.totalBytes, images: zip(files, set.images).map { file, image in
-            Report.Image(input: file, output: directory.appendingPathComponent(image.fileName).path, width: image.width,
+    private func printJSON(_ set: CompressedUploadSet, outputs: [URL]) {
+        Output.pretty(Report(budget: set.budget, total: set.totalBytes, images: zip(files, zip(set.images, outputs)).map { file, pair in
+            let (image, output) = pair
+            return Report.Image(input: file, output: output.path, width: image.width,
                          height: image.height, quality: image.quality, bytes: image.bytes, score: (image.score * 10000).rounded() / 10000)
         }))
     }
@@ -128,8 +181,8 @@ struct CompressCommand: AsyncParsableCommand {
     }
 }
 
-/// A byte count given as `300000`, `300KB`, `300KiB`, `1.5MB`, `2MiB`.
-struct ByteCount: ExpressibleByArgument {
+/// A byte count given as `300000`, `300KB`, `300KiB`, `1.5MB`, `2MiB`; at least one byte.
+struct ByteCount: ExpressibleByArgument, CustomStringConvertible {
     var bytes: Int
 
     init(bytes: Int) { self.bytes = bytes }
@@ -145,9 +198,21 @@ struct ByteCount: ExpressibleByArgument {
             number = text.dropLast(suffix.count)
             break
         }
-        guard let value = Double(number.trimmingCharacters(in: .whitespaces)), value > 0, value * multiplier < Double(Int.max) else {
+        // "0.5" would round to 0 bytes: below one byte is a usage mistake, not a budget.
+        guard let value = Double(number.trimmingCharacters(in: .whitespaces)), value.isFinite, value * multiplier >= 1,
+              value * multiplier < Double(Int.max) else {
             return nil
         }
         bytes = Int(value * multiplier)
     }
+
+    /// As a user would type it: `300KB` rather than `300000`.
+    var description: String {
+        for (suffix, unit) in [("MB", 1_000_000), ("KB", 1000), ("MiB", 1 << 20), ("KiB", 1 << 10)] where bytes % unit == 0 {
+            return "\(bytes / unit)\(suffix)"
+        }
+        return "\(bytes)"
+    }
+
+    var defaultValueDescription: String { description }
 }

@@ -6,10 +6,15 @@ import ImageCodec
 struct InspectCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "inspect",
-        abstract: "Print each file's header (format, size, orientation, alpha, depth) as a JSON line, without decoding pixels."
+        abstract: "Print each file's header (format, size, orientation, alpha, depth) as a JSON line, without decoding pixels.",
+        discussion: """
+            The output is JSON lines only, one per file in argument order, so errors are JSON too: a \
+            file that cannot be read gets a {"file", "error"} line in its place. The exit status is 1 \
+            if any file failed, 64 for a usage mistake.
+            """
     )
 
-    @Argument(help: "JPEG or PNG files.")
+    @Argument(help: ArgumentHelp("JPEG or PNG files.", valueName: "file"))
     var files: [String]
 
     struct Report: Encodable {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ImageCodec
 
 /// Printing for the CLI: JSON on stdout, messages on stderr, one line per error.
 enum Output {
@@ -28,6 +29,12 @@ enum Output {
         FileHandle.standardError.write(Data("image-engine: \(message)\n".utf8))
     }
 
+    /// `file: reason` for a file that failed; an I/O error already names the path.
+    static func message(_ file: String, _ error: ImageCodecError) -> String {
+        if case .io = error { return error.description }
+        return "\(file): \(error)"
+    }
+
     /// Prints `message` as an error and returns the exit status of a failed operation (1).
     static func failure(_ message: String) -> ExitCode {
         error(message)
@@ -35,6 +42,7 @@ enum Output {
     }
 
     /// Runs `body`; a failure is printed as one line and becomes exit status 1.
+    @discardableResult
     static func failing<Result, Failure: Error & CustomStringConvertible>(_ body: () throws(Failure) -> Result) throws -> Result {
         do {
             return try body()

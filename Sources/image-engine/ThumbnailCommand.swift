@@ -7,38 +7,47 @@ struct ThumbnailCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "thumbnail",
         abstract: "Write a downsampled, upright copy of each file to the output directory.",
-        discussion: "Each FILE becomes DIR/<name without extension>.jpg (or .png). A file that fails is reported on stderr and the rest still run; the exit status is 1 if any failed."
+        discussion: """
+            Each FILE becomes DIR/<name without extension>.jpg (or .png), written atomically. A file \
+            that fails does not stop the others. Errors: one line per file on stderr, or with --json \
+            an {"input", "error"} line on stdout in the file's place. The exit status is 1 if any file \
+            failed, 64 for a usage mistake.
+            """
     )
 
-    @Argument(help: "JPEG or PNG files.")
+    @Argument(help: ArgumentHelp("JPEG or PNG files.", valueName: "file"))
     var files: [String]
 
-    @Option(name: .long, help: "Directory for the thumbnails (created if missing).")
+    @Option(name: .long, help: ArgumentHelp("Directory for the thumbnails (created if missing).", valueName: "dir"))
     var output: String
 
-    @Option(name: .long, help: "Longest side of the output in pixels. Omit to keep the size.")
+    @Option(name: .long, help: ArgumentHelp("Longest side of the output in pixels (default: keep the size).", valueName: "n"))
     var maxPixelSize: Int?
 
-    @Option(name: .long, help: "JPEG quality, 1-100.")
+    @Option(name: .long, help: ArgumentHelp("JPEG quality, 1-100.", valueName: "q"))
     var quality: Int = 85
 
     @Option(name: .long, help: "Output format: jpeg or png.")
     var format: ImageFormat = .jpeg
 
-    @Option(name: .long, help: "Files processed at once (default: number of cores).")
-    var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+    @Option(name: .long, help: ArgumentHelp("Files processed at once (default: the number of cores).", valueName: "n"))
+    var jobs: Int?
 
-    @Flag(name: .long, help: "Print one JSON line per file: input, output, width, height, bytes, milliseconds.")
+    @Flag(name: .long, help: "Keep the source's colour space and ICC profile instead of converting to sRGB (for viewers that manage colour).")
+    var keepProfile = false
+
+    @Flag(name: .long, help: "Print one JSON line per file, in argument order: input, output, width, height, bytes, milliseconds.")
     var json = false
 
     func validate() throws {
-        if let maxPixelSize, maxPixelSize < 1 { throw ValidationError("--max-pixel-size must be at least 1") }
-        if !(1...100).contains(quality) { throw ValidationError("--quality must be 1...100") }
-        if jobs < 1 { throw ValidationError("--jobs must be at least 1") }
+        if let maxPixelSize, maxPixelSize < 1 { throw ValidationError("--max-pixel-size must be at least 1, got \(maxPixelSize)") }
+        if !(1...100).contains(quality) { throw ValidationError("--quality must be between 1 and 100, got \(quality)") }
+        if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1, got \(jobs)") }
     }
 
     struct Failure: Encodable {
-        var input: String
+        /// Nil when the failure concerns no one input (the output directory).
+        var input: String?
         var error: String
     }
 
@@ -53,17 +62,19 @@ struct ThumbnailCommand: AsyncParsableCommand {
 
     func run() async throws {
         let directory = URL(fileURLWithPath: output, isDirectory: true)
-        do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        do throws(ImageCodecError) {
+            try FileBytes.createDirectory(directory)
         } catch {
-            Output.error("cannot create output directory \(output): \(error.localizedDescription)")
+            let record = Failure(input: nil, error: "cannot create the output directory: \(error)")
+            json ? Output.jsonLine(record) : Output.error(record.error)
             throw ExitCode(1)
         }
-        var options = ThumbnailOptions(maxPixelSize: maxPixelSize, format: format)
+        var options = ThumbnailOptions(maxPixelSize: maxPixelSize, format: format,
+                                       colorManagement: keepProfile ? .preserveSource : .convertToSRGB)
         options.jpeg.quality = quality
         let showProgress = Output.stderrIsTerminal
         let results = await Thumbnailer(options: options).run(
-            files.map { URL(fileURLWithPath: $0) }, outputDirectory: directory, jobs: jobs,
+            files.map { URL(fileURLWithPath: $0) }, outputDirectory: directory, jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount,
             progress: { finished, total in if showProgress { Output.progress("thumbnail: \(finished)/\(total)") } })
         if showProgress { Output.progress("") }
 
@@ -77,8 +88,11 @@ struct ThumbnailCommand: AsyncParsableCommand {
                 }
             case .failure(let error):
                 failed = true
-                Output.error("\(file): \(error)")
-                if json { Output.jsonLine(Failure(input: file, error: error.description)) }
+                if json {
+                    Output.jsonLine(Failure(input: file, error: error.description))
+                } else {
+                    Output.error(Output.message(file, error))
+                }
             }
         }
         if failed { throw ExitCode(1) }

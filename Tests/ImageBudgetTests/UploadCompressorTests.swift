@@ -1,6 +1,7 @@
 import Foundation
 import ImageCodec
 import Testing
+import TestSupport
 @testable import ImageBudget
 
 /// Small synthetic photos keep these tests fast in debug builds; the benchmark runs the
@@ -33,7 +34,8 @@ enum SyntheticPhotos {
 struct UploadCompressorTests {
     @Test("over many random sets and budgets the total never exceeds the budget, and every output decodes")
     func neverOverBudget() async throws {
-        var generator = SystemRandomNumberGenerator()
+        var generator = SeededGenerator()
+        let replay = generator.replay
         for trial in 0..<12 {
             let count = Int.random(in: 1...4, using: &generator)
             let sources: [UploadSource] = (0..<count).map { index in
@@ -44,22 +46,22 @@ struct UploadCompressorTests {
             options.budget = Int.random(in: 2_000...40_000, using: &generator)
             do throws(UploadBudgetError) {
                 let set = try await UploadCompressor(options: options).compress(sources)
-                #expect(set.totalBytes <= options.budget, "trial \(trial): \(set.totalBytes) > \(options.budget)")
-                #expect(set.images.count == count)
+                #expect(set.totalBytes <= options.budget, "trial \(trial), \(replay): \(set.totalBytes) > \(options.budget)")
+                #expect(set.images.count == count, "\(replay)")
                 for image in set.images {
-                    let decoded = try? ImageDecoder().decode(image.data)
-                    guard let decoded else {
-                        Issue.record("trial \(trial): \(image.fileName) does not decode")
-                        continue
+                    do {
+                        let decoded = try ImageDecoder().decode(image.data)
+                        #expect(decoded.width == image.width && decoded.height == image.height, "\(replay)")
+                    } catch {
+                        Issue.record("trial \(trial), \(replay): \(image.fileName) does not decode: \(error)")
                     }
-                    #expect(decoded.width == image.width && decoded.height == image.height)
-                    #expect(max(image.width, image.height) <= options.maxPixelSize)
-                    #expect(image.score > 0 && image.score <= 1)
+                    #expect(max(image.width, image.height) <= options.maxPixelSize, "\(replay)")
+                    #expect(image.score > 0 && image.score <= 1, "\(replay)")
                 }
             } catch .budgetUnreachable(let budget, let smallest) {
-                #expect(budget == options.budget && smallest > budget, "trial \(trial)")
+                #expect(budget == options.budget && smallest > budget, "trial \(trial), \(replay)")
             } catch {
-                Issue.record("trial \(trial): \(error)")
+                Issue.record("trial \(trial), \(replay): \(error)")
             }
         }
     }
@@ -91,22 +93,57 @@ struct UploadCompressorTests {
         }
     }
 
-    @Test("bad inputs and options are typed errors")
-    func badInputs() async throws {
+    @Test("every bad source is reported, typed, with its index; good ones do not hide them")
+    func badSources() async throws {
         let compressor = UploadCompressor(options: SyntheticPhotos.options)
         await #expect(throws: UploadBudgetError.noImages) { try await compressor.compress([]) }
-        await #expect(throws: UploadBudgetError.source(name: "junk.jpg", .unsupportedFormat(.unknown))) {
-            try await compressor.compress([.data(SyntheticPhotos.jpeg(busyness: 0, seed: 1), name: "ok.jpg"), .data(Data("hello".utf8), name: "junk.jpg")])
-        }
+        let good = UploadSource.data(SyntheticPhotos.jpeg(busyness: 0, seed: 1), name: "ok.jpg")
         let missing = URL(fileURLWithPath: "/nonexistent/photo.jpg")
-        await #expect(throws: UploadBudgetError.self) { try await compressor.compress([.file(missing)]) }
+        let gif = Data("GIF89a".utf8) + Data(repeating: 0, count: 20)
+        await #expect(throws: UploadBudgetError.sourceFailures([
+            UploadSourceFailure(index: 1, name: "junk.jpg", error: .unsupportedFormat(.unknown)),
+            UploadSourceFailure(index: 2, name: "photo.jpg", error: .io(path: "/nonexistent/photo.jpg", errno: ENOENT)),
+            UploadSourceFailure(index: 4, name: "anim.gif", error: .unsupportedFormat(.gif)),
+        ])) {
+            try await compressor.compress([good, .data(Data("hello".utf8), name: "junk.jpg"), .file(missing), good, .data(gif, name: "anim.gif")])
+        }
+    }
+
+    /// The test options with one change.
+    static func options(_ change: (inout UploadBudgetOptions) -> Void) -> UploadBudgetOptions {
         var options = SyntheticPhotos.options
-        options.minPixelSize = 500
-        await #expect(throws: UploadBudgetError.self) { try await UploadCompressor(options: options).compress([.data(Data(), name: "x")]) }
-        options = SyntheticPhotos.options
-        options.worstDistortionSlack = -0.1
-        await #expect(throws: UploadBudgetError.invalidOptions("worstDistortionSlack must be a finite number ≥ 0")) {
+        change(&options)
+        return options
+    }
+
+    /// Each invalid option with otherwise valid input, so only validation can reject it.
+    @Test("invalid options are typed errors, raised before any source is read", arguments: [
+        (options { $0.minPixelSize = 241 }, UploadBudgetError.invalidPixelSizes(minimum: 241, maximum: 240)),
+        (options { $0.minPixelSize = 0 }, .invalidPixelSizes(minimum: 0, maximum: 240)),
+        (options { $0.budget = 0 }, .invalidBudget(0)),
+        (options { $0.qualityRange = 0...80 }, .invalidQualityRange(0...80)),
+        (options { $0.qualityRange = 30...101 }, .invalidQualityRange(30...101)),
+        (options { $0.worstDistortionSlack = -0.1 }, .invalidWorstDistortionSlack(-0.1)),
+    ])
+    func invalidOptions(_ options: UploadBudgetOptions, _ expected: UploadBudgetError) async throws {
+        let valid = [UploadSource.data(SyntheticPhotos.jpeg(busyness: 0.2, seed: 3), name: "ok.jpg")]
+        // The same input passes with valid options.
+        #expect(try await UploadCompressor(options: SyntheticPhotos.options).compress(valid).images.count == 1)
+        // A missing file too: options are checked first, so the error is about them.
+        await #expect(throws: expected) {
+            try await UploadCompressor(options: options).compress(valid + [.file(URL(fileURLWithPath: "/nonexistent/x.jpg"))])
+        }
+    }
+
+    @Test("NaN slack is refused")
+    func nanSlack() async throws {
+        var options = SyntheticPhotos.options
+        options.worstDistortionSlack = .nan
+        await #expect {
             try await UploadCompressor(options: options).compress([.data(SyntheticPhotos.jpeg(busyness: 0, seed: 1), name: "ok.jpg")])
+        } throws: { error in
+            guard case .invalidWorstDistortionSlack(let slack) = error as? UploadBudgetError else { return false }
+            return slack.isNaN
         }
     }
 

@@ -60,13 +60,79 @@ struct CompressCommandTests {
         #expect(!FileManager.default.fileExists(atPath: output.path))
     }
 
-    @Test("a bad input exits non-zero naming the file")
-    func badInput() async throws {
+    @Test("every bad input is named, one line each; nothing is written")
+    func badInputs() async throws {
         let directory = try TemporaryDirectory()
-        let bad = directory.file("broken.jpg")
-        try Data([0xFF, 0xD8, 0xFF, 0x00, 0x01]).write(to: bad)
-        let outcome = try await CLIRunner.run(["compress", bad.path, "--output", directory.url.appendingPathComponent("out").path])
-        #expect(outcome.status != 0 && outcome.stderr.contains("broken.jpg"))
-        #expect(try await CLIRunner.run(["compress", bad.path, "--output", "x", "--budget", "lots"]).status != 0)
+        let good = try Self.photos(in: directory)[0]
+        let broken = directory.file("broken.jpg")
+        try Data([0xFF, 0xD8, 0xFF, 0x00, 0x01]).write(to: broken)
+        let missing = directory.file("missing.jpg").path
+        let output = directory.url.appendingPathComponent("out")
+        let outcome = try await CLIRunner.run(["compress", broken.path, good, missing, "--output", output.path])
+        #expect(outcome.status == 1)
+        let lines = outcome.stderr.split(separator: "\n").map(String.init)
+        #expect(lines.count == 2, "\(outcome.stderr)")
+        #expect(lines.first?.hasPrefix("image-engine: \(broken.path): ") == true)
+        #expect(lines.last == "image-engine: \(missing): No such file or directory")
+        #expect(!FileManager.default.fileExists(atPath: output.path))
+        // In JSON mode: one record on stdout listing both, nothing on stderr.
+        let json = try await CLIRunner.run(["compress", broken.path, good, missing, "--output", output.path, "--json"])
+        #expect(json.status == 1 && json.stderr.isEmpty)
+        let record = try #require(json.jsonLines.first)
+        #expect(json.jsonLines.count == 1 && (record["error"] as? String)?.contains("2 of 3 inputs") == true)
+        let failures = try #require(record["failures"] as? [[String: Any]])
+        #expect(failures.map { $0["input"] as? String } == [broken.path, missing])
+    }
+
+    @Test("budgets below one byte or not a size are usage errors (64) naming --budget", arguments: ["lots", "0.5", "0", "-3KB", "0.4B"])
+    func badBudget(budget: String) async throws {
+        let directory = try TemporaryDirectory()
+        let inputs = try Self.photos(in: directory)
+        let outcome = try await CLIRunner.run(["compress"] + inputs + ["--output", directory.file("out").path, "--budget", budget])
+        #expect(outcome.status == 64, "\(outcome.stderr)")
+        #expect(outcome.stderr.contains("--budget"))
+        #expect(!FileManager.default.fileExists(atPath: directory.file("out").path))
+    }
+
+    @Test("all or nothing: when the multipart body cannot be written, no output is left behind")
+    func allOrNothing() async throws {
+        let directory = try TemporaryDirectory()
+        let inputs = try Self.photos(in: directory)
+        let output = directory.url.appendingPathComponent("out")
+        for body in [directory.file("no-such-dir/request.body").path, directory.url.path] {
+            let outcome = try await CLIRunner.run(["compress"] + inputs + ["--output", output.path, "--max-pixel-size", "400",
+                                                                     "--min-pixel-size", "200", "--budget", "60KB", "--multipart", body])
+            #expect(outcome.status == 1)
+            let lines = outcome.stderr.split(separator: "\n")
+            #expect(lines.count == 1 && lines[0].hasPrefix("image-engine: cannot write outputs: \(body): "), "\(outcome.stderr)")
+            #expect(!outcome.stderr.contains("Domain") && !outcome.stderr.contains("UserInfo"))
+            #expect(!FileManager.default.fileExists(atPath: output.path), "outputs left behind")
+            // Nothing staged is left beside the body either.
+            #expect(directory.contents.filter { $0.hasPrefix(".") }.isEmpty, "\(directory.contents)")
+        }
+        // An existing output directory keeps what it had when the set fails.
+        try FileManager.default.createDirectory(at: output, withIntermediateDirectories: false)
+        try Data("old".utf8).write(to: output.appendingPathComponent("Kite.jpg"))
+        let failed = try await CLIRunner.run(["compress"] + inputs + ["--output", output.path, "--max-pixel-size", "400",
+                                                                "--min-pixel-size", "200", "--budget", "60KB", "--multipart", directory.url.path])
+        #expect(failed.status == 1)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: output.path) == ["Kite.jpg"])
+        #expect(try Data(contentsOf: output.appendingPathComponent("Kite.jpg")) == Data("old".utf8))
+    }
+
+    @Test("a Display P3 photo is uploaded as sRGB: right colours, no profile")
+    func displayP3Upload() async throws {
+        let directory = try TemporaryDirectory()
+        let (png, expected, _) = try InspectAndThumbnailTests.displayP3Patches(size: 200)
+        try png.write(to: directory.file("p3.png"))
+        let outcome = try await CLIRunner.run(["compress", directory.file("p3.png").path, "--output", directory.file("out").path,
+                                               "--max-pixel-size", "400", "--min-pixel-size", "200", "--budget", "100KB"])
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        let upload = try ImageDecoder(options: DecodingOptions(colorManagement: .preserveSource))
+            .decode(Data(contentsOf: directory.file("out/p3.jpg")))
+        #expect(upload.iccProfile == nil)
+        for (got, want) in zip(InspectAndThumbnailTests.quadrantCentres(upload), expected) {
+            #expect(zip(got, want).allSatisfy { abs(Int($0) - Int($1)) <= 5 }, "upload \(got), transicc \(want)")
+        }
     }
 }

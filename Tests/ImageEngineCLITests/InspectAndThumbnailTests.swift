@@ -38,7 +38,11 @@ struct InspectAndThumbnailTests {
         let outcome = try await CLIRunner.run(["thumbnail"] + inputs + [bad.path, "--output", output.path,
                                                                   "--max-pixel-size", "300", "--json", "--jobs", "2"])
         #expect(outcome.status == 1)
-        #expect(outcome.stderr.contains(bad.path))
+        // In JSON mode the error is a JSON line in the file's place, and stderr stays empty.
+        #expect(outcome.stderr.isEmpty, "\(outcome.stderr)")
+        let failures = outcome.jsonLines.filter { $0["error"] != nil }
+        #expect(failures.count == 1 && failures.first?["input"] as? String == bad.path)
+        #expect(outcome.jsonLines.map { $0["input"] as? String } == inputs + [bad.path])
         let names = try FileManager.default.contentsOfDirectory(atPath: output.path).sorted()
         #expect(names == ["Grey.jpg", "Kite.jpg", "calla.jpg"])
         let results = outcome.jsonLines.filter { $0["output"] != nil }
@@ -63,5 +67,45 @@ struct InspectAndThumbnailTests {
         #expect(header.format == .png && header.width == 2560 && header.height == 1600)
         let invalid = try await CLIRunner.run(["thumbnail", input, "--output", directory.url.path, "--quality", "0"])
         #expect(invalid.status != 0 && invalid.stderr.contains("quality"))
+    }
+
+    /// Flat colour squares (each `size` px) in a Display P3 PNG, and transicc's sRGB values.
+    static func displayP3Patches(size: Int) throws -> (png: Data, expected: [[UInt8]], profile: [UInt8]) {
+        let colors: [[UInt8]] = [[230, 40, 60], [255, 128, 0], [40, 160, 60], [30, 80, 200]]
+        var pixels: [UInt8] = []
+        for y in 0..<(2 * size) { for x in 0..<(2 * size) { pixels += colors[(y / size) * 2 + x / size] } }
+        let profile = try ColorFixtures.profile("DisplayP3.icc")
+        let bitmap = try Bitmap(width: 2 * size, height: 2 * size, format: .rgb, pixels: pixels, iccProfile: profile)
+        return (try ImageEncoder.png(bitmap), try ColorFixtures.transicc(colors, from: "DisplayP3.icc"), profile)
+    }
+
+    /// The centres of the four squares.
+    static func quadrantCentres(_ bitmap: Bitmap) -> [[UInt8]] {
+        [(1, 1), (3, 1), (1, 3), (3, 3)].map { Array(bitmap.pixel(x: $0.0 * bitmap.width / 4, y: $0.1 * bitmap.height / 4)) }
+    }
+
+    @Test("thumbnail converts a Display P3 photo to sRGB with no profile; --keep-profile keeps values and profile")
+    func displayP3Thumbnail() async throws {
+        let directory = try TemporaryDirectory()
+        let (png, expected, profile) = try Self.displayP3Patches(size: 200)
+        try png.write(to: directory.file("p3.png"))
+        let converted = try await CLIRunner.run(["thumbnail", directory.file("p3.png").path, "--output", directory.file("srgb").path,
+                                                 "--max-pixel-size", "200"])
+        #expect(converted.status == 0, "\(converted.stderr)")
+        let output = try ImageDecoder(options: DecodingOptions(colorManagement: .preserveSource))
+            .decode(Data(contentsOf: directory.file("srgb/p3.jpg")))
+        #expect(output.iccProfile == nil && output.width == 200)
+        for (got, want) in zip(Self.quadrantCentres(output), expected) {
+            #expect(zip(got, want).allSatisfy { abs(Int($0) - Int($1)) <= 4 }, "thumbnail \(got), transicc \(want)")
+        }
+        let kept = try await CLIRunner.run(["thumbnail", directory.file("p3.png").path, "--output", directory.file("p3").path,
+                                            "--max-pixel-size", "200", "--keep-profile"])
+        #expect(kept.status == 0)
+        let keptOutput = try ImageDecoder(options: DecodingOptions(colorManagement: .preserveSource))
+            .decode(Data(contentsOf: directory.file("p3/p3.jpg")))
+        #expect(keptOutput.iccProfile == profile)
+        for (got, want) in zip(Self.quadrantCentres(keptOutput), [[230, 40, 60], [255, 128, 0], [40, 160, 60], [30, 80, 200]] as [[UInt8]]) {
+            #expect(zip(got, want).allSatisfy { abs(Int($0) - Int($1)) <= 4 }, "kept \(got), stored \(want)")
+        }
     }
 }

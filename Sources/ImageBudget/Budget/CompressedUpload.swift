@@ -5,47 +5,58 @@ import ImageCodec
 public struct CompressedUpload: Sendable, Hashable {
     /// Output file name: the source name with `.jpg` or `.png`, made unique within the set.
     public var fileName: String
+    /// The source's name (``UploadSource/name``).
     public var sourceName: String
+    /// Size of the source in bytes, as read.
     public var sourceBytes: Int
+    /// The encoded image.
     public var data: Data
+    /// Width of the output in pixels.
     public var width: Int
+    /// Height of the output in pixels.
     public var height: Int
     /// JPEG quality, or nil for PNG.
     public var quality: Int?
+    /// `image/jpeg` or `image/png`.
     public var mimeType: String
     /// SSIM on luma against the source at display size (longest side `maxPixelSize`), both
     /// resampled there with Lanczos: 1 is indistinguishable.
     public var score: Double
 
+    /// Size of ``data`` in bytes.
     public var bytes: Int { data.count }
+
+    /// Builds a result, e.g. a fake for an app's own tests; the compressor makes the real ones.
+    public init(fileName: String, sourceName: String, sourceBytes: Int, data: Data, width: Int, height: Int, quality: Int?,
+                mimeType: String, score: Double) {
+        self.fileName = fileName
+        self.sourceName = sourceName
+        self.sourceBytes = sourceBytes
+        self.data = data
+        self.width = width
+        self.height = height
+        self.quality = quality
+        self.mimeType = mimeType
+        self.score = score
+    }
 }
 
 /// The result of fitting a set: the images in input order, whose sizes add up to at most the budget.
 public struct CompressedUploadSet: Sendable, Hashable {
+    /// The outputs, in the order of the sources.
     public var images: [CompressedUpload]
+    /// The budget the set was fitted into, in bytes.
     public var budget: Int
     /// Encodes performed while searching (a measure of the work done).
     public var encodeCount: Int
 
+    /// The sum of the outputs' sizes; at most ``budget``.
     public var totalBytes: Int { images.reduce(0) { $0 + $1.bytes } }
-}
 
-/// Why a set could not be fitted.
-public enum UploadBudgetError: Error, Sendable, Hashable, CustomStringConvertible {
-    case noImages
-    /// Even every image at the minimum size and quality weighs more than the budget.
-    case budgetUnreachable(budget: Int, smallestTotal: Int)
-    /// A source could not be read or decoded.
-    case source(name: String, ImageCodecError)
-    case invalidOptions(String)
-
-    public var description: String {
-        switch self {
-        case .noImages: "no images to compress"
-        case .budgetUnreachable(let budget, let smallest):
-            "budget of \(budget) bytes cannot be met: the smallest achievable total is \(smallest) bytes"
-        case .source(let name, let error): "\(name): \(error)"
-        case .invalidOptions(let message): "invalid options: \(message)"
-        }
+    /// Builds a result, e.g. a fake for an app's own tests; the compressor makes the real ones.
+    public init(images: [CompressedUpload], budget: Int, encodeCount: Int) {
+        self.images = images
+        self.budget = budget
+        self.encodeCount = encodeCount
     }
 }

@@ -45,7 +45,7 @@ final class EvaluationStore: @unchecked Sendable {
                 guard let bitmap else { throw .invalidArgument("size \(key.candidate.longestSide) not prepared") }
                 return try image.evaluate(key.candidate, from: bitmap, quantization: quantization)
             } catch {
-                throw .source(name: image.name, error)
+                throw .sourceFailures([UploadSourceFailure(index: key.image, name: image.name, error: error)])
             }
         }
         lock.withLock {
@@ -63,7 +63,7 @@ final class EvaluationStore: @unchecked Sendable {
             do throws(ImageCodecError) {
                 return try job.1.scaled(to: job.0.longestSide)
             } catch {
-                throw .source(name: job.1.name, error)
+                throw .sourceFailures([UploadSourceFailure(index: job.0.image, name: job.1.name, error: error)])
             }
         }
         lock.withLock { for (key, bitmap) in zip(keys, bitmaps) { scaled[key] = bitmap } }

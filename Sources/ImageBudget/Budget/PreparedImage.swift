@@ -11,23 +11,17 @@ struct PreparedImage: Sendable {
     /// Luma of `display` with its windowed statistics: what every candidate is scored against.
     var reference: StructuralSimilarity.Reference
 
-    static func prepare(_ source: UploadSource, options: UploadBudgetOptions) throws(UploadBudgetError) -> PreparedImage {
+    static func prepare(_ source: UploadSource, options: UploadBudgetOptions) throws(ImageCodecError) -> PreparedImage {
         let data: Data
         switch source {
-        case .file(let url):
-            do { data = try FileBytes.read(url, maximumSize: options.limits.maxFileSize) } catch { throw .source(name: source.name, error) }
-        case .data(let bytes, _):
-            data = bytes
+        case .file(let url): data = try FileBytes.read(url, maximumSize: options.limits.maxFileSize)
+        case .data(let bytes, _): data = bytes
         }
-        do {
-            let format = try ImageFormat.sniff(data)
-            let decoder = ImageDecoder(options: DecodingOptions(maxPixelSize: options.maxPixelSize, limits: options.limits))
-            let display = try decoder.decode(data)
-            return PreparedImage(name: source.name, sourceBytes: data.count, sourceFormat: format, display: display,
-                                 reference: StructuralSimilarity.Reference(LumaPlane(display)))
-        } catch {
-            throw .source(name: source.name, error)
-        }
+        let format = try ImageFormat.sniff(data)
+        let decoder = ImageDecoder(options: DecodingOptions(maxPixelSize: options.maxPixelSize, limits: options.limits))
+        let display = try decoder.decode(data)
+        return PreparedImage(name: source.name, sourceBytes: data.count, sourceFormat: format, display: display,
+                             reference: StructuralSimilarity.Reference(LumaPlane(display)))
     }
 
     /// The display bitmap shrunk so its longest side is `longestSide` (never enlarged).

@@ -23,8 +23,10 @@ public struct UploadBudgetOptions: Sendable, Hashable {
     /// Luma quantization of the JPEG outputs. `.ssimTuned` spends fewer bytes for the same
     /// SSIM than the standard table, and chroma is encoded as with the standard one.
     public var quantization: JPEGQuantization
+    /// Limits that protect decoding from hostile or oversized sources.
     public var limits: DecodingLimits
 
+    /// Options with the defaults of the registration API: a 300 KB budget, 1280 px longest side.
     public init(budget: Int = 300_000, maxPixelSize: Int = 1280, minPixelSize: Int = 640, qualityRange: ClosedRange<Int> = 30...92,
                 keepsPNGWhenSmaller: Bool = false, worstDistortionSlack: Double = 0.2, quantization: JPEGQuantization = .ssimTuned,
                 limits: DecodingLimits = DecodingLimits()) {
@@ -41,11 +43,14 @@ public struct UploadBudgetOptions: Sendable, Hashable {
 
 /// One image to upload: a file, or bytes with a name.
 public enum UploadSource: Sendable, Hashable {
+    /// A JPEG or PNG file, read when the set is compressed.
     case file(URL)
+    /// JPEG or PNG bytes already in memory; `name` stands in for a file name.
     case data(Data, name: String)
 
-    /// The name outputs are derived from (`IMG_0001.HEIC.jpg` would be confusing, so the
-    /// extension is replaced).
+    /// What results and errors call this source: the file's last path component, or the name
+    /// given with the data. ``CompressedUpload/fileName`` is made from it, with the extension
+    /// replaced by the output format's.
     public var name: String {
         switch self {
         case .file(let url): url.lastPathComponent

@@ -40,24 +40,35 @@ public struct UploadCompressor: Sendable {
     }
 
     private func validate() throws(UploadBudgetError) {
-        guard options.budget > 0 else { throw .invalidOptions("budget must be positive") }
+        guard options.budget > 0 else { throw .invalidBudget(options.budget) }
         guard options.minPixelSize > 0, options.minPixelSize <= options.maxPixelSize else {
-            throw .invalidOptions("need 0 < minPixelSize (\(options.minPixelSize)) ≤ maxPixelSize (\(options.maxPixelSize))")
+            throw .invalidPixelSizes(minimum: options.minPixelSize, maximum: options.maxPixelSize)
         }
         guard options.qualityRange.lowerBound >= 1, options.qualityRange.upperBound <= 100 else {
-            throw .invalidOptions("qualities must lie in 1...100")
+            throw .invalidQualityRange(options.qualityRange)
         }
         guard options.worstDistortionSlack >= 0, options.worstDistortionSlack.isFinite else {
-            throw .invalidOptions("worstDistortionSlack must be a finite number ≥ 0")
+            throw .invalidWorstDistortionSlack(options.worstDistortionSlack)
         }
     }
 
-    /// Decodes every source once, in parallel; results in input order.
+    /// Decodes every source once, in parallel; results in input order. Every source that
+    /// fails is reported, not just the first, so a user can fix them all at once.
     private func prepare(_ sources: [UploadSource]) async throws(UploadBudgetError) -> [PreparedImage] {
         let options = options
-        return try await concurrentMap(sources) { (source) throws(UploadBudgetError) in
+        let results = await concurrentResults(sources) { (source) throws(ImageCodecError) in
             try PreparedImage.prepare(source, options: options)
         }
+        var images: [PreparedImage] = []
+        var failures: [UploadSourceFailure] = []
+        for (index, result) in results.enumerated() {
+            switch result {
+            case .success(let image): images.append(image)
+            case .failure(let error): failures.append(UploadSourceFailure(index: index, name: sources[index].name, error: error))
+            }
+        }
+        if !failures.isEmpty { throw .sourceFailures(failures) }
+        return images
     }
 
     /// PNG sources keep PNG at the chosen size when that is no larger than the JPEG.

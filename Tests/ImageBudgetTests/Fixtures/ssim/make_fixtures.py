@@ -32,12 +32,17 @@ for source, size in [("Kite.jpg", (256, 160)), ("Path.jpg", (256, 160)), ("Grey.
     stem = os.path.splitext(source)[0].lower()
     reference = Image.open(os.path.join(SAMPLES, source)).convert("RGB").resize(size, Image.LANCZOS)
     reference.save(f"{stem}-reference.png")
+    # Two strengths of each distortion, so "more distortion scores lower" can be checked.
+    save_jpeg_roundtrip(reference, 50, f"{stem}-jpeg50.png")
     save_jpeg_roundtrip(reference, 15, f"{stem}-jpeg15.png")
+    reference.filter(ImageFilter.GaussianBlur(0.6)).save(f"{stem}-blur06.png")
     reference.filter(ImageFilter.GaussianBlur(1.2)).save(f"{stem}-blur.png")
-    noise = np.random.default_rng(7).normal(0, 12, (size[1], size[0], 3))
-    noisy = np.clip(np.asarray(reference, dtype=np.float64) + noise, 0, 255).round().astype(np.uint8)
-    Image.fromarray(noisy).save(f"{stem}-noise.png")
-    for distortion in ["reference", "jpeg15", "blur", "noise"]:
+    for sigma, name in [(4, "noise4"), (12, "noise")]:
+        noise = np.random.default_rng(7).normal(0, sigma, (size[1], size[0], 3))
+        noisy = np.clip(np.asarray(reference, dtype=np.float64) + noise, 0, 255).round().astype(np.uint8)
+        Image.fromarray(noisy).save(f"{stem}-{name}.png")
+    # No reference-against-itself pair: that is 1 by construction and checks nothing.
+    for distortion in ["jpeg50", "jpeg15", "blur06", "blur", "noise4", "noise"]:
         value = structural_similarity(luma(f"{stem}-reference.png"), luma(f"{stem}-{distortion}.png"), data_range=255,
                                       gaussian_weights=True, sigma=1.5, use_sample_covariance=False)
         pairs.append({"reference": f"{stem}-reference.png", "distorted": f"{stem}-{distortion}.png", "ssim": value})
