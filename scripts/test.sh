@@ -12,6 +12,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-dependencies.sh --tests
 swift build --build-tests
+# Doc comments on every public symbol, and DocC without a warning (10 s).
+scripts/check-docs.sh
 # The CLI's fetch tests talk to a loopback server in the test process: kept apart from the CLI
 # tests that run CPU-heavy children (thumbnails and uploads of every sample photo).
 groups=("^ImageCodecTests\." "^ImageCacheTests\." "^ImageBudgetTests\." "^MultipartFormTests\." "^ImagePipelineTests\."

@@ -13,8 +13,10 @@ import ImageCodec
 /// Outputs carry no EXIF (orientation is applied to the pixels) and no ICC profile.
 /// The result is deterministic: the same inputs and options give the same bytes.
 public struct UploadCompressor: Sendable {
+    /// The budget and the sizes and qualities allowed.
     public var options: UploadBudgetOptions
 
+    /// A compressor for `options` (by default the 300 KB registration budget).
     public init(options: UploadBudgetOptions = UploadBudgetOptions()) {
         self.options = options
     }

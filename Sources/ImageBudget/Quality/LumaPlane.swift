@@ -3,10 +3,14 @@ import ImageCodec
 /// Luma (Y = 0.299 R + 0.587 G + 0.114 B) of a bitmap as floats, the channel SSIM is
 /// computed on. Alpha is composited over white first, as uploads are.
 public struct LumaPlane: Sendable {
+    /// Width in pixels.
     public let width: Int
+    /// Height in pixels.
     public let height: Int
+    /// Row-major luma, 0...255, `width × height` values.
     public let values: [Float]
 
+    /// The luma of `bitmap` (gray bitmaps as they are, alpha composited over white).
     public init(_ bitmap: Bitmap) {
         let opaque = bitmap.flattened(over: .white)
         width = opaque.width

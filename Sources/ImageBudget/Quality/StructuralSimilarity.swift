@@ -23,10 +23,12 @@ public enum StructuralSimilarity {
 
     /// A reference image with its windowed mean and mean square precomputed.
     public struct Reference: Sendable {
+        /// The reference luma.
         public let plane: LumaPlane
         /// Windowed E[x] and E[x²] over the inner region, one plane after the other.
         let statistics: [Float]
 
+        /// Precomputes the windowed statistics of `plane`.
         public init(_ plane: LumaPlane) {
             self.plane = plane
             guard StructuralSimilarity.isWindowed(plane) else {

@@ -10,6 +10,8 @@ public protocol CacheClock: Sendable {
 
 /// The system clock.
 public struct SystemClock: CacheClock {
+    /// The system clock.
     public init() {}
+    /// The current wall-clock time.
     public var now: Date { Date() }
 }

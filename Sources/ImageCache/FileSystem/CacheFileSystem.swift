@@ -61,19 +61,26 @@ public protocol AppendingFile: AnyObject, Sendable {
 public struct CacheFileStatus: Sendable, Hashable {
     /// What kind of object the name refers to, without following links.
     public enum Kind: Sendable, Hashable {
+        /// A regular file.
         case regular
+        /// A directory.
         case directory
+        /// A symbolic link (never followed).
         case symbolicLink
         /// FIFOs, sockets, devices.
         case other
     }
 
+    /// The name in its directory.
     public var name: String
+    /// What the name refers to, links not followed.
     public var kind: Kind
     /// Bytes, for regular files.
     public var size: Int
+    /// Last modification time.
     public var modified: Date
 
+    /// A status, e.g. from a fault-injecting file system in tests.
     public init(name: String, kind: Kind, size: Int, modified: Date) {
         self.name = name
         self.kind = kind

@@ -6,11 +6,14 @@ import Darwin
 
 /// A failed system call: which operation, on which path, and `errno`.
 public struct FileSystemError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The call that failed, e.g. `openat` or `renameat`.
     public var operation: String
+    /// The path it was called on, for messages.
     public var path: String
     /// `errno` of the failed call, or `FileSystemError.notRegularFile`.
     public var code: Int32
 
+    /// An error for `operation` on `path` with `errno` `code`.
     public init(operation: String, path: String, code: Int32) {
         self.operation = operation
         self.path = path

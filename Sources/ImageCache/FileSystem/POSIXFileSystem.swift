@@ -10,6 +10,7 @@ import Foundation
 /// followed, and a directory swapped for a link after it was opened is not either (the
 /// descriptor still names the original).
 public struct POSIXFileSystem: CacheFileSystem {
+    /// The real file system.
     public init() {}
 
     public func openRoot(_ url: URL) throws(FileSystemError) -> any CacheDirectory {

@@ -3,8 +3,11 @@
 /// Rows are tightly packed (`bytesPerRow == width * format.channels`), top row first. The value
 /// is immutable and `Sendable`, so it can be cached and shared between tasks freely.
 public struct Bitmap: Sendable, Equatable {
+    /// Width in pixels.
     public let width: Int
+    /// Height in pixels.
     public let height: Int
+    /// Channels per pixel and their meaning.
     public let format: PixelFormat
     /// `height * bytesPerRow` bytes.
     public let pixels: [UInt8]
@@ -36,6 +39,7 @@ public struct Bitmap: Sendable, Equatable {
         self.iccProfile = iccProfile
     }
 
+    /// Bytes in one row: `width × format.channels` (rows are tightly packed).
     public var bytesPerRow: Int { width * format.channels }
 
     /// Memory the pixels occupy: `bytesPerRow × height`. This is the cost a memory cache should

@@ -10,8 +10,10 @@ import Foundation
 /// let thumbnail = try decoder.decode(data)   // e.g. 1080×720, EXIF orientation applied
 /// ```
 public struct ImageDecoder: Sendable {
+    /// Size, orientation, damage tolerance, colour management and limits.
     public var options: DecodingOptions
 
+    /// A decoder with `options` (by default: full size, upright, sRGB, strict).
     public init(options: DecodingOptions = DecodingOptions()) {
         self.options = options
     }

@@ -1,6 +1,7 @@
 /// JPEG encoder settings. The defaults suit uploads and thumbnails: quality 85, optimised
 /// Huffman tables (smaller files at no quality cost), 4:2:0 chroma, baseline.
 public struct JPEGEncodingOptions: Sendable, Hashable {
+    /// How much chroma resolution the encoder keeps.
     public enum ChromaSubsampling: String, Sendable, Hashable, CaseIterable {
         /// Chroma at half resolution in both directions: the usual choice for photos.
         case s420 = "4:2:0"
@@ -12,8 +13,11 @@ public struct JPEGEncodingOptions: Sendable, Hashable {
 
     /// 1...100.
     public var quality: Int
+    /// Compute Huffman tables for the image instead of the standard ones: 2-6% smaller, slightly slower.
     public var optimizesHuffmanCoding: Bool
+    /// Chroma resolution; 4:2:0 by default.
     public var chromaSubsampling: ChromaSubsampling
+    /// Write a progressive JPEG (shown coarse-to-fine while loading; usually a little smaller).
     public var progressive: Bool
     /// Colour that transparent pixels are composited over (JPEG has no alpha).
     public var background: RGBColor
@@ -22,6 +26,7 @@ public struct JPEGEncodingOptions: Sendable, Hashable {
     /// The luma quantization table; `.annexK` (libjpeg's default) unless asked.
     public var quantization: JPEGQuantization
 
+    /// Settings with the defaults above; every parameter can be changed.
     public init(quality: Int = 85, optimizesHuffmanCoding: Bool = true, chromaSubsampling: ChromaSubsampling = .s420,
                 progressive: Bool = false, background: RGBColor = .white, preservesICCProfile: Bool = true,
                 quantization: JPEGQuantization = .annexK) {
@@ -39,8 +44,10 @@ public struct JPEGEncodingOptions: Sendable, Hashable {
 public struct PNGEncodingOptions: Sendable, Hashable {
     /// zlib level 0...9; 6 is zlib's own balance of size and speed.
     public var compressionLevel: Int
+    /// Write the bitmap's ICC profile into an iCCP chunk (one libpng distrusts is dropped).
     public var preservesICCProfile: Bool
 
+    /// Settings with zlib level 6, keeping the bitmap's profile.
     public init(compressionLevel: Int = 6, preservesICCProfile: Bool = true) {
         self.compressionLevel = compressionLevel
         self.preservesICCProfile = preservesICCProfile
@@ -49,16 +56,22 @@ public struct PNGEncodingOptions: Sendable, Hashable {
 
 /// An opaque 8-bit sRGB colour.
 public struct RGBColor: Sendable, Hashable {
+    /// Red, 0...255.
     public var red: UInt8
+    /// Green, 0...255.
     public var green: UInt8
+    /// Blue, 0...255.
     public var blue: UInt8
 
+    /// A colour from its three channels.
     public init(red: UInt8, green: UInt8, blue: UInt8) {
         self.red = red
         self.green = green
         self.blue = blue
     }
 
+    /// Opaque white, the default background for JPEG.
     public static let white = RGBColor(red: 255, green: 255, blue: 255)
+    /// Opaque black.
     public static let black = RGBColor(red: 0, green: 0, blue: 0)
 }

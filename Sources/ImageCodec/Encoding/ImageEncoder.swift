@@ -2,7 +2,8 @@ import CImageCodecShim
 import Foundation
 
 /// Encodes bitmaps as JPEG or PNG. Outputs never carry EXIF or other metadata (these are
-/// uploads: no GPS, no camera serials); only the ICC profile is kept, when asked.
+/// uploads: no GPS, no camera serials). A bitmap's ICC profile is written when it has one
+/// and the options keep it; decoded bitmaps have none unless decoded with `.preserveSource`.
 public enum ImageEncoder {
     /// Encodes as JPEG; alpha is composited over `options.background` first.
     public static func jpeg(_ bitmap: Bitmap, options: JPEGEncodingOptions = JPEGEncodingOptions()) throws(ImageCodecError) -> Data {
@@ -74,7 +75,8 @@ public enum ImageEncoder {
         return try takeOutput(status: status, output: output, length: length, message: message)
     }
 
-    /// Encodes in `format` with default options for the other format.
+    /// Encodes as `format`: JPEG with `jpegOptions` or PNG with `pngOptions`; the options of
+    /// the other format are ignored. For callers that choose the format at run time.
     public static func encode(_ bitmap: Bitmap, as format: ImageFormat, jpegOptions: JPEGEncodingOptions = JPEGEncodingOptions(),
                               pngOptions: PNGEncodingOptions = PNGEncodingOptions()) throws(ImageCodecError) -> Data {
         switch format {

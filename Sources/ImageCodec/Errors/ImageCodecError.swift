@@ -34,11 +34,15 @@ public enum ImageCodecError: Error, Sendable, Hashable, CustomStringConvertible 
     public enum UnsupportedFormat: Sendable, Hashable, CustomStringConvertible {
         /// No bytes at all (an empty file or body).
         case empty
+        /// A GIF (GIF87a or GIF89a).
         case gif
+        /// A WebP (RIFF/WEBP).
         case webp
         /// HEIF, HEIC or AVIF.
         case heif
+        /// A Windows bitmap.
         case bmp
+        /// A TIFF (or a camera raw file built on TIFF).
         case tiff
         /// Something else (HTML, text, an unknown format).
         case unknown

@@ -1,6 +1,8 @@
 /// The container formats the codec reads and writes.
 public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
+    /// JPEG (JFIF/EXIF), baseline or progressive.
     case jpeg
+    /// PNG, any colour type and bit depth.
     case png
 
     /// File-name extension for outputs in this format.
@@ -11,6 +13,7 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
         }
     }
 
+    /// The media type: `image/jpeg` or `image/png`.
     public var mimeType: String {
         switch self {
         case .jpeg: "image/jpeg"

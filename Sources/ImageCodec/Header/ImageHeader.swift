@@ -1,5 +1,6 @@
 /// What the header of a JPEG or PNG says, read without decoding any pixels.
 public struct ImageHeader: Sendable, Hashable {
+    /// JPEG or PNG.
     public var format: ImageFormat
     /// Stored width, before orientation is applied.
     public var width: Int
@@ -7,9 +8,11 @@ public struct ImageHeader: Sendable, Hashable {
     public var height: Int
     /// EXIF orientation (JPEG APP1 or PNG eXIf); `.up` when absent or invalid.
     public var orientation: ExifOrientation
+    /// True when the image has an alpha channel or a PNG transparency chunk.
     public var hasAlpha: Bool
     /// Bits per sample in the file (8 for JPEG; 1, 2, 4, 8 or 16 for PNG).
     public var bitDepth: Int
+    /// Gray, RGB, palette (PNG) or CMYK (JPEG), as stored.
     public var colorModel: ColorModel
     /// Progressive JPEG or Adam7-interlaced PNG.
     public var progressive: Bool
@@ -19,6 +22,7 @@ public struct ImageHeader: Sendable, Hashable {
     /// Height as displayed, after orientation.
     public var displayHeight: Int { orientation.swapsDimensions ? width : height }
 
+    /// A header with these facts, e.g. for a test double.
     public init(format: ImageFormat, width: Int, height: Int, orientation: ExifOrientation, hasAlpha: Bool,
                 bitDepth: Int, colorModel: ColorModel, progressive: Bool) {
         self.format = format

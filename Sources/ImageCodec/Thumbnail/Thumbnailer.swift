@@ -3,8 +3,10 @@ import Foundation
 /// Turns image files into thumbnail files: read, decode at reduced scale, resample, encode,
 /// write atomically. Batches run in parallel; one bad file never stops the others.
 public struct Thumbnailer: Sendable {
+    /// Size, format, encoding and colour of the outputs.
     public var options: ThumbnailOptions
 
+    /// A thumbnailer producing what `options` say.
     public init(options: ThumbnailOptions) {
         self.options = options
     }

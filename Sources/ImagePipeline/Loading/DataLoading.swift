@@ -19,9 +19,11 @@ public protocol DataLoading: Sendable {
 
 /// A complete HTTP response.
 public struct DataLoadingResponse: Sendable, Hashable {
+    /// The HTTP status code.
     public var statusCode: Int
     /// Header fields, names in lowercase.
     public var headers: [String: String]
+    /// The whole body.
     public var data: Data
     /// The URL answered, after redirects.
     public var url: URL?

@@ -31,6 +31,7 @@ public final class URLSessionDataLoader: DataLoading {
         }
     }
 
+    /// The timeouts this loader applies.
     public let configuration: Configuration
     private let session: URLSession
     private let delegate = SessionDelegate()

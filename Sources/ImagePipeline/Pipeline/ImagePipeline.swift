@@ -31,6 +31,7 @@ public final class ImagePipeline: Sendable {
     /// A pipeline with the default configuration, for apps that want one shared instance.
     public static let shared = ImagePipeline()
 
+    /// The configuration the pipeline was made with.
     public let configuration: Configuration
     /// Decoded images (`.decoded`, `.downsampled`).
     let imageMemory: MemoryCache<ImageMemoryKey, CachedImage>?

@@ -21,6 +21,7 @@ extension ImagePipeline {
     public struct Configuration: Sendable {
         /// Where bytes come from; inject a double in tests.
         public var dataLoader: any DataLoading
+        /// What the memory cache holds: responses, full-size bitmaps or bitmaps at the requested size.
         public var strategy: CacheStrategy
         /// With `.downsampled` and a disk cache, also store each decoded thumbnail (JPEG, or PNG
         /// with alpha) on disk, so a cold start decodes a small file instead of the original.

@@ -32,11 +32,13 @@ public struct ImagePipelineStatistics: Sendable, Hashable, Codable {
     public var failures = 0
     /// Disk-cache reads or writes that failed (the image was still served from elsewhere).
     public var diskErrors = 0
-    /// Memory cache: bytes held and entries.
+    /// Memory cache: bytes held.
     public var memoryCost = 0
+    /// Memory cache: entries held.
     public var memoryCount = 0
-    /// Disk cache: bytes held and entries (0 without one).
+    /// Disk cache: bytes held (0 without one).
     public var diskBytes = 0
+    /// Disk cache: entries held (0 without one).
     public var diskCount = 0
 
     /// Statistics with every counter at zero.

@@ -13,10 +13,13 @@ public final class ImageTask: @unchecked Sendable {
     // @unchecked: the mutable state is only touched while `lock` is held.
     /// What the task reports, in order: progress events, then exactly one `.finished`.
     public enum Event: Sendable {
+        /// Bytes received so far, and the total when the server said.
         case progress(received: Int, expected: Int?)
+        /// The image or the error; the last event.
         case finished(Result<ImageResponse, ImagePipelineError>)
     }
 
+    /// The request this task loads.
     public let request: ImageRequest
     /// The events as a stream, which ends after `.finished`.
     public let events: AsyncStream<Event>

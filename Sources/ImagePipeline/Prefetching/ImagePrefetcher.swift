@@ -14,6 +14,7 @@ import ImageCodec
 /// ```
 public final class ImagePrefetcher: @unchecked Sendable {
     // @unchecked: `running` is only touched while `lock` is held.
+    /// The pipeline prefetched images are loaded through (and cached in).
     public let pipeline: ImagePipeline
     /// The priority prefetches run at (requests' own priorities are replaced).
     public let priority: ImageRequest.Priority

@@ -14,7 +14,16 @@ public struct ImageRequest: Sendable, Hashable {
     /// How urgently an image is needed. Shared work runs at the highest priority of the
     /// requests waiting for it, and queued work is started highest first.
     public enum Priority: Int, Sendable, Hashable, Comparable, CaseIterable, Codable {
-        case veryLow, low, normal, high, veryHigh
+        /// Work nobody waits for yet, e.g. prefetching far ahead.
+        case veryLow
+        /// Prefetching the next rows.
+        case low
+        /// A cell on screen (the default).
+        case normal
+        /// An image the user is looking at, e.g. a detail screen.
+        case high
+        /// Needed right now, ahead of everything else.
+        case veryHigh
 
         public static func < (lhs: Priority, rhs: Priority) -> Bool { lhs.rawValue < rhs.rawValue }
     }
@@ -39,7 +48,9 @@ public struct ImageRequest: Sendable, Hashable {
     }
     /// Longest side of the decoded image in pixels; nil decodes at full size. Never upscales.
     public var maxPixelSize: Int?
+    /// How urgently the image is needed; `.normal` by default.
     public var priority: Priority
+    /// Whether caches may answer; `.useCache` by default.
     public var cachePolicy: CachePolicy
     /// The key the image is cached under; by default the URL, so two URLs for one image (a
     /// signed URL with a changing query, say) can share an entry.

@@ -16,6 +16,7 @@ public struct ImageResponse: Sendable, Equatable {
 
     /// The decoded image, upright.
     public var bitmap: Bitmap
+    /// Where the image came from: memory, disk, network or a revalidation.
     public var source: Source
     /// Body bytes received from the network for this image (0 from a cache or after a 304).
     public var bytesDownloaded: Int
