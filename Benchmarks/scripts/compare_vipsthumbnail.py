@@ -1,39 +1,91 @@
-"""Compare `image-engine thumbnail` with `vipsthumbnail` on the same files in the same run.
+"""`image-engine thumbnail` against `vipsthumbnail` run the ways a user would, in one run.
 
-Runs alternate (engine, vips, engine, vips, ...) so machine noise hits both alike; figures are
-medians over the runs. Peak RSS comes from wait4() on each child. Quality is SSIM (Wang et al.
-2004: Gaussian window sigma 1.5 on luma) of each output against a reference made by a full
-decode (no DCT shrink) and a Lanczos resize to the output's own size.
+Four runs of the same batch, alternating so machine noise hits all alike, medians over the
+repetitions (and the range):
+
+  engine          image-engine thumbnail FILES (default --jobs: one per core)
+  engine -j1      image-engine thumbnail FILES --jobs 1
+  vips            vipsthumbnail FILES (one process, one file after another)
+  vips -P N       one vipsthumbnail process per file, N at a time (xargs -P N -n 1): the
+                  fastest way to run it on N cores
+
+vipsthumbnail gets `--export-profile srgb` (a profiled source is converted to sRGB, as the
+engine does by default) and `[Q=85,strip,background=255]` (alpha flattened on white, as the
+engine does; vips would use black). Ratios are against the fastest vips run.
+
+Peak memory: for a single process, its maximum RSS (GNU time); for the xargs run, the largest
+sum of the RSS of all its processes alive at once (sampled every 2 ms from /proc), which is
+what the machine has to hold. Quality: SSIM (Wang et al. 2004, Gaussian sigma 1.5, luma) of
+each output against a full decode (no DCT shrink), converted to sRGB when profiled, resized
+with Lanczos to the output's size.
 """
 import argparse
 import glob
+import io
 import os
 import shutil
 import statistics
 import subprocess
 import tempfile
+import threading
 import time
 
 import numpy as np
-from PIL import Image
+from PIL import Image, ImageCms
 from skimage.metrics import structural_similarity
 
+PAGE_KIB = os.sysconf("SC_PAGE_SIZE") // 1024
 
-def run(command):
-    """Wall seconds and peak RSS (MiB) of one command.
 
-    RSS comes from GNU time rather than this process's wait4(): on Linux a child's maxrss
-    includes the parent's RSS at fork time, which for Python with numpy loaded is ~80 MiB.
-    """
+def tree_rss_kib(root):
+    """Sum of the RSS of `root` and all its descendants, from /proc."""
+    children = {}
+    rss = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+            parent, pages = int(fields[1]), int(fields[21])
+        except (OSError, IndexError, ValueError):
+            continue
+        children.setdefault(parent, []).append(int(entry))
+        rss[int(entry)] = pages * PAGE_KIB
+    total, stack = 0, [root]
+    while stack:
+        pid = stack.pop()
+        total += rss.get(pid, 0)
+        stack.extend(children.get(pid, []))
+    return total
+
+
+def run(command, sample_tree=False):
+    """Wall seconds and peak memory (MiB) of one command."""
     with tempfile.NamedTemporaryFile("r") as report:
         start = time.perf_counter()
-        status = subprocess.call(["/usr/bin/time", "-f", "%M", "-o", report.name, *command],
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        process = subprocess.Popen(["/usr/bin/time", "-f", "%M", "-o", report.name, *command],
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        peak = [0]
+        done = threading.Event()
+
+        def sample():
+            while not done.is_set():
+                peak[0] = max(peak[0], tree_rss_kib(process.pid))
+                time.sleep(0.002)
+
+        sampler = threading.Thread(target=sample) if sample_tree else None
+        if sampler:
+            sampler.start()
+        status = process.wait()
         wall = time.perf_counter() - start
+        done.set()
+        if sampler:
+            sampler.join()
         if status != 0:
             raise SystemExit(f"command failed: {' '.join(command)}")
-        peak_kib = int(report.read().strip().splitlines()[-1])
-    return wall, peak_kib / 1024
+        largest_process_kib = int(report.read().strip().splitlines()[-1])
+    return wall, (peak[0] if sample_tree else largest_process_kib) / 1024
 
 
 def luma(image):
@@ -41,19 +93,32 @@ def luma(image):
     return rgb[..., 0] * 0.299 + rgb[..., 1] * 0.587 + rgb[..., 2] * 0.114
 
 
-def ssim_against_reference(source, output):
+SRGB = ImageCms.createProfile("sRGB")
+references = {}
+
+
+def reference(source, size):
+    """The source fully decoded, in sRGB, alpha over white, resized with Lanczos to `size`."""
+    key = (source, size)
+    if key not in references:
+        with Image.open(source) as src:
+            src.draft(None, None)  # never let Pillow DCT-shrink the reference
+            profile = src.info.get("icc_profile")
+            if src.mode in ("RGBA", "LA", "P"):
+                src = src.convert("RGBA")
+                src = Image.alpha_composite(Image.new("RGBA", src.size, (255, 255, 255, 255)), src)
+            image = src.convert("RGB")
+            if profile:
+                image = ImageCms.profileToProfile(image, ImageCms.ImageCmsProfile(io.BytesIO(profile)), SRGB,
+                                                  renderingIntent=ImageCms.Intent.RELATIVE_COLORIMETRIC)
+            references[key] = luma(image.resize(size, Image.LANCZOS))
+    return references[key]
+
+
+def ssim(source, output):
     with Image.open(output) as out:
-        size = out.size
-        out_luma = luma(out)
-    with Image.open(source) as src:
-        src.draft(None, None)  # never let Pillow DCT-shrink the reference
-        if src.mode in ("RGBA", "LA", "P"):
-            src = src.convert("RGBA")
-            background = Image.new("RGBA", src.size, (255, 255, 255, 255))
-            src = Image.alpha_composite(background, src)
-        reference = luma(src.convert("RGB").resize(size, Image.LANCZOS))
-    return structural_similarity(reference, out_luma, data_range=255, gaussian_weights=True, sigma=1.5,
-                                 use_sample_covariance=False)
+        return structural_similarity(reference(source, out.size), luma(out), data_range=255, gaussian_weights=True,
+                                     sigma=1.5, use_sample_covariance=False)
 
 
 def main():
@@ -62,52 +127,88 @@ def main():
     parser.add_argument("--samples", required=True)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--size", type=int, default=1080)
-    parser.add_argument("--single", default="MilkyWay-q90.jpg", help="baseline JPEG for the single-file RSS figure")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count())
+    parser.add_argument("--single", default="MilkyWay-q90.jpg", help="baseline JPEG for the single-file figure")
     args = parser.parse_args()
 
     files = sorted(glob.glob(os.path.join(args.samples, "*.jpg")) + glob.glob(os.path.join(args.samples, "*.png")))
     work = tempfile.mkdtemp(prefix="thumbnail-compare-")
-    engine_dir, vips_dir = os.path.join(work, "engine"), os.path.join(work, "vips")
-    engine_cmd = [args.engine, "thumbnail", *files, "--output", engine_dir, "--max-pixel-size", str(args.size), "--quality", "85"]
-    vips_cmd = ["vipsthumbnail", *files, "-s", f"{args.size}x{args.size}>", "-o", os.path.join(vips_dir, "%s.jpg[Q=85,strip]")]
+    size = f"{args.size}x{args.size}>"
+    vips_out = "[Q=85,strip,background=255]"
+
+    def vips_sequential(directory):
+        return ["vipsthumbnail", *files, "-s", size, "--export-profile", "srgb", "-o", os.path.join(directory, "%s.jpg" + vips_out)]
+
+    def vips_parallel(directory):
+        # One vipsthumbnail per file, args.jobs at a time.
+        script = (f'printf "%s\\0" "$@" | xargs -0 -P {args.jobs} -n 1 vipsthumbnail -s "{size}" --export-profile srgb '
+                  f'-o "{directory}/%s.jpg{vips_out}"')
+        return ["sh", "-c", script, "sh", *files]
+
+    def engine(directory, jobs=None):
+        command = [args.engine, "thumbnail", *files, "--output", directory, "--max-pixel-size", str(args.size), "--quality", "85"]
+        return command + (["--jobs", str(jobs)] if jobs else [])
+
+    modes = [
+        ("engine", lambda d: engine(d), False),
+        ("engine -j1", lambda d: engine(d, 1), False),
+        ("vips", vips_sequential, False),
+        (f"vips -P {args.jobs}", vips_parallel, True),
+    ]
+    results = {name: [] for name, _, _ in modes}
     try:
-        engine, vips = [], []
         for _ in range(args.runs):
-            for directory in (engine_dir, vips_dir):
+            for name, command, tree in modes:
+                directory = os.path.join(work, name.replace(" ", ""))
                 shutil.rmtree(directory, ignore_errors=True)
                 os.makedirs(directory)
-            engine.append(run(engine_cmd))
-            vips.append(run(vips_cmd))
+                results[name].append(run(command(directory), sample_tree=tree))
 
         single = os.path.join(args.samples, args.single)
         single_engine, single_vips = [], []
         for _ in range(args.runs):
-            single_engine.append(run([args.engine, "thumbnail", single, "--output", engine_dir + "-single",
+            single_engine.append(run([args.engine, "thumbnail", single, "--output", os.path.join(work, "single"),
                                       "--max-pixel-size", str(args.size), "--jobs", "1"]))
-            single_vips.append(run(["vipsthumbnail", single, "-s", f"{args.size}x{args.size}>",
-                                    "-o", os.path.join(work, "%s-single.jpg[Q=85,strip]")]))
+            single_vips.append(run(["vipsthumbnail", single, "-s", size, "--export-profile", "srgb",
+                                    "-o", os.path.join(work, "%s-single.jpg" + vips_out)]))
 
         def median(values, index):
             return statistics.median(value[index] for value in values)
 
-        print(f"{len(files)} files, {args.runs} alternating runs, {os.cpu_count()} cores; medians")
-        print(f"batch wall: image-engine {median(engine, 0):.3f} s, vipsthumbnail {median(vips, 0):.3f} s, "
-              f"ratio {median(engine, 0) / median(vips, 0):.2f}")
-        print(f"batch peak RSS: image-engine {median(engine, 1):.1f} MiB, vipsthumbnail {median(vips, 1):.1f} MiB, "
-              f"ratio {median(engine, 1) / median(vips, 1):.2f}")
-        print(f"single {args.single} → {args.size} px: image-engine {median(single_engine, 1):.1f} MiB RSS "
-              f"{median(single_engine, 0) * 1000:.0f} ms, vipsthumbnail {median(single_vips, 1):.1f} MiB RSS "
-              f"{median(single_vips, 0) * 1000:.0f} ms")
+        def spread(values, index):
+            return min(value[index] for value in values), max(value[index] for value in values)
+
+        fastest_vips = min((name for name in results if name.startswith("vips")), key=lambda n: median(results[n], 0))
+        print(f"{len(files)} files → {args.size} px q85, {args.runs} alternating runs, {os.cpu_count()} cores; "
+              f"medians (range); ratios against {fastest_vips}, the fastest vips run")
         print()
-        print(f"{'file':<22} {'engine SSIM':>11} {'vips SSIM':>10} {'diff':>8}")
-        worst = 1.0
+        print("| run | wall | peak memory | wall ratio | memory ratio |")
+        print("|---|---|---|---|---|")
+        for name in results:
+            wall, memory = median(results[name], 0), median(results[name], 1)
+            low, high = spread(results[name], 0)
+            print(f"| {name} | {wall:.3f} s ({low:.3f}–{high:.3f}) | {memory:.1f} MiB | "
+                  f"{wall / median(results[fastest_vips], 0):.2f} | {memory / median(results[fastest_vips], 1):.2f} |")
+        print()
+        print(f"like for like: engine -j1 / vips (one stream each) = "
+              f"{median(results['engine -j1'], 0) / median(results['vips'], 0):.2f}; "
+              f"engine / {fastest_vips} = {median(results['engine'], 0) / median(results[fastest_vips], 0):.2f}")
+        print(f"single {args.single} → {args.size} px: image-engine {median(single_engine, 1):.1f} MiB "
+              f"{median(single_engine, 0) * 1000:.0f} ms, vipsthumbnail {median(single_vips, 1):.1f} MiB "
+              f"{median(single_vips, 0) * 1000:.0f} ms (process start included)")
+        print()
+        print(f"| file | engine SSIM | vips SSIM | difference |")
+        print("|---|---|---|---|")
+        engine_dir, vips_dir = os.path.join(work, "engine"), os.path.join(work, "vips")
+        differences = []
         for source in files:
             stem = os.path.splitext(os.path.basename(source))[0]
-            ours = ssim_against_reference(source, os.path.join(engine_dir, stem + ".jpg"))
-            theirs = ssim_against_reference(source, os.path.join(vips_dir, stem + ".jpg"))
-            worst = min(worst, ours - theirs)
-            print(f"{os.path.basename(source):<22} {ours:>11.4f} {theirs:>10.4f} {ours - theirs:>+8.4f}")
-        print(f"worst SSIM difference (engine − vips): {worst:+.4f}")
+            ours = ssim(source, os.path.join(engine_dir, stem + ".jpg"))
+            theirs = ssim(source, os.path.join(vips_dir, stem + ".jpg"))
+            differences.append(ours - theirs)
+            print(f"| {os.path.basename(source)} | {ours:.4f} | {theirs:.4f} | {ours - theirs:+.4f} |")
+        print()
+        print(f"SSIM difference (engine − vips): worst {min(differences):+.4f}, mean {statistics.mean(differences):+.4f}")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -3,7 +3,16 @@ import ImageBudget
 import ImageCodec
 
 /// The two usual ways of meeting an upload budget, as the reference for the allocator.
+///
+/// Every strategy encodes the way the allocator does (progressive, optimised Huffman, no ICC
+/// profile, the standard tables unless a row says otherwise), so a row differs from another
+/// only in how bytes are allocated.
 enum Strategies {
+    /// The allocator's JPEG settings at `quality`.
+    static func encoding(_ quality: Int) -> JPEGEncodingOptions {
+        JPEGEncodingOptions(quality: quality, progressive: true, preservesICCProfile: false)
+    }
+
     struct Output {
         var data: [Data]
         var encodes: Int
@@ -18,11 +27,11 @@ enum Strategies {
         for file in files {
             let original = try ImageDecoder().decode(file)
             var side = max(original.width, original.height)
-            var encoded = try ImageEncoder.jpeg(original, options: JPEGEncodingOptions(quality: 85))
+            var encoded = try ImageEncoder.jpeg(original, options: encoding(85))
             encodes += 1
             while encoded.count > share && side > 16 {
                 side = side * 9 / 10
-                encoded = try ImageEncoder.jpeg(original.downsampled(maxPixelSize: side), options: JPEGEncodingOptions(quality: 85))
+                encoded = try ImageEncoder.jpeg(original.downsampled(maxPixelSize: side), options: encoding(85))
                 encodes += 1
             }
             outputs.append(encoded)
@@ -36,9 +45,7 @@ enum Strategies {
         var encodes = 0
         func encodeAll(_ quality: Int) throws -> [Data] {
             encodes += bitmaps.count
-            return try bitmaps.map {
-                try ImageEncoder.jpeg($0, options: JPEGEncodingOptions(quality: quality, preservesICCProfile: false))
-            }
+            return try bitmaps.map { try ImageEncoder.jpeg($0, options: encoding(quality)) }
         }
         var (low, high) = (1, 100)
         var best = try encodeAll(1)

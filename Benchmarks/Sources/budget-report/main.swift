@@ -7,11 +7,18 @@ import ImageCodec
 // more, budget 300,000 bytes. Scores are SSIM at display size against a full decode. Wall
 // times are medians of 3 runs, each including decoding.
 //
-// Usage: budget-report [SAMPLES-DIR [FILE...]]. Without files it runs two collections: camera
-// photos like a listing's (the issue's case), then wallpapers (rendered art and smoothed
-// photos, which compress far better and so leave the allocator less to win).
+// Usage: budget-report [--outputs DIR] [SAMPLES-DIR [FILE...]]. Without files it runs two
+// collections: camera photos like a listing's (the issue's case), then wallpapers (rendered
+// art and smoothed photos, which compress far better and so leave the allocator less to win).
+// With --outputs, every method's files and a manifest.json are written there, for scoring
+// with a metric that is not the one the allocator maximises (scripts/budget_ssim.py).
 
-let arguments = Array(CommandLine.arguments.dropFirst())
+var arguments = Array(CommandLine.arguments.dropFirst())
+var outputs: URL?
+if let flag = arguments.firstIndex(of: "--outputs"), flag + 1 < arguments.count {
+    outputs = URL(fileURLWithPath: arguments[flag + 1], isDirectory: true)
+    arguments.removeSubrange(flag...(flag + 1))
+}
 let samples = URL(fileURLWithPath: arguments.first ?? "SampleImages")
 let collections: [(title: String, names: [String])] = arguments.count > 1
     ? [("given files", Array(arguments.dropFirst()))]
@@ -33,6 +40,32 @@ func timed<T>(_ body: () async throws -> T) async rethrows -> (T, Double) {
 
 func format(_ value: Double, _ spec: String = "%.4f") -> String { String(format: spec, value) }
 
+struct ManifestEntry: Encodable {
+    var collection: String
+    var set: Int
+    var method: String
+    var sources: [String]
+    var outputs: [String]
+}
+var manifest: [ManifestEntry] = []
+
+/// Writes a method's files under `outputs` and records them in the manifest.
+@MainActor func save(_ files: [Data], collection: String, set: [String], method: String) throws {
+    guard let outputs else { return }
+    let slug = method.lowercased().map { $0.isLetter || $0.isNumber ? $0 : "-" }
+    let directory = outputs.appendingPathComponent("\(collection.replacingOccurrences(of: " ", with: "-"))-\(set.count)/\(String(slug))")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    var paths: [String] = []
+    for (index, data) in files.enumerated() {
+        let url = directory.appendingPathComponent("\(index).jpg")
+        try data.write(to: url)
+        paths.append(url.path)
+    }
+    manifest.append(ManifestEntry(collection: collection, set: set.count, method: method,
+                                  sources: set.map { samples.appendingPathComponent($0).path }, outputs: paths))
+}
+
+print("All methods encode progressive JPEG with optimised Huffman tables and no ICC profile.\n")
 for collection in collections {
     let names = collection.names
     let sets = Array(Set([1, 3, 5].map { min($0, names.count) })).sorted().map { Array(names.prefix($0)) }
@@ -48,6 +81,7 @@ for collection in collections {
             let (worst, mean) = (scores.min() ?? 0, scores.reduce(0, +) / Double(scores.count))
             let total = outputs.reduce(0) { $0 + $1.count }
             print("| \(set.count) | \(method) | \(total) | \(format(worst)) | \(format(mean)) | \(format(wall, "%.2f")) s | \(encodes) |")
+            try save(outputs, collection: collection.title, set: set, method: method)
             return (worst, mean)
         }
         let (naive, naiveWall) = try await timed { try Strategies.naiveSplit(files, budget: budget) }
@@ -77,4 +111,10 @@ for collection in collections {
     print()
     for line in summary { print(line) }
     print()
+}
+
+if let outputs {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .withoutEscapingSlashes]
+    try encoder.encode(manifest).write(to: outputs.appendingPathComponent("manifest.json"))
 }
