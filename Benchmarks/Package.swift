@@ -62,6 +62,12 @@ let package = Package(
             ],
             path: "Sources/strategy-run"
         ),
+        // What each stage of the thumbnail path costs in SSIM and time, one knob at a time.
+        .executableTarget(
+            name: "thumbnail-stages",
+            dependencies: ["BenchmarkSupport", .product(name: "ImageCodec", package: engine), .product(name: "ImageBudget", package: engine)],
+            path: "Sources/thumbnail-stages"
+        ),
         // The upload-budget allocator against the naive split and one shared quality.
         .executableTarget(
             name: "budget-report",

@@ -15,6 +15,9 @@ public struct DecodingOptions: Sendable, Hashable {
     public var colorManagement: ColorManagement
     /// Ceilings checked before any large allocation.
     public var limits: DecodingLimits
+    /// Knobs of the decode path that Benchmarks' thumbnail-stages turns one at a time to price
+    /// each stage in quality and time. Not API: the defaults are the engine's choices.
+    @_spi(Tuning) public var tuning = DecodingTuning()
 
     /// Options for a decode; the defaults give a full-size, upright, sRGB bitmap and refuse damage.
     public init(maxPixelSize: Int? = nil, appliesOrientation: Bool = true, allowsPartialImages: Bool = false, grayscale: Bool = false,
@@ -26,6 +29,23 @@ public struct DecodingOptions: Sendable, Hashable {
         self.colorManagement = colorManagement
         self.limits = limits
     }
+}
+
+/// See `DecodingOptions.tuning`.
+@_spi(Tuning) public struct DecodingTuning: Sendable, Hashable {
+    /// How much larger than the target the DCT-scaled image must stay (`TargetSize.dctHeadroom`).
+    public var dctHeadroom = TargetSize.dctHeadroom
+    /// Only the scales 1/8, 1/4, 1/2 and 1, as libvips uses.
+    public var powerOfTwoScalesOnly = false
+    /// Average k×k blocks before Lanczos for reductions of 4× and more.
+    public var boxPreReduction = true
+    /// libjpeg's "fancy" (triangle-filtered) chroma upsampling rather than replication.
+    public var fancyUpsampling = true
+    /// libjpeg's fast integer IDCT instead of the accurate one.
+    public var fastIDCT = false
+
+    /// The engine's choices.
+    public init() {}
 }
 
 /// Resource ceilings applied before any large allocation.

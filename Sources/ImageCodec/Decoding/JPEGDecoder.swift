@@ -18,8 +18,13 @@ enum JPEGDecoder {
 
         let info = decompressor.info
         let target = TargetSize.fitting(width: header.width, height: header.height, maxPixelSize: options.maxPixelSize)
-        info.pointee.scale_num = UInt32(TargetSize.jpegScaleNumerator(width: header.width, height: header.height, target: target))
+        let tuning = options.tuning
+        info.pointee.scale_num = UInt32(TargetSize.jpegScaleNumerator(width: header.width, height: header.height, target: target,
+                                                                      headroom: tuning.dctHeadroom,
+                                                                      powerOfTwoOnly: tuning.powerOfTwoScalesOnly))
         info.pointee.scale_denom = 8
+        info.pointee.do_fancy_upsampling = tuning.fancyUpsampling ? 1 : 0
+        if tuning.fastIDCT { info.pointee.dct_method = JDCT_IFAST }
         // YCbCr → gray is the Y channel as stored; CMYK has no such shortcut (converted after).
         let lumaOnly = options.grayscale && header.colorModel == .rgb && info.pointee.jpeg_color_space == JCS_YCbCr
         info.pointee.out_color_space = switch header.colorModel {
@@ -37,7 +42,7 @@ enum JPEGDecoder {
         // no colour management there.
         let plan = lumaOnly ? ColorPlan()
             : ColorPlan.make(profile: try decompressor.iccProfile(), layout: layout, management: options.colorManagement)
-        var sink = RowSinks.make(source: scaled, target: output, format: format)
+        var sink = RowSinks.make(source: scaled, target: output, format: format, boxPreReduction: tuning.boxPreReduction)
         if let conversion = plan.conversion {
             sink = ColorConvertingSink(conversion: conversion, width: scaled.width, outputChannels: format.channels, next: sink)
         }

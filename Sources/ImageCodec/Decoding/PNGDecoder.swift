@@ -22,7 +22,8 @@ enum PNGDecoder {
         }
         let target = TargetSize.fitting(width: header.width, height: header.height, maxPixelSize: options.maxPixelSize)
         let plan = ColorPlan.make(profile: iccProfile, layout: ColorLayout(format), management: options.colorManagement)
-        var sink = RowSinks.make(source: (header.width, header.height), target: target, format: format)
+        var sink = RowSinks.make(source: (header.width, header.height), target: target, format: format,
+                                 boxPreReduction: options.tuning.boxPreReduction)
         if let conversion = plan.conversion {
             sink = ColorConvertingSink(conversion: conversion, width: header.width, outputChannels: format.channels, next: sink)
         }

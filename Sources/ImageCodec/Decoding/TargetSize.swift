@@ -19,16 +19,16 @@ enum TargetSize {
     /// (headroom 1) cost up to 0.013 SSIM against a full decode + Lanczos on the sample photos
     /// (Path.jpg, 2560 → 1080). With 1.5 the loss is under 0.0005 and decoding still skips most
     /// of the work (measured with Benchmarks/scripts/compare-vipsthumbnail.sh).
-    static let dctHeadroom = 1.5
+    package static let dctHeadroom = 1.5
 
     /// The smallest libjpeg DCT scale M/8 (M in 1...8) whose output is still at least
     /// `headroom` × the target in both directions (or full size, if that is less). libjpeg
     /// rounds scaled sizes up.
     static func jpegScaleNumerator(width: Int, height: Int, target: (width: Int, height: Int),
-                                   headroom: Double = dctHeadroom) -> Int {
+                                   headroom: Double = dctHeadroom, powerOfTwoOnly: Bool = false) -> Int {
         let neededWidth = Double(target.width) * headroom
         let neededHeight = Double(target.height) * headroom
-        for numerator in 1...8 {
+        for numerator in powerOfTwoOnly ? [1, 2, 4, 8] : Array(1...8) {
             let scaledWidth = (width * numerator + 7) / 8
             let scaledHeight = (height * numerator + 7) / 8
             if Double(scaledWidth) >= neededWidth && Double(scaledHeight) >= neededHeight { return numerator }

@@ -2,10 +2,17 @@ extension Bitmap {
     /// The bitmap resampled to exactly `width × height` with Lanczos-3 (premultiplied alpha).
     /// Decoders already resample while decoding; this is for bitmaps that are in memory anyway.
     public func resampled(width targetWidth: Int, height targetHeight: Int) throws(ImageCodecError) -> Bitmap {
+        try resampled(width: targetWidth, height: targetHeight, boxPreReduction: true)
+    }
+
+    /// `resampled(width:height:)`, optionally with Lanczos alone over the whole reduction
+    /// (no block averaging first): the reference the thumbnail-stages benchmark measures against.
+    @_spi(Tuning) public func resampled(width targetWidth: Int, height targetHeight: Int, boxPreReduction: Bool) throws(ImageCodecError) -> Bitmap {
         guard targetWidth > 0, targetHeight > 0 else {
             throw .invalidArgument("target size must be positive, got \(targetWidth)×\(targetHeight)")
         }
-        let sink = RowSinks.make(source: (width, height), target: (targetWidth, targetHeight), format: format)
+        let sink = RowSinks.make(source: (width, height), target: (targetWidth, targetHeight), format: format,
+                                 boxPreReduction: boxPreReduction)
         pixels.withUnsafeBufferPointer { buffer in
             for y in 0..<height { sink.consume(buffer.baseAddress! + y * bytesPerRow) }
         }

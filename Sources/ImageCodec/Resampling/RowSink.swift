@@ -12,12 +12,12 @@ protocol RowSink: AnyObject {
 enum RowSinks {
     /// A sink producing `target` pixels from rows of `source` size in `format`.
     static func make(source: (width: Int, height: Int), target: (width: Int, height: Int),
-                     format: PixelFormat) -> any RowSink {
+                     format: PixelFormat, boxPreReduction: Bool = true) -> any RowSink {
         if source == target {
             return RowCollector(width: source.width, height: source.height, format: format)
         }
-        if format == .gray { return GrayResamplingSink(source: source, target: target) }
-        return ColorResamplingSink(source: source, target: target, format: format)
+        if format == .gray { return GrayResamplingSink(source: source, target: target, boxPreReduction: boxPreReduction) }
+        return ColorResamplingSink(source: source, target: target, format: format, boxPreReduction: boxPreReduction)
     }
 }
 

@@ -38,14 +38,14 @@ struct StreamingResampler<P: ResamplePixel> {
     private var rowsConsumed = 0
     private var rowsProduced = 0
 
-    init(sourceWidth: Int, sourceHeight: Int, targetWidth: Int, targetHeight: Int, format: PixelFormat) {
+    init(sourceWidth: Int, sourceHeight: Int, targetWidth: Int, targetHeight: Int, format: PixelFormat, boxPreReduction: Bool = true) {
         self.format = format
         self.sourceWidth = sourceWidth
         self.sourceHeight = sourceHeight
         self.targetWidth = targetWidth
         self.targetHeight = targetHeight
         let reduction = min(Double(sourceWidth) / Double(targetWidth), Double(sourceHeight) / Double(targetHeight))
-        box = max(1, Int(reduction / 2))
+        box = boxPreReduction ? max(1, Int(reduction / 2)) : 1
         boxedWidth = (sourceWidth + box - 1) / box
         let boxedHeight = (sourceHeight + box - 1) / box
         horizontal = ResampleWeights(sourceSize: boxedWidth, targetSize: targetWidth)
@@ -181,9 +181,10 @@ struct StreamingResampler<P: ResamplePixel> {
 final class GrayResamplingSink: RowSink {
     private var resampler: StreamingResampler<Float>
 
-    init(source: (width: Int, height: Int), target: (width: Int, height: Int)) {
+    init(source: (width: Int, height: Int), target: (width: Int, height: Int), boxPreReduction: Bool) {
         resampler = StreamingResampler(sourceWidth: source.width, sourceHeight: source.height,
-                                       targetWidth: target.width, targetHeight: target.height, format: .gray)
+                                       targetWidth: target.width, targetHeight: target.height, format: .gray,
+                                       boxPreReduction: boxPreReduction)
     }
 
     func consume(_ row: UnsafePointer<UInt8>) { resampler.consume(row) }
@@ -193,9 +194,10 @@ final class GrayResamplingSink: RowSink {
 final class ColorResamplingSink: RowSink {
     private var resampler: StreamingResampler<SIMD4<Float>>
 
-    init(source: (width: Int, height: Int), target: (width: Int, height: Int), format: PixelFormat) {
+    init(source: (width: Int, height: Int), target: (width: Int, height: Int), format: PixelFormat, boxPreReduction: Bool) {
         resampler = StreamingResampler(sourceWidth: source.width, sourceHeight: source.height,
-                                       targetWidth: target.width, targetHeight: target.height, format: format)
+                                       targetWidth: target.width, targetHeight: target.height, format: format,
+                                       boxPreReduction: boxPreReduction)
     }
 
     func consume(_ row: UnsafePointer<UInt8>) { resampler.consume(row) }

@@ -19,20 +19,44 @@ public struct Thumbnailer: Sendable {
 
     /// Makes one thumbnail. On failure nothing is written.
     public func makeThumbnail(from input: URL, to output: URL) throws(ImageCodecError) -> ThumbnailResult {
+        let decoded = try decode(input)
+        return try encode(decoded, to: output)
+    }
+
+    /// A decoded, resampled image waiting to be encoded, and the time it took.
+    struct Decoded: Sendable {
+        var input: URL
+        var bitmap: Bitmap
+        var elapsed: Duration
+    }
+
+    /// Read, decode and resample: the first half of a thumbnail.
+    func decode(_ input: URL) throws(ImageCodecError) -> Decoded {
         let start = ContinuousClock.now
         let decoder = ImageDecoder(options: DecodingOptions(maxPixelSize: options.maxPixelSize, colorManagement: options.colorManagement,
                                                             limits: options.limits))
         let bitmap = try decoder.decode(contentsOf: input)
+        return Decoded(input: input, bitmap: bitmap, elapsed: ContinuousClock.now - start)
+    }
+
+    /// Encode and write atomically: the second half.
+    func encode(_ decoded: Decoded, to output: URL) throws(ImageCodecError) -> ThumbnailResult {
+        let start = ContinuousClock.now
+        let bitmap = decoded.bitmap
         let data = try ImageEncoder.encode(bitmap, as: options.format, jpegOptions: options.jpeg, pngOptions: options.png)
         try FileBytes.writeAtomically(data, to: output)
-        let elapsed = ContinuousClock.now - start
-        return ThumbnailResult(input: input.path, output: output.path, width: bitmap.width, height: bitmap.height,
+        let elapsed = decoded.elapsed + (ContinuousClock.now - start)
+        return ThumbnailResult(input: decoded.input.path, output: output.path, width: bitmap.width, height: bitmap.height,
                                bytes: data.count, milliseconds: elapsed / .milliseconds(1))
     }
 
-    /// Makes thumbnails for all inputs with at most `jobs` running at once. Results are in
-    /// input order. Two inputs that would write the same output file (`a.jpg`, `a.png`) are
-    /// not allowed to overwrite each other: the later one fails.
+    /// Makes thumbnails for all inputs with at most `jobs` decodes running at once. Results
+    /// are in input order. Two inputs that would write the same output file (`a.jpg`,
+    /// `a.png`) are not allowed to overwrite each other: the later one fails.
+    ///
+    /// A file's encode runs beside the next file's decode, so even `jobs: 1` keeps a second
+    /// core busy, as vipsthumbnail's thread pool does; at most `jobs` decoded bitmaps wait for
+    /// their encode, which bounds memory.
     public func run(_ inputs: [URL], outputDirectory: URL, jobs: Int,
                     progress: @escaping @Sendable (_ finished: Int, _ total: Int) -> Void = { _, _ in })
         async -> [Result<ThumbnailResult, ImageCodecError>] {
@@ -53,23 +77,40 @@ public struct Thumbnailer: Sendable {
         let sizes = work.map { (try? FileManager.default.attributesOfItem(atPath: $0.input.path)[.size] as? Int) ?? 0 }
         work = zip(work, sizes).sorted { $0.1 > $1.1 }.map(\.0)
         var finished = inputs.count - work.count
-        await withTaskGroup(of: (Int, Result<ThumbnailResult, ImageCodecError>).self) { group in
+        let jobs = max(1, jobs)
+
+        enum Step: Sendable {
+            case decoded(index: Int, output: URL, Result<Decoded, ImageCodecError>)
+            case finished(index: Int, Result<ThumbnailResult, ImageCodecError>)
+        }
+        await withTaskGroup(of: Step.self) { group in
             var next = work.makeIterator()
-            func startNext() -> Bool {
-                guard let item = next.next() else { return false }
-                group.addTask {
-                    (item.index, Result { () throws(ImageCodecError) in try makeThumbnail(from: item.input, to: item.output) })
+            var decoding = 0, encoding = 0
+            func startDecodes() {
+                while decoding < jobs, encoding < jobs, let item = next.next() {
+                    decoding += 1
+                    group.addTask { .decoded(index: item.index, output: item.output, Result { () throws(ImageCodecError) in try decode(item.input) }) }
                 }
-                return true
             }
-            for _ in 0..<max(1, jobs) {
-                if !startNext() { break }
-            }
-            while let (index, result) = await group.next() {
-                results[index] = result
-                finished += 1
-                progress(finished, inputs.count)
-                _ = startNext()
+            startDecodes()
+            while let step = await group.next() {
+                switch step {
+                case .decoded(let index, let output, .success(let decoded)):
+                    decoding -= 1
+                    encoding += 1
+                    group.addTask { .finished(index: index, Result { () throws(ImageCodecError) in try encode(decoded, to: output) }) }
+                case .decoded(let index, _, .failure(let error)):
+                    decoding -= 1
+                    results[index] = .failure(error)
+                    finished += 1
+                    progress(finished, inputs.count)
+                case .finished(let index, let result):
+                    encoding -= 1
+                    results[index] = result
+                    finished += 1
+                    progress(finished, inputs.count)
+                }
+                startDecodes()
             }
         }
         return results.map { $0 ?? .failure(.invalidArgument("not processed")) }
