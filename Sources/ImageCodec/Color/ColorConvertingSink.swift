@@ -1,6 +1,8 @@
-/// Converts each decoded row (CMYK to RGB, or a source profile to sRGB) before passing it on,
-/// so conversion runs at the DCT-scaled size, ahead of the resampler, never at full size when
-/// a smaller image was asked for.
+/// Converts each decoded row (CMYK to RGB, or a source profile to sRGB) before passing it on:
+/// at the DCT-scaled size, ahead of the resampler, never at full size when a smaller image was
+/// asked for. Used for CMYK, whose rows must become RGB before anything else, and for decodes
+/// at the stored size; other conversions run on the resampled bitmap, see
+/// `RowSinks.make(source:target:format:boxPreReduction:plan:)`.
 final class ColorConvertingSink: RowSink {
     private let next: any RowSink
     private let conversion: ColorPlan.Conversion

@@ -2,10 +2,12 @@
 public enum ColorManagement: Sendable, Hashable {
     /// Convert to sRGB (the default). A source tagged with any other RGB profile (Display P3,
     /// Adobe RGB, ProPhoto, matrix or LUT), a gray profile, or a CMYK JPEG with a profile is
-    /// converted with Little CMS, relative colorimetric with black point compensation, after
-    /// the DCT-scaled decode and before the resample. sRGB-tagged and untagged sources are not
-    /// touched. The bitmap carries no profile: its values are sRGB (gray: the sRGB curve),
-    /// which is also what browsers assume for an untagged image, so outputs need none.
+    /// converted with Little CMS, relative colorimetric with black point compensation, never on
+    /// the full-size image when a smaller one is asked for: RGB and gray on the resampled
+    /// bitmap, CMYK on the DCT-scaled rows ahead of the resampler. sRGB-tagged and untagged
+    /// sources are not touched. The bitmap carries no profile: its values are sRGB (gray: the
+    /// sRGB curve), which is also what browsers assume for an untagged image, so outputs need
+    /// none.
     case convertToSRGB
     /// Keep the source's values and its profile in ``Bitmap/iccProfile``, for clients that
     /// manage colour themselves. CMYK JPEGs still become RGB (through their profile when they

@@ -7,6 +7,8 @@ import CImageCodecShim
 final class ColorTransform: @unchecked Sendable {
     private let handle: cmsHTRANSFORM
     let layout: ColorLayout
+    /// For a matrix/TRC profile on RGB rows: the same conversion as integer tables, faster.
+    private let matrixShaper: MatrixShaper?
 
     /// What building a transform for a profile came to.
     enum Outcome {
@@ -17,9 +19,10 @@ final class ColorTransform: @unchecked Sendable {
         case rejected(String)
     }
 
-    private init(handle: cmsHTRANSFORM, layout: ColorLayout) {
+    private init(handle: cmsHTRANSFORM, layout: ColorLayout, matrixShaper: MatrixShaper?) {
         self.handle = handle
         self.layout = layout
+        self.matrixShaper = matrixShaper
     }
 
     deinit { cmsDeleteTransform(handle) }
@@ -44,7 +47,8 @@ final class ColorTransform: @unchecked Sendable {
                                                     Int32(INTENT_RELATIVE_COLORIMETRIC), 1, &message) else {
             return .rejected(message.shimMessage)
         }
-        let transform = ColorTransform(handle: handle, layout: layout)
+        let shaper = layout == .rgb ? MatrixShaper(profile: source, checkedAgainst: handle) : nil
+        let transform = ColorTransform(handle: handle, layout: layout, matrixShaper: shaper)
         return transform.isIdentity ? .sRGB : .transform(transform)
     }
 
@@ -52,6 +56,21 @@ final class ColorTransform: @unchecked Sendable {
     func apply(_ input: UnsafePointer<UInt8>, _ output: UnsafeMutablePointer<UInt8>, count: Int) {
         cmsDoTransform(handle, input, output, UInt32(count))
     }
+
+    /// Converts `count` pixels in place, which needs `layout.output == layout`.
+    func applyInPlace(_ pixels: UnsafeMutablePointer<UInt8>, count: Int) {
+        precondition(layout.output == layout, "in place only when the layout is kept")
+        if let matrixShaper {
+            matrixShaper.convert(pixels, count: count, channels: layout.channels)
+        } else {
+            // Little CMS may transform in place when input and output pixels have the same
+            // size (mm2/Little-CMS#93).
+            cmsDoTransform(handle, pixels, pixels, UInt32(count))
+        }
+    }
+
+    /// Whether in-place conversion takes the integer tables (for tests and statistics).
+    var usesMatrixShaper: Bool { matrixShaper != nil }
 
     /// True when no value moves by more than one level on a grid of probe colours (every gray
     /// level; 8 steps per channel for colour): such a profile is sRGB, e.g. the HP profile

@@ -42,10 +42,7 @@ enum JPEGDecoder {
         // no colour management there.
         let plan = lumaOnly ? ColorPlan()
             : ColorPlan.make(profile: try decompressor.iccProfile(), layout: layout, management: options.colorManagement)
-        var sink = RowSinks.make(source: scaled, target: output, format: format, boxPreReduction: tuning.boxPreReduction)
-        if let conversion = plan.conversion {
-            sink = ColorConvertingSink(conversion: conversion, width: scaled.width, outputChannels: format.channels, next: sink)
-        }
+        let sink = RowSinks.make(source: scaled, target: output, format: format, boxPreReduction: tuning.boxPreReduction, plan: plan)
 
         try decompressor.startDecompress()
         try readRows(decompressor, width: scaled.width, height: scaled.height, into: sink)

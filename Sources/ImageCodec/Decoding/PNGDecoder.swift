@@ -22,11 +22,8 @@ enum PNGDecoder {
         }
         let target = TargetSize.fitting(width: header.width, height: header.height, maxPixelSize: options.maxPixelSize)
         let plan = ColorPlan.make(profile: iccProfile, layout: ColorLayout(format), management: options.colorManagement)
-        var sink = RowSinks.make(source: (header.width, header.height), target: target, format: format,
-                                 boxPreReduction: options.tuning.boxPreReduction)
-        if let conversion = plan.conversion {
-            sink = ColorConvertingSink(conversion: conversion, width: header.width, outputChannels: format.channels, next: sink)
-        }
+        let sink = RowSinks.make(source: (header.width, header.height), target: target, format: format,
+                                 boxPreReduction: options.tuning.boxPreReduction, plan: plan)
         if layout.passes > 1 {
             try readInterlaced(reader, passes: Int(layout.passes), rowBytes: layout.row_bytes, height: header.height, into: sink)
         } else {

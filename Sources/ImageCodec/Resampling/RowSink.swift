@@ -5,7 +5,8 @@
 protocol RowSink: AnyObject {
     /// `row` holds `sourceWidth × channels` bytes; it is only valid during the call.
     func consume(_ row: UnsafePointer<UInt8>)
-    /// The finished pixels; throws when fewer rows arrived than the image has.
+    /// The finished pixels, handed over: called once, after the last row. Throws when fewer rows
+    /// arrived than the image has.
     func finish() throws(ImageCodecError) -> [UInt8]
 }
 
@@ -19,33 +20,20 @@ enum RowSinks {
         if format == .gray { return GrayResamplingSink(source: source, target: target, boxPreReduction: boxPreReduction) }
         return ColorResamplingSink(source: source, target: target, format: format, boxPreReduction: boxPreReduction)
     }
-}
 
-/// Keeps rows unchanged, for when the decoder already produced the target size.
-final class RowCollector: RowSink {
-    private let rowLength: Int
-    private let height: Int
-    private var pixels: [UInt8]
-    private var rows = 0
-
-    init(width: Int, height: Int, format: PixelFormat) {
-        rowLength = width * format.channels
-        self.height = height
-        pixels = [UInt8](repeating: 0, count: rowLength * height)
-    }
-
-    func consume(_ row: UnsafePointer<UInt8>) {
-        guard rows < height else { return }
-        pixels.withUnsafeMutableBufferPointer { buffer in
-            (buffer.baseAddress! + rows * rowLength).update(from: row, count: rowLength)
+    /// The sink for rows that `plan` converts. A conversion that keeps the pixel layout (an
+    /// RGB, RGBA or gray profile to sRGB) runs once on the resampled bitmap: a thumbnail has a
+    /// few hundred thousand pixels where the DCT-scaled rows have millions. Resampling in the
+    /// source's encoding and converting after it is what converting first and resampling in
+    /// sRGB's encoding comes to, within a level: both are gamma-encoded, the filter is linear.
+    /// CMYK, or a decode at full size, converts each decoded row ahead of everything else.
+    static func make(source: (width: Int, height: Int), target: (width: Int, height: Int), format: PixelFormat,
+                     boxPreReduction: Bool, plan: ColorPlan) -> any RowSink {
+        let resampling = make(source: source, target: target, format: format, boxPreReduction: boxPreReduction)
+        guard let conversion = plan.conversion else { return resampling }
+        if case .transform(let transform) = conversion, transform.layout.output == transform.layout, source != target {
+            return ColorConvertingOutputSink(transform: transform, channels: format.channels, next: resampling)
         }
-        rows += 1
-    }
-
-    func finish() throws(ImageCodecError) -> [UInt8] {
-        guard rows == height else {
-            throw .corruptData("decoder delivered \(rows) of \(height) rows")
-        }
-        return pixels
+        return ColorConvertingSink(conversion: conversion, width: source.width, outputChannels: format.channels, next: resampling)
     }
 }

@@ -76,11 +76,15 @@ struct StreamingResampler<P: ResamplePixel> {
         }
     }
 
-    func finish() throws(ImageCodecError) -> [UInt8] {
+    /// The output pixels, handed over (the resampler keeps none): a caller that converts them
+    /// in place would otherwise copy the whole bitmap first.
+    mutating func finish() throws(ImageCodecError) -> [UInt8] {
         guard rowsProduced == targetHeight else {
             throw .corruptData("decoder delivered \(rowsConsumed) rows, fewer than the image height")
         }
-        return output
+        var pixels: [UInt8] = []
+        swap(&pixels, &output)
+        return pixels
     }
 
     // MARK: - Passes
