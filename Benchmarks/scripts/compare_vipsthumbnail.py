@@ -6,8 +6,8 @@ repetitions (and the range):
   engine          image-engine thumbnail FILES (default --jobs: one per core)
   engine -j1      image-engine thumbnail FILES --jobs 1
   vips            vipsthumbnail FILES (one process, one file after another)
-  vips -P N       one vipsthumbnail process per file, N at a time (xargs -P N -n 1): the
-                  fastest way to run it on N cores
+  vips -P N       one vipsthumbnail process per file, N at a time (xargs -P N -n 1)
+  vips ×N lists   the files dealt into N lists, one vipsthumbnail per list, all at once
 
 vipsthumbnail gets `--export-profile srgb` for the files that carry an ICC profile (converted
 to sRGB, as the engine does by default; vips 8.14 given it for an untagged file darkens it,
@@ -142,12 +142,22 @@ def main():
     profiled = [f for f in files if Image.open(f).info.get("icc_profile")]
     untagged = [f for f in files if f not in profiled]
 
-    def vips_sequential(directory):
+    def vips_script(directory, batch_files):
         # One process for the untagged files, then one for the profiled ones.
         output = shlex.quote(os.path.join(directory, "%s.jpg" + vips_out))
         calls = [f"vipsthumbnail -s '{size}' {extra} -o {output} {' '.join(map(shlex.quote, batch))}"
-                 for batch, extra in ((untagged, ""), (profiled, "--export-profile srgb")) if batch]
-        return ["sh", "-c", " && ".join(calls)]
+                 for batch, extra in (([f for f in batch_files if f in untagged], ""),
+                                      ([f for f in batch_files if f in profiled], "--export-profile srgb")) if batch]
+        return " && ".join(calls)
+
+    def vips_sequential(directory):
+        return ["sh", "-c", vips_script(directory, files)]
+
+    def vips_split(directory):
+        # The files dealt largest first into args.jobs lists, one vipsthumbnail run per list.
+        by_size = sorted(files, key=os.path.getsize, reverse=True)
+        parts = [by_size[i::args.jobs] for i in range(args.jobs)]
+        return ["sh", "-c", " & ".join(f"({vips_script(directory, part)})" for part in parts if part) + " & wait"]
 
     def vips_parallel(directory):
         # One vipsthumbnail per file, args.jobs at a time; profiled files get --export-profile.
@@ -165,6 +175,7 @@ def main():
         ("engine -j1", lambda d: engine(d, 1), False),
         ("vips", vips_sequential, False),
         (f"vips -P {args.jobs}", vips_parallel, True),
+        (f"vips ×{args.jobs} lists", vips_split, True),
     ]
     results = {name: [] for name, _, _ in modes}
     try:
