@@ -15,7 +15,7 @@ MilkyWay-q90.jpg from a mean level of 36.9 to 27.9, so untagged files go without
 second invocation of the sequential run) and `[Q=85,strip,background=255]` (alpha flattened
 on white, as the engine does; vips would use black). Ratios are against the fastest vips run.
 
-Peak memory: for a single process, its maximum RSS (GNU time); for the xargs run, the largest
+Peak memory: for a single process, its maximum RSS (GNU time); for the parallel vips runs, the largest
 sum of the RSS of all its processes alive at once (sampled every 2 ms from /proc), which is
 what the machine has to hold. Quality: SSIM (Wang et al. 2004, Gaussian sigma 1.5, luma) of
 each output against a full decode (no DCT shrink), converted to sRGB when profiled, resized

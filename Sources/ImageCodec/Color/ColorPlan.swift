@@ -1,7 +1,8 @@
-/// What one decode does about colour: how rows are converted before the resampler, which
-/// profile the bitmap keeps, and what to tell the caller.
+/// What one decode does about colour: how pixels are converted (which sink does it is
+/// `RowSinks.make(source:target:format:boxPreReduction:plan:)`'s choice), which profile the
+/// bitmap keeps, and what to tell the caller.
 struct ColorPlan {
-    /// How each decoded row is converted; nil leaves rows as decoded.
+    /// How pixels are converted; nil leaves them as decoded.
     enum Conversion {
         /// CMYK without a usable profile: the formula browsers and libvips use without a CMS.
         case naiveCMYK(inverted: Bool)
