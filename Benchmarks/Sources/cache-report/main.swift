@@ -9,12 +9,15 @@ import ImageCache
 // run so every figure has its reference beside it. Medians throughout.
 
 let keys = (0..<10_000).map { "https://cdn.example.com/products/\($0)/thumbnail.jpg" }
-let value = Data(count: 64)
+// One value object per key, as a cache of thumbnails holds: with one shared value, every hit on
+// every thread would retain and release the same object, and the threads would measure that.
+let values = keys.indices.map { Data(repeating: UInt8(truncatingIfNeeded: $0), count: 64) }
+let objects = values.map { $0 as NSData }
 let memory = MemoryCache<String, Data>(configuration: MemoryCacheConfiguration(costLimit: 1 << 30))
 let reference = NSCacheReference(keys: keys)
-for (key, nsKey) in zip(keys, reference.keys) {
-    memory.setValue(value, forKey: key, cost: value.count)
-    reference.cache.setObject(value as NSData, forKey: nsKey)
+for index in keys.indices {
+    memory.setValue(values[index], forKey: keys[index], cost: values[index].count)
+    reference.cache.setObject(objects[index], forKey: reference.keys[index])
 }
 
 func row(_ name: String, _ ours: Double, _ theirs: Double, unit: String, higherIsBetter: Bool) {
@@ -24,22 +27,56 @@ func row(_ name: String, _ ours: Double, _ theirs: Double, unit: String, higherI
 
 print("| memory cache (10,000 entries) | MemoryCache | NSCache (reference) | advantage |")
 print("|---|---|---|---|")
-let hit = Measure.nanosecondsPerOperation(operations: keys.count) { for key in keys { _ = memory.value(forKey: key) } }
-let nsHit = Measure.nanosecondsPerOperation(operations: keys.count) { for key in reference.keys { _ = reference.cache.object(forKey: key) } }
+// Each round reads every key `passes` times (a round of one pass lasts ~2 ms, shorter than the
+// scheduler's noise on this VM), after one warm-up round.
+let passes = 10
+/// Every key `passes` times, starting at `offset`: two threads start half the keys apart, as
+/// two cells would, instead of contending for the same shard in lockstep.
+func readAll<K>(_ keys: [K], offset: Int = 0, _ read: (K) -> Void) {
+    for _ in 0..<passes {
+        for index in 0..<keys.count { read(keys[(index + offset) % keys.count]) }
+    }
+}
+readAll(keys) { _ = memory.value(forKey: $0) }
+readAll(reference.keys) { _ = reference.cache.object(forKey: $0) }
+let hit = Measure.nanosecondsPerOperation(operations: passes * keys.count) { readAll(keys) { _ = memory.value(forKey: $0) } }
+let nsHit = Measure.nanosecondsPerOperation(operations: passes * keys.count) { readAll(reference.keys) { _ = reference.cache.object(forKey: $0) } }
 row("get (hit), 1 thread", 1e3 / hit, 1e3 / nsHit, unit: "M ops/s", higherIsBetter: true)
-let set = Measure.nanosecondsPerOperation(operations: keys.count) { for key in keys { memory.setValue(value, forKey: key, cost: value.count) } }
+let set = Measure.nanosecondsPerOperation(operations: keys.count) {
+    for index in keys.indices { memory.setValue(values[index], forKey: keys[index], cost: values[index].count) }
+}
 let nsSet = Measure.nanosecondsPerOperation(operations: keys.count) {
-    for key in reference.keys { reference.cache.setObject(value as NSData, forKey: key) }
+    for index in keys.indices { reference.cache.setObject(objects[index], forKey: reference.keys[index]) }
 }
 row("set (replace), 1 thread", 1e3 / set, 1e3 / nsSet, unit: "M ops/s", higherIsBetter: true)
-let contended = Measure.nanosecondsPerOperation(operations: 2 * keys.count) {
-    DispatchQueue.concurrentPerform(iterations: 2) { _ in for key in keys { _ = memory.value(forKey: key) } }
+// One thread and two threads alternate round by round, so that both see the same machine: this
+// VM's speed drifts by 2× over seconds, which would otherwise decide the scaling figure.
+func scaling(_ read: @escaping @Sendable (Int, Int) -> Void) -> (single: Double, double: Double, ratio: Double) {
+    var single: [Double] = [], double: [Double] = [], ratios: [Double] = []
+    for _ in 0..<15 {
+        let one = Measure.nanosecondsPerOperation(rounds: 1, operations: passes * keys.count) { read(0, 0) }
+        let two = Measure.nanosecondsPerOperation(rounds: 1, operations: 2 * passes * keys.count) {
+            DispatchQueue.concurrentPerform(iterations: 2) { thread in read(thread, thread * keys.count / 2) }
+        }
+        single.append(one)
+        double.append(two)
+        ratios.append(one / two)
+    }
+    return (Measure.median(single), Measure.median(double), Measure.median(ratios))
 }
-let nsContended = Measure.nanosecondsPerOperation(operations: 2 * keys.count) {
-    DispatchQueue.concurrentPerform(iterations: 2) { _ in for key in reference.keys { _ = reference.cache.object(forKey: key) } }
+// The ceiling: each thread reads a cache of its own, so the threads share nothing but the
+// machine (and the key strings, read-only).
+let second = MemoryCache<String, Data>(configuration: MemoryCacheConfiguration(costLimit: 1 << 30))
+for index in keys.indices { second.setValue(Data(values[index]), forKey: keys[index], cost: values[index].count) }
+let separate = scaling { thread, offset in
+    let cache = thread == 0 ? memory : second
+    readAll(keys, offset: offset) { _ = cache.value(forKey: $0) }
 }
-row("get (hit), 2 threads, total", 1e3 / contended, 1e3 / nsContended, unit: "M ops/s", higherIsBetter: true)
-print("| get (hit), 2 threads ÷ 1 thread | \(String(format: "%.2f×", hit / contended)) | \(String(format: "%.2f×", nsHit / nsContended)) | – |")
+let ours = scaling { _, offset in readAll(keys, offset: offset) { _ = memory.value(forKey: $0) } }
+let theirs = scaling { _, offset in readAll(reference.keys, offset: offset) { _ = reference.cache.object(forKey: $0) } }
+row("get (hit), 2 threads, total", 1e3 / ours.double, 1e3 / theirs.double, unit: "M ops/s", higherIsBetter: true)
+print("| get (hit), 2 threads ÷ 1 thread, alternating rounds | \(String(format: "%.2f×", ours.ratio)) | \(String(format: "%.2f×", theirs.ratio)) | – |")
+print("| the same, each thread on a cache of its own (the machine's ceiling) | \(String(format: "%.2f×", separate.ratio)) | – | – |")
 let latency = Measure.latency(samples: 200_000) { _ = memory.value(forKey: keys[$0 % keys.count]) }
 let nsLatency = Measure.latency(samples: 200_000) { _ = reference.cache.object(forKey: reference.keys[$0 % keys.count]) }
 row("hit latency p50", latency.p50, nsLatency.p50, unit: "ns", higherIsBetter: false)

@@ -28,7 +28,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
 
     /// A cache with the given limits; `clock` drives time-to-live (inject one in tests).
     public convenience init(configuration: MemoryCacheConfiguration = MemoryCacheConfiguration(), clock: any CacheClock = SystemClock()) {
-        self.init(configuration: configuration, clock: clock, shardCount: 16)
+        self.init(configuration: configuration, clock: clock, shardCount: 64)
     }
 
     /// `shardCount` is rounded up to a power of two.
@@ -172,6 +172,9 @@ final class MemoryCacheShard<Key: Hashable, Value>: @unchecked Sendable {
     @exclusivity(unchecked) @usableFromInline var hits = 0
     @exclusivity(unchecked) @usableFromInline var misses = 0
     @exclusivity(unchecked) @usableFromInline var evictions = 0
+    /// Keeps the next shard's header and counters off this one's cache lines: every hit
+    /// retains its shard and bumps its counters, and shards are allocated one after another.
+    @usableFromInline let padding = CacheLinePadding()
 
     @usableFromInline init() {}
 }
