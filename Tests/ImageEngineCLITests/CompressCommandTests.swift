@@ -27,6 +27,8 @@ struct CompressCommandTests {
                                                                  "--min-pixel-size", "200", "--json", "--multipart", body.path,
                                                                  "--field", #"params={"title":"chair"}"#])
         #expect(outcome.status == 0, "\(outcome.stderr)")
+        // A script reading the JSON may treat anything on stderr as a failure.
+        #expect(outcome.stderr.isEmpty, "JSON mode printed to stderr: \(outcome.stderr)")
         let document = try #require(try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [String: Any])
         #expect(document["budget"] as? Int == 40_000)
         let total = try #require(document["total"] as? Int)
