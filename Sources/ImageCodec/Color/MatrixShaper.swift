@@ -34,24 +34,37 @@ final class MatrixShaper: @unchecked Sendable {
               let curves = Self.curves(source), let srgbCurves = Self.curves(srgb),
               let reverse = cmsReverseToneCurve(srgbCurves.0) else { return nil }
         defer { cmsFreeToneCurve(reverse) }
+        // Every number comes from the file, so each is checked before it becomes an integer:
+        // a colorant of 1e30 or a curve that returns NaN means Little CMS' transform, not a trap.
         let one = Float(Self.one)
-        let product = Self.multiplied(inverse, sourceMatrix)
-        matrix = .allocate(capacity: 9)
-        for row in 0..<3 {
-            for column in 0..<3 { matrix[row * 3 + column] = Int32((product[row][column] * one).rounded()) }
+        let product = Self.multiplied(inverse, sourceMatrix).joined().map { Self.fixed($0, limit: Self.matrixLimit) }
+        var linearValues: [Int32?] = []
+        for curve in [curves.0, curves.1, curves.2] {
+            linearValues += (0..<256).map { Self.fixed(cmsEvalToneCurveFloat(curve, Float($0) / 255), limit: 1) }
         }
-        linear = .allocate(capacity: 3 * 256)
-        for (channel, curve) in [curves.0, curves.1, curves.2].enumerated() {
-            for value in 0..<256 {
-                linear[channel * 256 + value] = Int32((cmsEvalToneCurveFloat(curve, Float(value) / 255) * one).rounded())
-            }
-        }
-        encode = .allocate(capacity: Int(Self.one) + 1)
-        for step in 0...Int(Self.one) {
+        let encodeValues = (0...Int(Self.one)).map { step -> UInt8? in
             let value = 255 * cmsEvalToneCurveFloat(reverse, Float(step) / one)
-            encode[step] = UInt8(Swift.min(Swift.max(value.rounded(), 0), 255))
+            return value.isFinite ? UInt8(Swift.min(Swift.max(value.rounded(), 0), 255)) : nil
         }
+        guard !product.contains(nil), !linearValues.contains(nil), !encodeValues.contains(nil) else { return nil }
+        matrix = .allocate(capacity: 9)
+        matrix.initialize(from: product.map { $0! }, count: 9)
+        linear = .allocate(capacity: linearValues.count)
+        linear.initialize(from: linearValues.map { $0! }, count: linearValues.count)
+        encode = .allocate(capacity: encodeValues.count)
+        encode.initialize(from: encodeValues.map { $0! }, count: encodeValues.count)
         guard matches(transform) else { return nil }
+    }
+
+    /// Largest matrix entry accepted. Real conversions between RGB spaces stay within about ±3
+    /// (ProPhoto to sRGB: 2.03); anything far beyond is a broken profile, left to Little CMS.
+    private static let matrixLimit: Float = 16
+
+    /// `value` in 1.14 fixed point, or nil when it is not finite or beyond ±`limit` (curves:
+    /// 0...1 up to rounding).
+    private static func fixed(_ value: Float, limit: Float) -> Int32? {
+        guard value.isFinite, abs(value) <= limit * 1.001 else { return nil }
+        return Int32((value * Float(one)).rounded())
     }
 
     deinit {
@@ -62,14 +75,15 @@ final class MatrixShaper: @unchecked Sendable {
 
     /// Converts `count` pixels of `channels` bytes (3: RGB; 4: RGBA, alpha left alone) in place.
     func convert(_ pixels: UnsafeMutablePointer<UInt8>, count: Int, channels: Int) {
-        let (linear, m, encode, one) = (linear, matrix, encode, Self.one)
+        let (linear, m, encode, one) = (linear, matrix, encode, Int(Self.one))
         var pixel = pixels
         for _ in 0..<count {
-            let r = linear[Int(pixel[0])], g = linear[256 + Int(pixel[1])], b = linear[512 + Int(pixel[2])]
-            // Out-of-gamut colours come out below 0 or above one: clipped, as Little CMS does.
+            let r = Int(linear[Int(pixel[0])]), g = Int(linear[256 + Int(pixel[1])]), b = Int(linear[512 + Int(pixel[2])])
+            // 64-bit sums: no entry or product can overflow them. Out-of-gamut colours come out
+            // below 0 or above one: clipped, as Little CMS does.
             @inline(__always) func encoded(_ row: Int) -> UInt8 {
-                let light = (m[row] &* r &+ m[row + 1] &* g &+ m[row + 2] &* b &+ (one >> 1)) >> 14
-                return encode[Int(Swift.min(Swift.max(light, 0), one))]
+                let light = (Int(m[row]) &* r &+ Int(m[row + 1]) &* g &+ Int(m[row + 2]) &* b &+ (one >> 1)) >> 14
+                return encode[Swift.min(Swift.max(light, 0), one)]
             }
             (pixel[0], pixel[1], pixel[2]) = (encoded(0), encoded(3), encoded(6))
             pixel += channels
