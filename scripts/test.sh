@@ -2,8 +2,9 @@
 # The whole test suite, after installing what is missing: every test in a debug build, one
 # test target at a time; the concurrency tests again under the thread sanitizer; the hostile-
 # input tests (truncations, bit flips, bombs, hostile cache directories, fuzz regressions)
-# again under AddressSanitizer with leak detection. On 2 cores from a fresh clone: build
-# ~2.5 min, tests ~1.5 min, each sanitized build ~3 min and run ~0.5 min.
+# again under AddressSanitizer with leak detection; then the benchmark package's strategy
+# runner builds. On 2 cores from a fresh clone: build ~2.5 min, tests ~2 min, each sanitized
+# build ~3 min and run ~0.5 min, the benchmark build ~2 min.
 #
 # One target at a time: Swift Testing runs every test of a process at once, and on a 2-core
 # machine the CPU-bound codec and budget tests would hold the few cooperative threads for tens
@@ -28,3 +29,8 @@ swift test --sanitize=thread --scratch-path .build-tsan --filter Concurrency
 SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 LSAN_OPTIONS="suppressions=$PWD/scripts/lsan-suppressions.txt" \
     swift test --sanitize=address --scratch-path .build-asan \
     --filter "HostileInput|JPEGDamagePolicy|CodecErrorPath|FuzzRegression|HostileDirectory|CacheFuzzRegression|ColorManagementTests"
+# The benchmark package builds (its own package, so `swift build` above never compiles it; the
+# strategy benchmark itself takes 11 minutes and runs on demand): the strategy runner and the
+# loopback image server it drives.
+swift build --package-path Benchmarks --product strategy-run
+swift build --package-path Benchmarks --product image-server
