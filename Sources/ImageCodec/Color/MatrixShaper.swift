@@ -13,8 +13,8 @@ import CImageCodecShim
 ///
 /// A class holding raw tables, immutable after `init` (hence `@unchecked Sendable`).
 final class MatrixShaper: @unchecked Sendable {
-    /// Fixed-point one: 14 fractional bits, so that products of a 1.14 matrix entry and a 1.14
-    /// linear value stay within 32 bits.
+    /// Fixed-point one: 14 fractional bits, enough for the output table's 0.2-level steps;
+    /// entries are stored in 32 bits and multiplied in 64.
     private static let one: Int32 = 1 << 14
     /// 8-bit source value → linear light in 1.14; red, then green, then blue (3 × 256).
     private let linear: UnsafeMutablePointer<Int32>
