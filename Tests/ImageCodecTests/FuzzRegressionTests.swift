@@ -33,10 +33,7 @@ struct FuzzRegressionTests {
         }
         for (name, data) in decodes {
             guard let selector = data.first else { continue }
-            let sizes: [Int?] = [nil, 64, 300, 1080]
-            let options = DecodingOptions(maxPixelSize: sizes[Int(selector >> 1) & 3], appliesOrientation: selector & 16 == 0,
-                                          allowsPartialImages: selector & 1 != 0, grayscale: selector & 8 != 0,
-                                          limits: DecodingLimits(maxPixelCount: 4_000_000, maxProgressiveScans: 100))
+            let options = FuzzingEntryPoints.decodingOptions(selector: selector)
             do {
                 let decoded = try ImageDecoder(options: options).decodeImage(data.dropFirst())
                 let bitmap = decoded.bitmap
@@ -64,10 +61,9 @@ struct FuzzRegressionTests {
         #expect(inputs.count >= 8)
         for (name, data) in inputs {
             guard let selector = data.first else { continue }
-            let options = DecodingOptions(maxPixelSize: 128, allowsPartialImages: selector & 1 != 0,
-                                          limits: DecodingLimits(maxPixelCount: 4_000_000, maxProgressiveScans: 100))
+            let (options, quality) = FuzzingEntryPoints.roundTrip(selector: selector)
             guard let bitmap = try? ImageDecoder(options: options).decode(data.dropFirst()) else { continue }
-            let jpeg = try ImageDecoder().decode(try ImageEncoder.jpeg(bitmap, options: JPEGEncodingOptions(quality: 1 + Int(selector) % 100)))
+            let jpeg = try ImageDecoder().decode(try ImageEncoder.jpeg(bitmap, options: JPEGEncodingOptions(quality: quality)))
             #expect(jpeg.width == bitmap.width && jpeg.height == bitmap.height, "\(name)")
             let png = try ImageDecoder().decode(try ImageEncoder.png(bitmap))
             #expect(png.format == bitmap.format && png.pixels == bitmap.pixels, "\(name)")

@@ -1,5 +1,5 @@
 import FuzzSupport
-import ImageCodec
+@_spi(Fuzzing) import ImageCodec
 
 // Decode → encode (JPEG at a quality the first byte picks, and PNG) → decode: every image that
 // decodes must encode, and read back at the same size (JPEG) or with the same pixels (PNG).
@@ -8,11 +8,10 @@ public func fuzzMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePo
     runFuzzer(argc, argv) { data, size in
         let input = bytes(data, size)
         guard let selector = input.first else { return 0 }
-        let options = DecodingOptions(maxPixelSize: 128, allowsPartialImages: selector & 1 != 0,
-                                      limits: DecodingLimits(maxPixelCount: 4_000_000, maxProgressiveScans: 100))
+        let (options, quality) = FuzzingEntryPoints.roundTrip(selector: selector)
         guard let bitmap = try? ImageDecoder(options: options).decode(input.dropFirst()) else { return 0 }
         do {
-            let jpeg = try ImageEncoder.jpeg(bitmap, options: JPEGEncodingOptions(quality: 1 + Int(selector) % 100))
+            let jpeg = try ImageEncoder.jpeg(bitmap, options: JPEGEncodingOptions(quality: quality))
             let png = try ImageEncoder.png(bitmap)
             let fromJPEG = try ImageDecoder().decode(jpeg)
             let fromPNG = try ImageDecoder().decode(png)

@@ -11,4 +11,22 @@ public enum FuzzingEntryPoints {
     public static func exifOrientation(app1 bytes: [UInt8]) -> Int? {
         ExifReader.orientation(app1: bytes)?.rawValue
     }
+
+    /// The options the decode targets take from an input's first byte: partial images on or off
+    /// (bit 0), full size or 64, 300 or 1080 px (bits 1-2), grayscale (bit 3), orientation off
+    /// (bit 4); limits small enough to keep each run fast. One definition, so that the
+    /// regression tests replay a finding with the options that found it.
+    public static func decodingOptions(selector: UInt8) -> DecodingOptions {
+        let sizes: [Int?] = [nil, 64, 300, 1080]
+        return DecodingOptions(maxPixelSize: sizes[Int(selector >> 1) & 3], appliesOrientation: selector & 16 == 0,
+                               allowsPartialImages: selector & 1 != 0, grayscale: selector & 8 != 0, limits: fuzzingLimits)
+    }
+
+    /// The encode round trip's decoding options (128 px; partial images from bit 0) and JPEG
+    /// quality (1...100), from an input's first byte.
+    public static func roundTrip(selector: UInt8) -> (options: DecodingOptions, quality: Int) {
+        (DecodingOptions(maxPixelSize: 128, allowsPartialImages: selector & 1 != 0, limits: fuzzingLimits), 1 + Int(selector) % 100)
+    }
+
+    private static let fuzzingLimits = DecodingLimits(maxPixelCount: 4_000_000, maxProgressiveScans: 100)
 }
