@@ -8,21 +8,9 @@ import TestSupport
 /// index that never counts more than the directory holds.
 @Suite("Cache fuzz regressions")
 struct CacheFuzzRegressionTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
-    static func inputs(_ target: String) -> [(String, Data)] {
-        ["Fuzz/Corpus", "Tests/Fixtures/fuzz-regressions"].flatMap { folder -> [(String, Data)] in
-            let directory = root.appendingPathComponent(folder).appendingPathComponent(target)
-            let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).sorted()
-            return names.compactMap { name in
-                (try? Data(contentsOf: directory.appendingPathComponent(name))).map { ("\(folder)/\(target)/\(name)", $0) }
-            }
-        }
-    }
-
     @Test("entry files decode to their own key, or not at all")
-    func entries() {
-        let inputs = Self.inputs("disk-cache-entry")
+    func entries() throws {
+        let inputs = try FuzzInputs.files(for: "disk-cache-entry")
         #expect(inputs.count >= 3)
         for (name, data) in inputs {
             if let entry = FuzzingEntryPoints.decodeEntryFile(data) {
@@ -33,7 +21,7 @@ struct CacheFuzzRegressionTests {
 
     @Test("journals replay into an index that matches the directory")
     func journals() throws {
-        let inputs = Self.inputs("journal-replay")
+        let inputs = try FuzzInputs.files(for: "journal-replay")
         #expect(inputs.count >= 3)
         for (name, journal) in inputs {
             let directory = try TemporaryDirectory()

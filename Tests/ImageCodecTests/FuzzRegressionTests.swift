@@ -9,23 +9,10 @@ import TestSupport
 /// by scripts/test.sh.
 @Suite("Fuzz regressions")
 struct FuzzRegressionTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
-    /// The files for `target`, seeds and regressions, by name.
-    static func inputs(_ target: String) -> [(String, Data)] {
-        ["Fuzz/Corpus", "Tests/Fixtures/fuzz-regressions"].flatMap { folder -> [(String, Data)] in
-            let directory = root.appendingPathComponent(folder).appendingPathComponent(target)
-            let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).sorted()
-            return names.compactMap { name in
-                (try? Data(contentsOf: directory.appendingPathComponent(name))).map { ("\(folder)/\(target)/\(name)", $0) }
-            }
-        }
-    }
-
     @Test("header probes and decodes, with the options the first byte picks", arguments: ["jpeg", "png"])
     func decoding(_ format: String) throws {
-        let headers = Self.inputs("\(format)-header")
-        let decodes = Self.inputs("\(format)-decode")
+        let headers = try FuzzInputs.files(for: "\(format)-header")
+        let decodes = try FuzzInputs.files(for: "\(format)-decode")
         #expect(headers.count >= 8 && decodes.count >= 8, "the seed corpora are missing")
         for (name, data) in headers {
             do { _ = try ImageDecoder.header(of: data, limits: DecodingLimits(maxPixelCount: 4_000_000)) } catch { _ = error.description }
@@ -45,8 +32,8 @@ struct FuzzRegressionTests {
     }
 
     @Test("EXIF orientation parsing yields 1...8 or nothing")
-    func exif() {
-        let inputs = Self.inputs("exif-orientation")
+    func exif() throws {
+        let inputs = try FuzzInputs.files(for: "exif-orientation")
         #expect(inputs.count >= 8)
         for (name, data) in inputs {
             for value in [FuzzingEntryPoints.exifOrientation(tiff: [UInt8](data)), FuzzingEntryPoints.exifOrientation(app1: [UInt8](data))] {
@@ -57,7 +44,7 @@ struct FuzzRegressionTests {
 
     @Test("decode → encode → decode keeps size and format")
     func roundTrip() throws {
-        let inputs = Self.inputs("encode-roundtrip")
+        let inputs = try FuzzInputs.files(for: "encode-roundtrip")
         #expect(inputs.count >= 8)
         for (name, data) in inputs {
             guard let selector = data.first else { continue }
