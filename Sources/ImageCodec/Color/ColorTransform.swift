@@ -47,9 +47,13 @@ final class ColorTransform: @unchecked Sendable {
                                                     Int32(INTENT_RELATIVE_COLORIMETRIC), 1, &message) else {
             return .rejected(message.shimMessage)
         }
+        // Identity first: an sRGB-tagged photo (the common case) then builds no integer tables.
+        if isIdentity(handle, layout: layout) {
+            cmsDeleteTransform(handle)
+            return .sRGB
+        }
         let shaper = layout == .rgb ? MatrixShaper(profile: source, checkedAgainst: handle) : nil
-        let transform = ColorTransform(handle: handle, layout: layout, matrixShaper: shaper)
-        return transform.isIdentity ? .sRGB : .transform(transform)
+        return .transform(ColorTransform(handle: handle, layout: layout, matrixShaper: shaper))
     }
 
     /// Converts `count` pixels from `input` (in `layout`) to `output` (in `layout.output`).
@@ -75,7 +79,7 @@ final class ColorTransform: @unchecked Sendable {
     /// True when no value moves by more than one level on a grid of probe colours (every gray
     /// level; 8 steps per channel for colour): such a profile is sRGB, e.g. the HP profile
     /// most cameras embed, and decoding it untouched keeps it bit-identical to untagged.
-    private var isIdentity: Bool {
+    private static func isIdentity(_ handle: cmsHTRANSFORM, layout: ColorLayout) -> Bool {
         let probe: [UInt8]
         switch layout {
         case .cmyk: return false
@@ -88,7 +92,7 @@ final class ColorTransform: @unchecked Sendable {
         let count = probe.count / layout.channels
         var converted = [UInt8](repeating: 0, count: probe.count)
         probe.withUnsafeBufferPointer { input in
-            converted.withUnsafeMutableBufferPointer { apply(input.baseAddress!, $0.baseAddress!, count: count) }
+            converted.withUnsafeMutableBufferPointer { cmsDoTransform(handle, input.baseAddress!, $0.baseAddress!, UInt32(count)) }
         }
         return zip(probe, converted).allSatisfy { abs(Int($0) - Int($1)) <= 1 }
     }
