@@ -242,6 +242,22 @@ iec_status iec_jpeg_read_scanlines(iec_jpeg_decoder *decoder, uint8_t **rows, un
     return IEC_OK;
 }
 
+iec_status iec_jpeg_crop_scanline(iec_jpeg_decoder *decoder, unsigned int *xoffset, unsigned int *width) {
+    if (setjmp(decoder->error.jump)) return decoder->error.status;
+    JDIMENSION offset = *xoffset, span = *width;
+    jpeg_crop_scanline(&decoder->cinfo, &offset, &span);
+    *xoffset = offset;
+    *width = span;
+    return IEC_OK;
+}
+
+iec_status iec_jpeg_skip_scanlines(iec_jpeg_decoder *decoder, unsigned int count, unsigned int *skipped) {
+    *skipped = 0;
+    if (setjmp(decoder->error.jump)) return decoder->error.status;
+    *skipped = jpeg_skip_scanlines(&decoder->cinfo, count);
+    return IEC_OK;
+}
+
 iec_status iec_jpeg_finish_decompress(iec_jpeg_decoder *decoder) {
     if (setjmp(decoder->error.jump)) return decoder->error.status;
     jpeg_finish_decompress(&decoder->cinfo);

@@ -68,26 +68,30 @@ struct ResamplingTests {
 
     @Test("target sizes keep the aspect ratio, never upscale and never reach zero")
     func targetSizes() {
-        #expect(TargetSize.fitting(width: 4000, height: 3000, maxPixelSize: 1080) == (1080, 810))
-        #expect(TargetSize.fitting(width: 3000, height: 4000, maxPixelSize: 1080) == (810, 1080))
-        #expect(TargetSize.fitting(width: 800, height: 600, maxPixelSize: 1080) == (800, 600))
-        #expect(TargetSize.fitting(width: 10000, height: 1, maxPixelSize: 100) == (100, 1))
-        #expect(TargetSize.fitting(width: 800, height: 600, maxPixelSize: nil) == (800, 600))
+        func fitted(_ width: Int, _ height: Int, _ limit: Int?) -> (Int, Int) {
+            let plan = ResizePlan(limit.map(Resize.maxPixelSize), sourceWidth: width, sourceHeight: height)
+            return (plan.width, plan.height)
+        }
+        #expect(fitted(4000, 3000, 1080) == (1080, 810))
+        #expect(fitted(3000, 4000, 1080) == (810, 1080))
+        #expect(fitted(800, 600, 1080) == (800, 600))
+        #expect(fitted(10000, 1, 100) == (100, 1))
+        #expect(fitted(800, 600, nil) == (800, 600))
     }
 
     @Test("the DCT scale is the smallest M/8 that still covers the target with the requested headroom")
     func jpegScale() {
         // Headroom 1: just cover the target.
-        #expect(TargetSize.jpegScaleNumerator(width: 5120, height: 2880, target: (1080, 608), headroom: 1) == 2)
-        #expect(TargetSize.jpegScaleNumerator(width: 4000, height: 3000, target: (500, 375), headroom: 1) == 1)
-        #expect(TargetSize.jpegScaleNumerator(width: 4000, height: 3000, target: (501, 376), headroom: 1) == 2)
-        #expect(TargetSize.jpegScaleNumerator(width: 2560, height: 1600, target: (1080, 675), headroom: 1) == 4)
+        #expect(TargetSize.jpegScaleNumerator(crop: PixelRect(width: 5120, height: 2880), target: (1080, 608), headroom: 1) == 2)
+        #expect(TargetSize.jpegScaleNumerator(crop: PixelRect(width: 4000, height: 3000), target: (500, 375), headroom: 1) == 1)
+        #expect(TargetSize.jpegScaleNumerator(crop: PixelRect(width: 4000, height: 3000), target: (501, 376), headroom: 1) == 2)
+        #expect(TargetSize.jpegScaleNumerator(crop: PixelRect(width: 2560, height: 1600), target: (1080, 675), headroom: 1) == 4)
         // Default headroom 1.5: leave the last 1.5× to Lanczos.
-        #expect(TargetSize.jpegScaleNumerator(width: 2560, height: 1600, target: (1080, 675)) == 6)
-        #expect(TargetSize.jpegScaleNumerator(width: 5120, height: 2880, target: (1080, 608)) == 3)
-        #expect(TargetSize.jpegScaleNumerator(width: 4000, height: 3000, target: (500, 375)) == 2)
+        #expect(TargetSize.jpegScaleNumerator(crop: PixelRect(width: 2560, height: 1600), target: (1080, 675)) == 6)
+        #expect(TargetSize.jpegScaleNumerator(crop: PixelRect(width: 5120, height: 2880), target: (1080, 608)) == 3)
+        #expect(TargetSize.jpegScaleNumerator(crop: PixelRect(width: 4000, height: 3000), target: (500, 375)) == 2)
         // Never more than full size.
-        #expect(TargetSize.jpegScaleNumerator(width: 800, height: 600, target: (800, 600)) == 8)
-        #expect(TargetSize.jpegScaleNumerator(width: 800, height: 600, target: (700, 525)) == 8)
+        #expect(TargetSize.jpegScaleNumerator(crop: PixelRect(width: 800, height: 600), target: (800, 600)) == 8)
+        #expect(TargetSize.jpegScaleNumerator(crop: PixelRect(width: 800, height: 600), target: (700, 525)) == 8)
     }
 }

@@ -70,6 +70,12 @@ iec_status iec_jpeg_read_icc_profile(iec_jpeg_decoder *decoder, uint8_t **profil
 iec_status iec_jpeg_start_decompress(iec_jpeg_decoder *decoder);
 iec_status iec_jpeg_read_scanlines(iec_jpeg_decoder *decoder, uint8_t **rows, unsigned int max_rows,
                                    unsigned int *rows_read);
+/// Restricts the rows still to be read to the columns [*xoffset, *xoffset + *width) (scaled
+/// pixels), widened by libjpeg to whole iMCUs: on return they hold the span actually delivered.
+/// After iec_jpeg_start_decompress, before the first row.
+iec_status iec_jpeg_crop_scanline(iec_jpeg_decoder *decoder, unsigned int *xoffset, unsigned int *width);
+/// Skips `count` rows without IDCT, upsampling or colour conversion; *skipped says how many.
+iec_status iec_jpeg_skip_scanlines(iec_jpeg_decoder *decoder, unsigned int count, unsigned int *skipped);
 iec_status iec_jpeg_finish_decompress(iec_jpeg_decoder *decoder);
 
 // MARK: - JPEG encoding

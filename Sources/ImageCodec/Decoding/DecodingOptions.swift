@@ -1,7 +1,14 @@
 /// How to decode: target size, orientation, tolerance for damage, and resource limits.
 public struct DecodingOptions: Sendable, Hashable {
-    /// Longest side of the result, in pixels. `nil` keeps the full size. Never upscales.
-    public var maxPixelSize: Int?
+    /// What size to make, in the upright image's pixels: fit, fill with a gravity, fill-down or
+    /// force (see `Resize`); `nil` keeps the full size.
+    public var resize: Resize?
+    /// Longest side of the result, in pixels (`resize` = `.maxPixelSize(n)`, never upscaled):
+    /// the shorthand for "fit in n×n". Reads nil when `resize` is anything else.
+    public var maxPixelSize: Int? {
+        get { resize?.maxPixelSize }
+        set { resize = newValue.map(Resize.maxPixelSize) }
+    }
     /// Rotate/flip the pixels according to EXIF orientation so the result is upright.
     public var appliesOrientation: Bool
     /// Return what could be decoded from truncated or damaged files (libjpeg fills the rest
@@ -22,7 +29,14 @@ public struct DecodingOptions: Sendable, Hashable {
     /// Options for a decode; the defaults give a full-size, upright, sRGB bitmap and refuse damage.
     public init(maxPixelSize: Int? = nil, appliesOrientation: Bool = true, allowsPartialImages: Bool = false, grayscale: Bool = false,
                 colorManagement: ColorManagement = .convertToSRGB, limits: DecodingLimits = DecodingLimits()) {
-        self.maxPixelSize = maxPixelSize
+        self.init(resize: maxPixelSize.map(Resize.maxPixelSize), appliesOrientation: appliesOrientation,
+                  allowsPartialImages: allowsPartialImages, grayscale: grayscale, colorManagement: colorManagement, limits: limits)
+    }
+
+    /// Options for a decode to the size `resize` makes (nil: full size).
+    public init(resize: Resize?, appliesOrientation: Bool = true, allowsPartialImages: Bool = false, grayscale: Bool = false,
+                colorManagement: ColorManagement = .convertToSRGB, limits: DecodingLimits = DecodingLimits()) {
+        self.resize = resize
         self.appliesOrientation = appliesOrientation
         self.allowsPartialImages = allowsPartialImages
         self.grayscale = grayscale

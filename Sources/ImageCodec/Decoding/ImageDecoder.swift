@@ -18,7 +18,7 @@ public struct ImageDecoder: Sendable {
         self.options = options
     }
 
-    /// Decodes `data`, downsampling at decode time when `options.maxPixelSize` asks for it.
+    /// Decodes `data`, resizing (and cropping) at decode time as `options.resize` asks.
     public func decode(_ data: Data) throws(ImageCodecError) -> Bitmap {
         try decodeImage(data).bitmap
     }
@@ -26,9 +26,6 @@ public struct ImageDecoder: Sendable {
     /// Decodes `data` like `decode(_:)`, and also returns the header and the warnings the
     /// decoder tolerated.
     public func decodeImage(_ data: Data) throws(ImageCodecError) -> DecodedImage {
-        if let size = options.maxPixelSize, size <= 0 {
-            throw .invalidArgument("maxPixelSize must be positive, got \(size)")
-        }
         let format = try ImageFormat.sniff(data)
         var decoded = try data.withBytes { (bytes) throws(ImageCodecError) in
             switch format {
@@ -38,6 +35,19 @@ public struct ImageDecoder: Sendable {
         }
         if options.grayscale { decoded.bitmap = decoded.bitmap.grayscaled() }
         return decoded
+    }
+
+    /// What decoding `data` would do (output size, DCT scale, peak memory), from its header
+    /// alone: cheap enough to call before deciding whether to decode now. `data` may be only
+    /// the start of the file, as long as it holds the whole header (else `truncatedData`).
+    public func plan(_ data: Data) throws(ImageCodecError) -> DecodePlan {
+        let format = try ImageFormat.sniff(data)
+        return try data.withBytes { (bytes) throws(ImageCodecError) in
+            switch format {
+            case .jpeg: try JPEGDecoder.plan(bytes, options: options)
+            case .png: try PNGDecoder.plan(bytes, options: options)
+            }
+        }
     }
 
     /// Reads and decodes the file at `url`; a file that cannot be read is an `io` error.

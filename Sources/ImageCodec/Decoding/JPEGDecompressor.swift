@@ -42,6 +42,22 @@ final class JPEGDecompressor {
 
     func finishDecompress() throws(ImageCodecError) { try check(iec_jpeg_finish_decompress(handle)) }
 
+    /// Delivers only the columns `columns` (scaled pixels) from here on, widened by libjpeg to
+    /// whole iMCUs; returns the span actually delivered.
+    func cropScanlines(to columns: Range<Int>) throws(ImageCodecError) -> Range<Int> {
+        var (offset, width) = (UInt32(columns.lowerBound), UInt32(columns.count))
+        try check(iec_jpeg_crop_scanline(handle, &offset, &width))
+        return Int(offset)..<Int(offset + width)
+    }
+
+    /// Skips `count` rows (their entropy data is still read, so damage there is still seen).
+    func skipScanlines(_ count: Int) throws(ImageCodecError) {
+        guard count > 0 else { return }
+        var skipped: UInt32 = 0
+        try check(iec_jpeg_skip_scanlines(handle, UInt32(count), &skipped))
+        guard skipped == count else { throw .corruptData("libjpeg skipped \(skipped) of \(count) rows") }
+    }
+
     /// Reads up to `count` rows into the given row pointers; returns how many were read.
     func readScanlines(_ rows: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>, count: Int) throws(ImageCodecError) -> Int {
         var read: UInt32 = 0

@@ -8,28 +8,63 @@ enum PNGDecoder {
         return header(from: try reader.readHeader())
     }
 
-    static func decode(_ bytes: UnsafeRawBufferPointer, options: DecodingOptions) throws(ImageCodecError) -> DecodedImage {
+    /// A decode set up to the point where rows would be read.
+    private struct Setup {
+        let reader: PNGReader
+        let header: ImageHeader
+        let iccProfile: [UInt8]?
+        /// In the stored orientation.
+        let plan: ResizePlan
+        let window: RowWindow
+        let format: PixelFormat
+        let rowBytes: Int
+        let passes: Int
+    }
+
+    private static func setUp(_ bytes: UnsafeRawBufferPointer, options: DecodingOptions) throws(ImageCodecError) -> Setup {
         let reader = try PNGReader(bytes: bytes)
         let raw = try reader.readHeader()
         let header = header(from: raw)
         try options.limits.check(width: header.width, height: header.height)
+        let plan = try options.storedPlan(for: header)
         let iccProfile = raw.icc_profile.map { Array(UnsafeBufferPointer(start: $0, count: Int(raw.icc_length))) }
-
         let layout = try reader.configureEightBitOutput()
         guard let format = PixelFormat(rawValue: Int(layout.channels)),
               layout.row_bytes == header.width * format.channels else {
             throw .corruptData("unexpected PNG row layout: \(layout.channels) channels, \(layout.row_bytes) bytes per row")
         }
-        let target = TargetSize.fitting(width: header.width, height: header.height, maxPixelSize: options.maxPixelSize)
-        let plan = ColorPlan.make(profile: iccProfile, layout: ColorLayout(format), management: options.colorManagement)
-        let sink = RowSinks.make(source: (header.width, header.height), target: target, format: format,
-                                 boxPreReduction: options.tuning.boxPreReduction, plan: plan)
-        if layout.passes > 1 {
-            try readInterlaced(reader, passes: Int(layout.passes), rowBytes: layout.row_bytes, height: header.height, into: sink)
+        return Setup(reader: reader, header: header, iccProfile: iccProfile, plan: plan,
+                     window: RowWindow(rowWidth: header.width, rowCount: header.height, crop: plan.crop),
+                     format: format, rowBytes: layout.row_bytes, passes: Int(layout.passes))
+    }
+
+    static func plan(_ bytes: UnsafeRawBufferPointer, options: DecodingOptions) throws(ImageCodecError) -> DecodePlan {
+        let setup = try setUp(bytes, options: options)
+        // libpng keeps the previous and current row at the stored depth (16 bits: twice the
+        // bytes) and zlib's 32 KB window; an interlaced file needs the window's rows whole.
+        let sourceRowBytes = setup.rowBytes * (setup.header.bitDepth == 16 ? 2 : 1)
+        var memory = setup.rowBytes + 2 * sourceRowBytes + (64 << 10)
+            + RowSinks.plannedBytes(window: setup.window, target: (setup.plan.width, setup.plan.height), format: setup.format)
+        if setup.passes > 1 { memory += setup.rowBytes * (setup.window.rows.count + 1) }
+        return DecodePlan(header: setup.header, plan: setup.plan, scaleNumerator: 8, decodeBytes: memory,
+                          channels: setup.format.channels, appliesOrientation: options.appliesOrientation)
+    }
+
+    static func decode(_ bytes: UnsafeRawBufferPointer, options: DecodingOptions) throws(ImageCodecError) -> DecodedImage {
+        let setup = try setUp(bytes, options: options)
+        let (reader, header, plan, format) = (setup.reader, setup.header, setup.plan, setup.format)
+        let colorPlan = ColorPlan.make(profile: setup.iccProfile, layout: ColorLayout(format), management: options.colorManagement)
+        // Every row is inflated (zlib has no skipping), but only the crop's rows and columns reach
+        // the resampler.
+        let sink = RowSinks.make(window: setup.window, inputChannels: format.channels, target: (plan.width, plan.height), format: format,
+                                 boxPreReduction: options.tuning.boxPreReduction, plan: colorPlan)
+        if setup.passes > 1 {
+            try readInterlaced(reader, passes: setup.passes, rowBytes: setup.rowBytes, height: header.height, keeping: setup.window.rows,
+                               into: sink)
         } else {
-            try readSequential(reader, rowBytes: layout.row_bytes, height: header.height, into: sink)
+            try readSequential(reader, rowBytes: setup.rowBytes, height: header.height, into: sink)
         }
-        var warnings = plan.warning.map { [$0] } ?? []
+        var warnings = colorPlan.warning.map { [$0] } ?? []
         do {
             try reader.readEnd()
         } catch {
@@ -38,8 +73,8 @@ enum PNGDecoder {
             if !options.allowsPartialImages { throw error }
             warnings.append(DecodingWarning(code: 0, message: "after the pixel data: \(error)"))
         }
-        let bitmap = Bitmap(unchecked: target.width, height: target.height, format: format,
-                            pixels: try sink.finish(), iccProfile: plan.outputProfile)
+        let bitmap = Bitmap(unchecked: plan.width, height: plan.height, format: format,
+                            pixels: try sink.finish(), iccProfile: colorPlan.outputProfile)
         return DecodedImage(bitmap: options.appliesOrientation ? bitmap.applying(header.orientation) : bitmap, header: header,
                             warnings: warnings)
     }
@@ -69,19 +104,22 @@ enum PNGDecoder {
         }
     }
 
-    /// Adam7 spreads every row over seven passes, so the whole image must be held while reading.
-    private static func readInterlaced(_ reader: PNGReader, passes: Int, rowBytes: Int, height: Int,
+    /// Adam7 spreads every row over seven passes, so the rows kept must be held whole while
+    /// reading; rows outside `kept` all share one scratch row, which is never looked at.
+    private static func readInterlaced(_ reader: PNGReader, passes: Int, rowBytes: Int, height: Int, keeping kept: Range<Int>,
                                        into sink: any RowSink) throws(ImageCodecError) {
-        var image = [UInt8](repeating: 0, count: rowBytes * height)
+        var image = [UInt8](repeating: 0, count: rowBytes * (kept.count + 1))
         try image.withUnsafeMutableBufferPointer { (buffer) throws(ImageCodecError) in
             let base = buffer.baseAddress!
-            var rows: [UnsafeMutablePointer<UInt8>?] = (0..<height).map { base + $0 * rowBytes }
+            let scratch = base + kept.count * rowBytes
+            var rows: [UnsafeMutablePointer<UInt8>?] = (0..<height).map { kept.contains($0) ? base + ($0 - kept.lowerBound) * rowBytes : scratch }
             for _ in 0..<passes {
                 try rows.withUnsafeMutableBufferPointer { (pointers) throws(ImageCodecError) in
                     try reader.readRows(pointers.baseAddress!, count: height)
                 }
             }
-            for y in 0..<height { sink.consume(base + y * rowBytes) }
+            // The sink expects every row of the image, in order; those outside `kept` it drops.
+            for y in 0..<height { sink.consume(kept.contains(y) ? base + (y - kept.lowerBound) * rowBytes : scratch) }
         }
     }
 }

@@ -16,6 +16,20 @@ package enum FileBytes {
     /// could block forever), and so is a file over `maximumSize` (`EFBIG`), before allocating.
     /// An empty file gives empty `Data` without any read.
     package static func read(_ url: URL, maximumSize: Int = .max) throws(ImageCodecError) -> Data {
+        try read(url) { (size) throws(ImageCodecError) in
+            guard size <= maximumSize else { throw .io(path: url.path, errno: EFBIG) }
+            return size
+        }.data
+    }
+
+    /// The first `count` bytes of the regular file at `url` (all of it when shorter), and the
+    /// file's size; refuses what `read(_:maximumSize:)` refuses. For reading a header cheaply.
+    package static func readPrefix(_ url: URL, count: Int) throws(ImageCodecError) -> (data: Data, fileSize: Int) {
+        try read(url) { size in min(size, count) }
+    }
+
+    /// Opens `url`, checks it is a regular file, and reads `amount(size)` bytes of it.
+    private static func read(_ url: URL, amount: (Int) throws(ImageCodecError) -> Int) throws(ImageCodecError) -> (data: Data, fileSize: Int) {
         let path = url.path
         let file = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard file >= 0 else { throw .io(path: path, errno: errno) }
@@ -27,9 +41,9 @@ package enum FileBytes {
         case S_IFDIR: throw .io(path: path, errno: EISDIR)
         default: throw .io(path: path, errno: ENODEV)
         }
-        let size = Int(info.st_size)
-        guard size <= maximumSize else { throw .io(path: path, errno: EFBIG) }
-        guard size > 0 else { return Data() }
+        let fileSize = Int(info.st_size)
+        let size = try amount(fileSize)
+        guard size > 0 else { return (Data(), fileSize) }
         guard let buffer = malloc(size) else { throw .outOfMemory }
         var total = 0
         while total < size {
@@ -43,7 +57,7 @@ package enum FileBytes {
             if count == 0 { break }  // shrank while reading: decoding will see a truncated file
             total += count
         }
-        return Data(bytesNoCopy: buffer, count: total, deallocator: .free)
+        return (Data(bytesNoCopy: buffer, count: total, deallocator: .free), fileSize)
     }
 
     /// Writes to a new temporary file beside `url` and renames it into place, so readers (and a

@@ -23,7 +23,7 @@ extension Bitmap {
     /// The bitmap scaled so its longest side is at most `maxPixelSize` (never enlarged).
     public func downsampled(maxPixelSize: Int) throws(ImageCodecError) -> Bitmap {
         guard maxPixelSize > 0 else { throw .invalidArgument("maxPixelSize must be positive, got \(maxPixelSize)") }
-        let target = TargetSize.fitting(width: width, height: height, maxPixelSize: maxPixelSize)
-        return target == (width, height) ? self : try resampled(width: target.width, height: target.height)
+        let plan = ResizePlan(.maxPixelSize(maxPixelSize), sourceWidth: width, sourceHeight: height)
+        return (plan.width, plan.height) == (width, height) ? self : try resampled(width: plan.width, height: plan.height)
     }
 }

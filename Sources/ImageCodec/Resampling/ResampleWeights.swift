@@ -1,7 +1,10 @@
-/// Precomputed filter taps for resampling one axis from `sourceSize` to `targetSize` samples.
+/// Precomputed filter taps for resampling one axis: the span [`offset`, `offset + length`) of
+/// `sourceSize` samples (by default all of them) to `targetSize` samples.
 ///
 /// When shrinking, the kernel is stretched by the scale factor so that every source sample
 /// contributes (antialiasing); taps are normalised to sum to 1 so flat areas stay exactly flat.
+/// Only samples the span touches contribute, so resampling a crop gives what cropping first
+/// (on whole pixels) and resampling the rest gives; a fractional offset is honoured, not rounded.
 struct ResampleWeights: Sendable {
     let sourceSize: Int
     let targetSize: Int
@@ -13,23 +16,26 @@ struct ResampleWeights: Sendable {
     let stride: Int
     let weights: [Float]
 
-    init(sourceSize: Int, targetSize: Int) {
-        precondition(sourceSize > 0 && targetSize > 0, "resample sizes are checked by the caller")
+    init(sourceSize: Int, targetSize: Int, offset: Double = 0, length: Double? = nil) {
+        let length = length ?? Double(sourceSize)
+        precondition(sourceSize > 0 && targetSize > 0 && length > 0, "resample sizes are checked by the caller")
         self.sourceSize = sourceSize
         self.targetSize = targetSize
-        let scale = Double(sourceSize) / Double(targetSize)
+        let scale = length / Double(targetSize)
         let filterScale = max(scale, 1)
         let support = LanczosKernel.radius * filterScale
-        // Every target sample spans at most this many source samples.
-        let stride = min(sourceSize, Int((2 * support).rounded(.up)) + 2)
+        // The samples the span touches.
+        let lower = min(max(0, Int(offset.rounded(.down))), sourceSize - 1)
+        let upper = min(sourceSize, max(lower + 1, Int((offset + length).rounded(.up))))
+        let stride = Self.stride(length: length, samples: upper - lower, targetSize: targetSize)
         var starts = [Int](repeating: 0, count: targetSize)
         var counts = [Int](repeating: 0, count: targetSize)
         var weights = [Float](repeating: 0, count: targetSize * stride)
         var taps = [Double](repeating: 0, count: stride)
         for target in 0..<targetSize {
-            let center = (Double(target) + 0.5) * scale
-            let first = max(0, Int((center - support + 0.5).rounded(.down)))
-            let end = min(sourceSize, Int((center + support + 0.5).rounded(.down)), first + stride)
+            let center = offset + (Double(target) + 0.5) * scale
+            let first = min(max(lower, Int((center - support + 0.5).rounded(.down))), upper - 1)
+            let end = min(upper, Int((center + support + 0.5).rounded(.down)), first + stride)
             let count = max(1, end - first)
             var sum = 0.0
             for tap in 0..<count {
@@ -45,5 +51,12 @@ struct ResampleWeights: Sendable {
         self.counts = counts
         self.stride = stride
         self.weights = weights
+    }
+
+    /// Taps per target sample: every target sample spans at most this many of the `samples`
+    /// source samples when `length` of them become `targetSize`.
+    static func stride(length: Double, samples: Int, targetSize: Int) -> Int {
+        let support = LanczosKernel.radius * max(length / Double(targetSize), 1)
+        return min(samples, Int((2 * support).rounded(.up)) + 2)
     }
 }

@@ -38,24 +38,51 @@ struct StreamingResampler<P: ResamplePixel> {
     private var rowsConsumed = 0
     private var rowsProduced = 0
 
-    init(sourceWidth: Int, sourceHeight: Int, targetWidth: Int, targetHeight: Int, format: PixelFormat, boxPreReduction: Bool = true) {
+    /// Resamples the `crop` of `sourceWidth × sourceHeight` rows (by default all of them) to
+    /// `targetWidth × targetHeight`.
+    init(sourceWidth: Int, sourceHeight: Int, crop: PixelRect? = nil, targetWidth: Int, targetHeight: Int, format: PixelFormat,
+         boxPreReduction: Bool = true) {
         self.format = format
         self.sourceWidth = sourceWidth
         self.sourceHeight = sourceHeight
         self.targetWidth = targetWidth
         self.targetHeight = targetHeight
-        let reduction = min(Double(sourceWidth) / Double(targetWidth), Double(sourceHeight) / Double(targetHeight))
-        box = boxPreReduction ? max(1, Int(reduction / 2)) : 1
+        let crop = crop ?? PixelRect(width: sourceWidth, height: sourceHeight)
+        box = Self.box(crop: crop, targetWidth: targetWidth, targetHeight: targetHeight, enabled: boxPreReduction)
         boxedWidth = (sourceWidth + box - 1) / box
         let boxedHeight = (sourceHeight + box - 1) / box
-        horizontal = ResampleWeights(sourceSize: boxedWidth, targetSize: targetWidth)
-        vertical = ResampleWeights(sourceSize: boxedHeight, targetSize: targetHeight)
+        // In block units, the crop keeps its place: a block average is a sample at the block's centre.
+        let boxed = crop.scaled(1 / Double(box), 1 / Double(box))
+        horizontal = ResampleWeights(sourceSize: boxedWidth, targetSize: targetWidth, offset: boxed.x, length: boxed.width)
+        vertical = ResampleWeights(sourceSize: boxedHeight, targetSize: targetHeight, offset: boxed.y, length: boxed.height)
         ringRows = vertical.stride
         sourcePixels = [P](repeating: P.zero, count: sourceWidth)
         boxSums = [P](repeating: P.zero, count: box > 1 ? boxedWidth : 0)
         ring = [P](repeating: P.zero, count: ringRows * targetWidth)
         accumulator = [P](repeating: P.zero, count: targetWidth)
         output = [UInt8](repeating: 0, count: targetWidth * targetHeight * format.channels)
+    }
+
+    /// Block size of the box pre-reduction: reductions of 4× and more average k×k blocks first,
+    /// leaving at least 2× for Lanczos.
+    private static func box(crop: PixelRect, targetWidth: Int, targetHeight: Int, enabled: Bool) -> Int {
+        let reduction = min(crop.width / Double(targetWidth), crop.height / Double(targetHeight))
+        return enabled ? max(1, Int(reduction / 2)) : 1
+    }
+
+    /// Bytes the resampler allocates for these sizes (its buffers and filter taps, the result
+    /// included), for memory planning before a decode.
+    static func plannedBytes(sourceWidth: Int, sourceHeight: Int, crop: PixelRect, targetWidth: Int, targetHeight: Int,
+                             format: PixelFormat) -> Int {
+        let box = box(crop: crop, targetWidth: targetWidth, targetHeight: targetHeight, enabled: true)
+        let (boxedWidth, boxedHeight) = ((sourceWidth + box - 1) / box, (sourceHeight + box - 1) / box)
+        let pixel = MemoryLayout<P>.stride
+        let horizontalTaps = ResampleWeights.stride(length: crop.width / Double(box), samples: boxedWidth, targetSize: targetWidth)
+        let ringRows = ResampleWeights.stride(length: crop.height / Double(box), samples: boxedHeight, targetSize: targetHeight)
+        return (sourceWidth + (box > 1 ? boxedWidth : 0) + (ringRows + 1) * targetWidth) * pixel
+            + (targetWidth * horizontalTaps + targetHeight * ringRows) * MemoryLayout<Float>.stride
+            + 2 * (targetWidth + targetHeight) * MemoryLayout<Int>.stride
+            + targetWidth * targetHeight * format.channels
     }
 
     mutating func consume(_ row: UnsafePointer<UInt8>) {
@@ -185,8 +212,8 @@ struct StreamingResampler<P: ResamplePixel> {
 final class GrayResamplingSink: RowSink {
     private var resampler: StreamingResampler<Float>
 
-    init(source: (width: Int, height: Int), target: (width: Int, height: Int), boxPreReduction: Bool) {
-        resampler = StreamingResampler(sourceWidth: source.width, sourceHeight: source.height,
+    init(source: (width: Int, height: Int), crop: PixelRect, target: (width: Int, height: Int), boxPreReduction: Bool) {
+        resampler = StreamingResampler(sourceWidth: source.width, sourceHeight: source.height, crop: crop,
                                        targetWidth: target.width, targetHeight: target.height, format: .gray,
                                        boxPreReduction: boxPreReduction)
     }
@@ -198,8 +225,9 @@ final class GrayResamplingSink: RowSink {
 final class ColorResamplingSink: RowSink {
     private var resampler: StreamingResampler<SIMD4<Float>>
 
-    init(source: (width: Int, height: Int), target: (width: Int, height: Int), format: PixelFormat, boxPreReduction: Bool) {
-        resampler = StreamingResampler(sourceWidth: source.width, sourceHeight: source.height,
+    init(source: (width: Int, height: Int), crop: PixelRect, target: (width: Int, height: Int), format: PixelFormat,
+         boxPreReduction: Bool) {
+        resampler = StreamingResampler(sourceWidth: source.width, sourceHeight: source.height, crop: crop,
                                        targetWidth: target.width, targetHeight: target.height, format: format,
                                        boxPreReduction: boxPreReduction)
     }

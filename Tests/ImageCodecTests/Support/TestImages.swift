@@ -62,6 +62,37 @@ enum TestImages {
         return Data(bytes)
     }
 
+    /// The `width × height` pixels at (`x`, `y`), copied: the exact crop a reference is made of.
+    static func cropped(_ bitmap: Bitmap, x: Int, y: Int, width: Int, height: Int) -> Bitmap {
+        precondition(x >= 0 && y >= 0 && x + width <= bitmap.width && y + height <= bitmap.height)
+        let channels = bitmap.format.channels
+        var pixels: [UInt8] = []
+        pixels.reserveCapacity(width * height * channels)
+        for row in y..<(y + height) {
+            let start = (row * bitmap.width + x) * channels
+            pixels += bitmap.pixels[start..<(start + width * channels)]
+        }
+        return try! Bitmap(width: width, height: height, format: bitmap.format, pixels: pixels)
+    }
+
+    /// A photo-like test picture: smooth gradients under a fine texture, so resampling has
+    /// detail to get right or wrong, and no two neighbourhoods alike.
+    static func texture(width: Int, height: Int, format: PixelFormat = .rgb) -> Bitmap {
+        make(width: width, height: height, format: format) { x, y in
+            let fx = Double(x), fy = Double(y)
+            let a = 128 + 60 * sin(fx / 7.3) * cos(fy / 5.1) + 40 * sin((fx + 2 * fy) / 31)
+            let b = 128 + 80 * sin(fx / 53 + fy / 41)
+            let c = 128 + 70 * cos(fx / 13.7 - fy / 23.9)
+            let channels = [a, b, c].map { UInt8(max(0, min(255, $0.rounded()))) }
+            switch format {
+            case .gray: return [channels[0]]
+            case .grayAlpha: return [channels[0], UInt8((x * 255) / max(1, width - 1))]
+            case .rgb: return channels
+            case .rgba: return channels + [UInt8(255 - (y * 200) / max(1, height - 1))]
+            }
+        }
+    }
+
     /// Largest absolute per-channel difference between two equally sized bitmaps.
     static func maxDifference(_ a: Bitmap, _ b: Bitmap) -> Int {
         precondition(a.width == b.width && a.height == b.height && a.format == b.format)

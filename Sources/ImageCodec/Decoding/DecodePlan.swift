@@ -1,0 +1,59 @@
+/// What a decode will do, known from the header alone, before any pixel is decoded: the
+/// output size, the DCT scale, and the memory the decode holds at its peak.
+///
+/// A batch or a server schedules decodes by it: admitting a decode only while the planned
+/// memory of the decodes running fits a budget keeps two progressive 18 MP photos (each holding
+/// its whole coefficient buffer, ~55 MB) from decoding at once.
+///
+/// ```swift
+/// let decoder = ImageDecoder(options: DecodingOptions(resize: .fill(width: 400, height: 400)))
+/// let plan = try decoder.plan(data)     // 400×400, scale 2/8, 37 MB for a progressive 12 MP photo
+/// ```
+public struct DecodePlan: Sendable, Hashable {
+    /// The source's header.
+    public var header: ImageHeader
+    /// Width of the result in pixels (upright, when the options apply orientation).
+    public var width: Int
+    /// Height of the result in pixels.
+    public var height: Int
+    /// JPEG: M of the DCT scale M/8 libjpeg decodes at (8 = full size). PNG: always 8.
+    public var scaleNumerator: Int
+    /// Bytes the decode holds at its peak, estimated from its buffers: a progressive or
+    /// multi-scan JPEG's coefficient buffer, an interlaced PNG's rows, the rows the libraries
+    /// and the resampler keep, the result (and its rotated copy). Not counted: the encoded
+    /// input, which the caller holds already.
+    public var memoryBytes: Int
+
+    /// A plan with these figures, e.g. for a test double.
+    public init(header: ImageHeader, width: Int, height: Int, scaleNumerator: Int, memoryBytes: Int) {
+        self.header = header
+        self.width = width
+        self.height = height
+        self.scaleNumerator = scaleNumerator
+        self.memoryBytes = memoryBytes
+    }
+
+    /// From a decoder's plan in stored coordinates, for a result of `channels` bytes a pixel
+    /// that is then turned upright (one more copy of it) unless `appliesOrientation` is off.
+    init(header: ImageHeader, plan: ResizePlan, scaleNumerator: Int, decodeBytes: Int, channels: Int, appliesOrientation: Bool) {
+        let rotates = appliesOrientation && header.orientation != .up
+        let swaps = rotates && header.orientation.swapsDimensions
+        self.init(header: header, width: swaps ? plan.height : plan.width, height: swaps ? plan.width : plan.height,
+                  scaleNumerator: scaleNumerator, memoryBytes: decodeBytes + (rotates ? plan.width * plan.height * channels : 0))
+    }
+}
+
+extension DecodingOptions {
+    /// The resize's plan for an image with `header`, in the stored image's coordinates (the
+    /// decoders rotate after decoding). Throws when the resize is invalid or its result would
+    /// pass the limits (an enlarged output obeys the same ceilings as a source).
+    func storedPlan(for header: ImageHeader) throws(ImageCodecError) -> ResizePlan {
+        if let size = maxPixelSize, size <= 0 { throw .invalidArgument("maxPixelSize must be positive, got \(size)") }
+        try resize?.validate(maxDimension: limits.maxDimension)
+        let orientation = appliesOrientation ? header.orientation : .up
+        let plan = ResizePlan(resize, sourceWidth: orientation.swapsDimensions ? header.height : header.width,
+                              sourceHeight: orientation.swapsDimensions ? header.width : header.height)
+        try limits.check(width: plan.width, height: plan.height)
+        return plan.stored(orientation, storedWidth: header.width, storedHeight: header.height)
+    }
+}
