@@ -22,12 +22,12 @@ struct ThumbnailerTests {
         return urls
     }
 
-    @Test("a batch gives, in input order, the same files and results as one thumbnail at a time, for any jobs",
-          arguments: [1, 2, 5])
-    func batchMatchesOneByOne(jobs: Int) async throws {
+    @Test("a batch gives, in input order, the same files and results as one thumbnail at a time, for any jobs and budget",
+          arguments: [(1, nil), (2, nil), (5, nil), (2, 1), (3, 200_000)] as [(Int, Int?)])
+    func batchMatchesOneByOne(jobs: Int, memoryBudget: Int?) async throws {
         let directory = try TemporaryDirectory()
         let inputs = try Self.inputs(in: directory)
-        let thumbnailer = Thumbnailer(options: ThumbnailOptions(maxPixelSize: 100))
+        let thumbnailer = Thumbnailer(options: ThumbnailOptions(resize: .fill(width: 100, height: 80), memoryBudget: memoryBudget))
         let batch = directory.file("batch"), single = directory.file("single")
         try FileBytes.createDirectory(batch)
         try FileBytes.createDirectory(single)
@@ -52,10 +52,96 @@ struct ThumbnailerTests {
     }
 }
 
+/// The batch order by planned memory.
+@Suite("Thumbnailer: memory schedule")
+struct BatchScheduleTests {
+    @Test("big decodes pair with small ones; the running total stays within the budget, but one alone may exceed it")
+    func pairing() {
+        var schedule = BatchSchedule([("a", 90), ("b", 60), ("c", 50), ("d", 10), ("e", 10), ("f", 5), ("g", 120)].map { (item: $0.0, cost: $0.1) },
+                                     budget: 100)
+        // Nothing runs: the largest starts, even over the budget.
+        #expect(schedule.next()?.item == "g")
+        #expect(schedule.next() == nil, "nothing may join a decode over the budget")
+        schedule.finished(cost: 120)
+        #expect(schedule.next()?.item == "a")
+        #expect(schedule.next()?.item == "d", "the largest that fits beside 90")
+        #expect(schedule.next() == nil)
+        schedule.finished(cost: 90)
+        #expect(schedule.next()?.item == "b")
+        #expect(schedule.next()?.item == "e")
+        #expect(schedule.next()?.item == "f")
+        #expect(schedule.next() == nil, "c (50) does not fit beside 85")
+        for cost in [10, 60, 10, 5] { schedule.finished(cost: cost) }
+        #expect(schedule.next()?.item == "c" && schedule.isEmpty)
+    }
+
+    @Test("random costs and finishing orders: every item runs once, and the budget holds whenever two run")
+    func randomised() {
+        var generator = SeededGenerator()
+        let seed = generator.seed
+        for _ in 0..<200 {
+            let costs = (0..<Int.random(in: 1...12, using: &generator)).map { _ in Int.random(in: 0...150, using: &generator) }
+            var schedule = BatchSchedule(costs.enumerated().map { (item: $0.offset, cost: $0.element) }, budget: 100)
+            var running: [(item: Int, cost: Int)] = [], started: [Int] = []
+            while !schedule.isEmpty || !running.isEmpty {
+                while running.count < 3, let next = schedule.next() {
+                    running.append(next)
+                    started.append(next.item)
+                    let total = running.reduce(0) { $0 + $1.cost }
+                    #expect(running.count == 1 || total <= 100, "seed \(seed): \(running)")
+                }
+                #expect(!running.isEmpty, "seed \(seed): stalled with items left")
+                if running.isEmpty { break }
+                let done = running.remove(at: Int.random(in: 0..<running.count, using: &generator))
+                schedule.finished(cost: done.cost)
+            }
+            #expect(started.sorted() == Array(costs.indices), "seed \(seed)")
+        }
+    }
+}
+
 /// Progress callbacks, recorded from whatever thread calls them.
 final class ProgressRecorder: @unchecked Sendable {
     private let lock = NSLock()
     private var recorded: [String] = []
     func record(_ finished: Int, _ total: Int) { lock.withLock { recorded.append("\(finished)/\(total)") } }
     var values: [String] { lock.withLock { recorded } }
+}
+
+/// Plans from the header alone.
+@Suite("Decode plans")
+struct DecodePlanTests {
+    @Test("a plan's size is the decode's, from the header alone (a prefix is enough), for every mode and orientation")
+    func sizesMatchDecodes() throws {
+        let source = TestImages.texture(width: 300, height: 200)
+        let resizes: [Resize?] = [nil, .fit(width: 100, height: 100), .fill(width: 90, height: 120, gravity: .north),
+                                  .fillDown(width: 400, height: 100), .force(width: 33, height: 44), .fit(width: 0, height: 50, enlarge: true)]
+        for data in [TestImages.withOrientation(try TestImages.faithfulJPEG(source), 6), try ImageEncoder.png(source)] {
+            for resize in resizes {
+                let decoder = ImageDecoder(options: DecodingOptions(resize: resize))
+                let plan = try decoder.plan(data)
+                let bitmap = try decoder.decode(data)
+                #expect(plan.width == bitmap.width && plan.height == bitmap.height, "\(String(describing: resize))")
+                #expect(try decoder.plan(data.prefix(1000)) == plan, "a prefix holding the header plans the same")
+            }
+        }
+        let jpeg = try TestImages.faithfulJPEG(source)
+        #expect(throws: ImageCodecError.truncatedData) { try ImageDecoder().plan(jpeg.prefix(100)) }
+    }
+
+    @Test("a progressive JPEG plans its whole coefficient buffer; a baseline one only rows")
+    func progressiveCostsItsCoefficients() throws {
+        let source = TestImages.texture(width: 1024, height: 768)
+        let options = JPEGEncodingOptions(quality: 90, chromaSubsampling: .s420)
+        var progressive = options
+        progressive.progressive = true
+        let decoder = ImageDecoder(options: DecodingOptions(maxPixelSize: 256))
+        let baselinePlan = try decoder.plan(ImageEncoder.jpeg(source, options: options))
+        let progressivePlan = try decoder.plan(ImageEncoder.jpeg(source, options: progressive))
+        // 4:2:0: 1.5 samples a pixel, 2 bytes a coefficient.
+        let coefficients = 1024 * 768 * 3 / 2 * 2
+        #expect(progressivePlan.memoryBytes - baselinePlan.memoryBytes == coefficients)
+        #expect(baselinePlan.memoryBytes < coefficients / 4, "\(baselinePlan.memoryBytes)")
+        #expect(progressivePlan.scaleNumerator == 3 && baselinePlan.scaleNumerator == 3)
+    }
 }

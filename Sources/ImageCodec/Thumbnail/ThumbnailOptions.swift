@@ -1,7 +1,14 @@
 /// What `Thumbnailer` produces from each input.
 public struct ThumbnailOptions: Sendable, Hashable {
-    /// Longest side of the output; `nil` keeps the source size (orientation is still applied).
-    public var maxPixelSize: Int?
+    /// What size to make (fit, fill with a gravity, fill-down, force); `nil` keeps the source
+    /// size (orientation is still applied).
+    public var resize: Resize?
+    /// Longest side of the output: the shorthand for `resize = .maxPixelSize(n)`. Reads nil
+    /// when `resize` is anything else.
+    public var maxPixelSize: Int? {
+        get { resize?.maxPixelSize }
+        set { resize = newValue.map(Resize.maxPixelSize) }
+    }
     /// The output format.
     public var format: ImageFormat
     /// How JPEG outputs are encoded.
@@ -12,12 +19,25 @@ public struct ThumbnailOptions: Sendable, Hashable {
     public var colorManagement: ColorManagement
     /// Ceilings checked before any large allocation.
     public var limits: DecodingLimits
+    /// Bytes the decodes of a batch may hold at once, by their plans (`DecodePlan.memoryBytes`
+    /// plus the encoded file): a decode starts only while it fits beside those running, except
+    /// that one decode alone always may. nil: 48 MiB per job.
+    public var memoryBudget: Int?
 
     /// Options for a batch; by default full-size, JPEG at quality 85, in sRGB.
     public init(maxPixelSize: Int? = nil, format: ImageFormat = .jpeg, jpeg: JPEGEncodingOptions = JPEGEncodingOptions(),
                 png: PNGEncodingOptions = PNGEncodingOptions(), colorManagement: ColorManagement = .convertToSRGB,
-                limits: DecodingLimits = DecodingLimits()) {
-        self.maxPixelSize = maxPixelSize
+                limits: DecodingLimits = DecodingLimits(), memoryBudget: Int? = nil) {
+        self.init(resize: maxPixelSize.map(Resize.maxPixelSize), format: format, jpeg: jpeg, png: png,
+                  colorManagement: colorManagement, limits: limits, memoryBudget: memoryBudget)
+    }
+
+    /// Options for a batch resized as `resize` says (nil: full size).
+    public init(resize: Resize?, format: ImageFormat = .jpeg, jpeg: JPEGEncodingOptions = JPEGEncodingOptions(),
+                png: PNGEncodingOptions = PNGEncodingOptions(), colorManagement: ColorManagement = .convertToSRGB,
+                limits: DecodingLimits = DecodingLimits(), memoryBudget: Int? = nil) {
+        self.resize = resize
+        self.memoryBudget = memoryBudget
         self.format = format
         self.jpeg = jpeg
         self.png = png

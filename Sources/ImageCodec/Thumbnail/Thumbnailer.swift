@@ -30,11 +30,29 @@ public struct Thumbnailer: Sendable {
         var elapsed: Duration
     }
 
+    private var decoder: ImageDecoder {
+        ImageDecoder(options: DecodingOptions(resize: options.resize, colorManagement: options.colorManagement, limits: options.limits))
+    }
+
+    /// Bytes decoding `input` will hold: its plan's peak plus the encoded file, read from the
+    /// first 256 KB (the whole file when its header is longer). A file that cannot be planned
+    /// costs nothing here: its decode fails at once and reports why.
+    func plannedMemory(_ input: URL) -> Int {
+        do throws(ImageCodecError) {
+            let (prefix, fileSize) = try FileBytes.readPrefix(input, count: 256 << 10)
+            do {
+                return try decoder.plan(prefix).memoryBytes + fileSize
+            } catch .truncatedData where prefix.count < fileSize {
+                return try decoder.plan(FileBytes.read(input, maximumSize: options.limits.maxFileSize)).memoryBytes + fileSize
+            }
+        } catch {
+            return 0
+        }
+    }
+
     /// Read, decode and resample: the first half of a thumbnail.
     func decode(_ input: URL) throws(ImageCodecError) -> Decoded {
         let start = ContinuousClock.now
-        let decoder = ImageDecoder(options: DecodingOptions(maxPixelSize: options.maxPixelSize, colorManagement: options.colorManagement,
-                                                            limits: options.limits))
         let bitmap = try decoder.decode(contentsOf: input)
         return Decoded(input: input, bitmap: bitmap, elapsed: ContinuousClock.now - start)
     }
@@ -50,7 +68,8 @@ public struct Thumbnailer: Sendable {
                                bytes: data.count, milliseconds: elapsed / .milliseconds(1))
     }
 
-    /// Makes thumbnails for all inputs with at most `jobs` decodes running at once. Results
+    /// Makes thumbnails for all inputs with at most `jobs` decodes running at once, and only
+    /// as many as `options.memoryBudget` holds by their plans (see `BatchSchedule`). Results
     /// are in input order. Two inputs that would write the same output file (`a.jpg`,
     /// `a.png`) are not allowed to overwrite each other: the later one fails.
     ///
@@ -62,48 +81,50 @@ public struct Thumbnailer: Sendable {
         async -> [Result<ThumbnailResult, ImageCodecError>] {
         var results = [Result<ThumbnailResult, ImageCodecError>?](repeating: nil, count: inputs.count)
         var claimed: [String: String] = [:]
-        var work: [(index: Int, input: URL, output: URL)] = []
+        var work: [(item: (index: Int, input: URL, output: URL), cost: Int)] = []
         for (index, input) in inputs.enumerated() {
             let output = outputURL(for: input, in: outputDirectory)
             if let earlier = claimed[output.path] {
                 results[index] = .failure(.invalidArgument("output \(output.lastPathComponent) would overwrite the thumbnail of \(earlier)"))
             } else {
                 claimed[output.path] = input.path
-                work.append((index, input, output))
+                work.append(((index, input, output), plannedMemory(input)))
             }
         }
-        // Largest files first: with a few big photos among many small ones, starting the big
-        // ones last would leave one core working alone at the end.
-        let sizes = work.map { (try? FileManager.default.attributesOfItem(atPath: $0.input.path)[.size] as? Int) ?? 0 }
-        work = zip(work, sizes).sorted { $0.1 > $1.1 }.map(\.0)
         var finished = inputs.count - work.count
         let jobs = max(1, jobs)
+        var schedule = BatchSchedule(work, budget: options.memoryBudget ?? jobs * (48 << 20))
 
         enum Step: Sendable {
-            case decoded(index: Int, output: URL, Result<Decoded, ImageCodecError>)
+            case decoded(index: Int, output: URL, cost: Int, Result<Decoded, ImageCodecError>)
             case finished(index: Int, Result<ThumbnailResult, ImageCodecError>)
         }
         await withTaskGroup(of: Step.self) { group in
-            var next = work.makeIterator()
             var decoding = 0, encoding = 0
             func startDecodes() {
-                while decoding < jobs, encoding < jobs, let item = next.next() {
+                while decoding < jobs, encoding < jobs, let (item, cost) = schedule.next() {
                     decoding += 1
-                    group.addTask { .decoded(index: item.index, output: item.output, Result { () throws(ImageCodecError) in try decode(item.input) }) }
+                    group.addTask {
+                        .decoded(index: item.index, output: item.output, cost: cost,
+                                 Result { () throws(ImageCodecError) in try decode(item.input) })
+                    }
                 }
             }
             startDecodes()
             while let step = await group.next() {
                 switch step {
-                case .decoded(let index, let output, .success(let decoded)):
+                case .decoded(let index, let output, let cost, let result):
                     decoding -= 1
-                    encoding += 1
-                    group.addTask { .finished(index: index, Result { () throws(ImageCodecError) in try encode(decoded, to: output) }) }
-                case .decoded(let index, _, .failure(let error)):
-                    decoding -= 1
-                    results[index] = .failure(error)
-                    finished += 1
-                    progress(finished, inputs.count)
+                    schedule.finished(cost: cost)
+                    switch result {
+                    case .success(let decoded):
+                        encoding += 1
+                        group.addTask { .finished(index: index, Result { () throws(ImageCodecError) in try encode(decoded, to: output) }) }
+                    case .failure(let error):
+                        results[index] = .failure(error)
+                        finished += 1
+                        progress(finished, inputs.count)
+                    }
                 case .finished(let index, let result):
                     encoding -= 1
                     results[index] = result
