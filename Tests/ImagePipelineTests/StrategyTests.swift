@@ -22,6 +22,32 @@ struct StrategyTests {
         #expect(statistics.memoryCost == small.byteCount + (try PipelineFixture.expected("kite.jpg", maxPixelSize: 128)).byteCount)
     }
 
+    @Test("resizes are cache keys: fit, fill and fill with another gravity share one download, each its own decode and entry")
+    func resizes() async throws {
+        let fixture = try await PipelineFixture.start()
+        let disk = try fixture.diskCache()
+        let pipeline = fixture.pipeline(strategy: .downsampled, disk: disk, storesThumbnails: true)
+        let url = fixture.url("kite.jpg")
+        let resizes: [Resize] = [.fit(width: 120, height: 120), .fill(width: 120, height: 120), .fill(width: 120, height: 120, gravity: .east)]
+        var bitmaps: [Bitmap] = []
+        for resize in resizes {
+            let bitmap = try await pipeline.image(for: ImageRequest(url: url, resize: resize)).bitmap
+            let expected = try ImageDecoder(options: DecodingOptions(resize: resize)).decode(try #require(PipelineFixture.photos["kite.jpg"]))
+            #expect(bitmap == expected, "\(resize)")
+            bitmaps.append(bitmap)
+        }
+        #expect(bitmaps.map(\.width) == [120, 120, 120] && bitmaps.map(\.height) == [75, 120, 120])
+        #expect(bitmaps[1] != bitmaps[2], "gravity is part of the key")
+        #expect(fixture.server.requests("kite.jpg") == 1)
+        let statistics = pipeline.statistics
+        #expect(statistics.decodes == 3 && statistics.memoryCount == 3)
+        // maxPixelSize is the fit shorthand: the same entry.
+        #expect(try await pipeline.image(for: ImageRequest(url: url, maxPixelSize: 120)).source == .memory)
+        #expect(pipeline.cachedImage(for: ImageRequest(url: url, resize: .fill(width: 120, height: 120, gravity: .west))) == nil)
+        // One original and a stored thumbnail per resize.
+        #expect(disk.statistics.count == 4)
+    }
+
     @Test("decoded: one full-size bitmap serves every size")
     func decoded() async throws {
         let fixture = try await PipelineFixture.start()

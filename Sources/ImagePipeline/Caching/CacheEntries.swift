@@ -23,7 +23,7 @@ struct CachedData: Sendable {
 /// Memory-cache key of a decoded image: the data key and the size it was decoded at (nil: full size).
 struct ImageMemoryKey: Hashable, Sendable {
     let dataKey: String
-    let maxPixelSize: Int?
+    let resize: Resize?
 }
 
 /// Validators of a cached representation that a conditional request asks about.
@@ -49,7 +49,7 @@ struct DataJobKey: Hashable, Sendable {
 /// Jobs that produce a decoded image.
 struct ImageJobKey: Hashable, Sendable {
     let dataKey: String
-    let maxPixelSize: Int?
+    let resize: Resize?
     let policy: ImageRequest.CachePolicy
 }
 

@@ -6,7 +6,7 @@ import ImageCodec
 /// at the request's size, reusing a stale image in memory when the server confirms it.
 extension ImagePipeline {
     func imageJobKey(for request: ImageRequest) -> ImageJobKey {
-        ImageJobKey(dataKey: request.dataKey, maxPixelSize: decodeSize(for: request), policy: request.cachePolicy)
+        ImageJobKey(dataKey: request.dataKey, resize: decodeSize(for: request), policy: request.cachePolicy)
     }
 
     func loadImage(_ request: ImageRequest, job: SharedJob<ImageResponse>) async throws(ImagePipelineError) -> ImageResponse {
@@ -36,7 +36,7 @@ extension ImagePipeline {
         let bitmap: Bitmap
         do {
             bitmap = try await decodes.runOnThread(priority: { job.priority }) { [self] in
-                Result { () throws(ImagePipelineError) in try decode(data, maxPixelSize: size) }
+                Result { () throws(ImagePipelineError) in try decode(data, resize: size) }
             }.get()
         } catch .cancelled {
             throw .cancelled
@@ -58,7 +58,7 @@ extension ImagePipeline {
     /// The disk key of the thumbnail of `request` (`storesThumbnails`).
     func thumbnailKey(for request: ImageRequest) -> String? {
         guard configuration.storesThumbnails, configuration.strategy == .downsampled, configuration.diskCache != nil,
-              let size = request.maxPixelSize else { return nil }
+              let size = request.resize else { return nil }
         // Kept-profile thumbnails hold other values than sRGB ones: they must not be shared.
         return request.dataKey + "#thumbnail@\(size)" + (configuration.colorManagement == .preserveSource ? "+profile" : "")
     }
@@ -70,9 +70,9 @@ extension ImagePipeline {
               let entry = readDisk(key) else { return nil }
         let info = HTTPCacheInfo(entry.metadata)
         guard request.cachePolicy == .returnCacheDataDontLoad || info.isFresh(at: configuration.clock.now) else { return nil }
-        let size = request.maxPixelSize
+        // The stored thumbnail is already the size asked for (and upright): decoded as it is.
         let decoded = try? await decodes.runOnThread(priority: { job.priority }) { [self] in
-            Result { () throws(ImagePipelineError) in try decode(entry.data, maxPixelSize: size) }
+            Result { () throws(ImagePipelineError) in try decode(entry.data, resize: nil) }
         }
         guard let bitmap = try? decoded?.get() else {
             try? disk.removeValue(forKey: key)

@@ -18,8 +18,8 @@ import ImageCodec
 /// - Nothing half-downloaded or undecodable is cached.
 ///
 /// ```swift
-/// // Configuring a grid cell:
-/// let request = ImageRequest(url: url, maxPixelSize: 400)
+/// // Configuring a grid cell (aspect-fill, 400×400):
+/// let request = ImageRequest(url: url, resize: .fill(width: 400, height: 400))
 /// if let bitmap = pipeline.cachedImage(for: request) {
 ///     cell.show(bitmap)                                   // same frame, no flicker
 /// } else {
@@ -122,12 +122,12 @@ public final class ImagePipeline: Sendable {
     // MARK: - Memory
 
     /// The size images for `request` are decoded at and cached under: nil (full size) for `.decoded`.
-    func decodeSize(for request: ImageRequest) -> Int? {
-        configuration.strategy == .decoded ? nil : request.maxPixelSize
+    func decodeSize(for request: ImageRequest) -> Resize? {
+        configuration.strategy == .decoded ? nil : request.resize
     }
 
     func memoryKey(for request: ImageRequest) -> ImageMemoryKey {
-        ImageMemoryKey(dataKey: request.dataKey, maxPixelSize: decodeSize(for: request))
+        ImageMemoryKey(dataKey: request.dataKey, resize: decodeSize(for: request))
     }
 
     /// A memory hit the request's policy allows: fresh for `useCache`, anything for
@@ -147,15 +147,15 @@ public final class ImagePipeline: Sendable {
             return ImageResponse(bitmap: hit.bitmap, source: .memory)
         }
         guard decodingEncoded, let dataMemory, let hit = dataMemory.value(forKey: request.dataKey), allowed(hit.info),
-              let bitmap = try? decode(hit.data, maxPixelSize: decodeSize(for: request)) else { return nil }
+              let bitmap = try? decode(hit.data, resize: decodeSize(for: request)) else { return nil }
         recorder.add(.memoryHits)
         return ImageResponse(bitmap: bitmap, source: .memory)
     }
 
     /// Decodes on the calling thread and counts it.
-    func decode(_ data: Data, maxPixelSize: Int?) throws(ImagePipelineError) -> Bitmap {
+    func decode(_ data: Data, resize: Resize?) throws(ImagePipelineError) -> Bitmap {
         recorder.add(.decodes)
-        let decoder = ImageDecoder(options: DecodingOptions(maxPixelSize: maxPixelSize, colorManagement: configuration.colorManagement,
+        let decoder = ImageDecoder(options: DecodingOptions(resize: resize, colorManagement: configuration.colorManagement,
                                                             limits: configuration.decodingLimits))
         do {
             return try decoder.decode(data)

@@ -9,10 +9,11 @@ extension ImagePipeline {
         /// client caching HTTP responses (`URLCache`) does.
         case encodedResponse
         /// Full-size decoded bitmaps in memory: a hit costs nothing, but a 12 MP photo takes
-        /// 36-48 MB. The bitmap returned is full size whatever `maxPixelSize` asks (the view
+        /// 36-48 MB. The bitmap returned is full size whatever `resize` asks (the view
         /// scales it), as with an `NSCache` of images.
         case decoded
-        /// Bitmaps decoded at the request's `maxPixelSize`, keyed by that size: a hit costs
+        /// Bitmaps decoded at the request's `resize` (cropped while decoding for a fill), keyed by
+        /// it: a hit costs
         /// nothing and a 400 px thumbnail takes 0.5 MB. The default.
         case downsampled
     }

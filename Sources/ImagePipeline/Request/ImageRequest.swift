@@ -1,4 +1,5 @@
 import Foundation
+import ImageCodec
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -7,7 +8,8 @@ import FoundationNetworking
 /// a priority, a cache policy, and optionally the key to cache it under.
 ///
 /// ```swift
-/// let request = ImageRequest(url: product.thumbnailURL, maxPixelSize: 400)
+/// // An aspect-fill grid cell: exactly 400×400, cropped while decoding.
+/// let request = ImageRequest(url: product.thumbnailURL, resize: .fill(width: 400, height: 400))
 /// let response = try await pipeline.image(for: request)
 /// ```
 public struct ImageRequest: Sendable, Hashable {
@@ -46,8 +48,16 @@ public struct ImageRequest: Sendable, Hashable {
     public var urlRequest: URLRequest {
         didSet { dataKey = Self.dataKey(urlRequest, cacheKey) }
     }
-    /// Longest side of the decoded image in pixels; nil decodes at full size. Never upscales.
-    public var maxPixelSize: Int?
+    /// What size to decode at (fit, fill with a gravity, fill-down, force; see `Resize`); nil
+    /// decodes at full size. Part of every cache key: requests for one URL at different sizes
+    /// share the download and the disk read, not the decode.
+    public var resize: Resize?
+    /// Longest side of the decoded image in pixels, never upscaled: the shorthand for
+    /// `resize = .maxPixelSize(n)`. Reads nil when `resize` is anything else.
+    public var maxPixelSize: Int? {
+        get { resize?.maxPixelSize }
+        set { resize = newValue.map(Resize.maxPixelSize) }
+    }
     /// How urgently the image is needed; `.normal` by default.
     public var priority: Priority
     /// Whether caches may answer; `.useCache` by default.
@@ -61,18 +71,31 @@ public struct ImageRequest: Sendable, Hashable {
     /// computed, because a memory hit looks it up and `URL.absoluteString` allocates.
     private(set) var dataKey: String
 
-    /// A request for `url`.
+    /// A request for `url`, decoded with the longest side at most `maxPixelSize`.
     public init(url: URL, maxPixelSize: Int? = nil, priority: Priority = .normal, cachePolicy: CachePolicy = .useCache,
                 cacheKey: String? = nil) {
-        self.init(urlRequest: URLRequest(url: url), maxPixelSize: maxPixelSize, priority: priority, cachePolicy: cachePolicy,
+        self.init(urlRequest: URLRequest(url: url), resize: maxPixelSize.map(Resize.maxPixelSize), priority: priority,
+                  cachePolicy: cachePolicy, cacheKey: cacheKey)
+    }
+
+    /// A request for `url`, decoded to the size `resize` makes.
+    public init(url: URL, resize: Resize?, priority: Priority = .normal, cachePolicy: CachePolicy = .useCache,
+                cacheKey: String? = nil) {
+        self.init(urlRequest: URLRequest(url: url), resize: resize, priority: priority, cachePolicy: cachePolicy, cacheKey: cacheKey)
+    }
+
+    /// A request sent as `urlRequest` (with its headers), decoded with the longest side at most `maxPixelSize`.
+    public init(urlRequest: URLRequest, maxPixelSize: Int? = nil, priority: Priority = .normal, cachePolicy: CachePolicy = .useCache,
+                cacheKey: String? = nil) {
+        self.init(urlRequest: urlRequest, resize: maxPixelSize.map(Resize.maxPixelSize), priority: priority, cachePolicy: cachePolicy,
                   cacheKey: cacheKey)
     }
 
-    /// A request sent as `urlRequest` (with its headers).
-    public init(urlRequest: URLRequest, maxPixelSize: Int? = nil, priority: Priority = .normal, cachePolicy: CachePolicy = .useCache,
+    /// A request sent as `urlRequest` (with its headers), decoded to the size `resize` makes.
+    public init(urlRequest: URLRequest, resize: Resize?, priority: Priority = .normal, cachePolicy: CachePolicy = .useCache,
                 cacheKey: String? = nil) {
         self.urlRequest = urlRequest
-        self.maxPixelSize = maxPixelSize
+        self.resize = resize
         self.priority = priority
         self.cachePolicy = cachePolicy
         self.cacheKey = cacheKey
