@@ -24,8 +24,8 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Directory for the images (created if missing).", valueName: "dir"))
     var output: String
 
-    @Option(name: .long, help: ArgumentHelp("Longest side of the saved images in pixels (default: full size).", valueName: "n"))
-    var maxPixelSize: Int?
+    @OptionGroup(title: "Size")
+    var size: ResizeArguments
 
     @Option(name: .long, help: ArgumentHelp("Disk cache directory; without it nothing touches the disk but the outputs.", valueName: "dir"))
     var cacheDir: String?
@@ -40,7 +40,6 @@ struct FetchCommand: AsyncParsableCommand {
     var json = false
 
     func validate() throws {
-        if let maxPixelSize, maxPixelSize < 1 { throw ValidationError("--max-pixel-size must be at least 1") }
         if !(timeout > 0 && timeout.isFinite) { throw ValidationError("--timeout must be a positive number of seconds") }
         for url in urls {
             guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme?.lowercased() ?? ""), parsed.host != nil else {
@@ -76,11 +75,11 @@ struct FetchCommand: AsyncParsableCommand {
         let unique = urls.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
         let stems = Self.stems(for: unique)
         let policy: ImageRequest.CachePolicy = reload ? .reloadIgnoringCache : .useCache
-        let maxPixelSize = maxPixelSize
+        let resize = try size.resize()
         let results = await withTaskGroup(of: (String, Result<Success, Failure>).self) { group in
             for (url, stem) in zip(unique, stems) {
                 group.addTask {
-                    (url, await Self.fetch(url, stem: stem, into: directory, pipeline: pipeline, maxPixelSize: maxPixelSize, policy: policy))
+                    (url, await Self.fetch(url, stem: stem, into: directory, pipeline: pipeline, resize: resize, policy: policy))
                 }
             }
             return await group.reduce(into: [String: Result<Success, Failure>]()) { $0[$1.0] = $1.1 }
@@ -101,12 +100,12 @@ struct FetchCommand: AsyncParsableCommand {
     }
 
     /// Loads one URL and writes it; the result is the JSON line for it.
-    private static func fetch(_ url: String, stem: String, into directory: URL, pipeline: ImagePipeline, maxPixelSize: Int?,
+    private static func fetch(_ url: String, stem: String, into directory: URL, pipeline: ImagePipeline, resize: Resize?,
                               policy: ImageRequest.CachePolicy) async -> Result<Success, Failure> {
         let start = ContinuousClock.now
         guard let parsed = URL(string: url) else { return .failure(Failure(url: url, error: "invalid URL")) }
         do {
-            let response = try await pipeline.image(for: ImageRequest(url: parsed, maxPixelSize: maxPixelSize, cachePolicy: policy))
+            let response = try await pipeline.image(for: ImageRequest(url: parsed, resize: resize, cachePolicy: policy))
             let bitmap = response.bitmap
             let format: ImageFormat = bitmap.format.hasAlpha ? .png : .jpeg
             let file = directory.appendingPathComponent(stem).appendingPathExtension(format.fileExtension)

@@ -8,7 +8,8 @@ struct ThumbnailCommand: AsyncParsableCommand {
         commandName: "thumbnail",
         abstract: "Write a downsampled, upright copy of each file to the output directory.",
         discussion: """
-            Each FILE becomes DIR/<name without extension>.jpg (or .png), written atomically. A file \
+            Each FILE becomes DIR/<name without extension>.jpg (or .png), written atomically, resized as \
+            --size/--mode/--gravity say (sizes and gravity refer to the upright image). A file \
             that fails does not stop the others. Errors: one line per file on stderr, or with --json \
             an {"input", "error"} line on stdout in the file's place. The exit status is 1 if any file \
             failed, 64 for a usage mistake.
@@ -21,8 +22,8 @@ struct ThumbnailCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Directory for the thumbnails (created if missing).", valueName: "dir"))
     var output: String
 
-    @Option(name: .long, help: ArgumentHelp("Longest side of the output in pixels (default: keep the size).", valueName: "n"))
-    var maxPixelSize: Int?
+    @OptionGroup(title: "Size")
+    var size: ResizeArguments
 
     @Option(name: .long, help: ArgumentHelp("JPEG quality, 1-100.", valueName: "q"))
     var quality: Int = 85
@@ -33,6 +34,10 @@ struct ThumbnailCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Files processed at once (default: the number of cores).", valueName: "n"))
     var jobs: Int?
 
+    @Option(name: .long, help: ArgumentHelp("Memory the decodes running at once may plan to hold together: bytes or 96MB, 96MiB, 1GB (default: 48MiB per job; one decode alone always runs).",
+                                            valueName: "size"))
+    var maxMemory: ByteCount?
+
     @Flag(name: .long, help: "Keep the source's colour space and ICC profile instead of converting to sRGB (for viewers that manage colour).")
     var keepProfile = false
 
@@ -40,7 +45,6 @@ struct ThumbnailCommand: AsyncParsableCommand {
     var json = false
 
     func validate() throws {
-        if let maxPixelSize, maxPixelSize < 1 { throw ValidationError("--max-pixel-size must be at least 1, got \(maxPixelSize)") }
         if !(1...100).contains(quality) { throw ValidationError("--quality must be between 1 and 100, got \(quality)") }
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1, got \(jobs)") }
     }
@@ -69,9 +73,10 @@ struct ThumbnailCommand: AsyncParsableCommand {
             json ? Output.jsonLine(record) : Output.error(record.error)
             throw ExitCode(1)
         }
-        var options = ThumbnailOptions(maxPixelSize: maxPixelSize, format: format,
+        var options = ThumbnailOptions(resize: try size.resize(), format: format,
                                        colorManagement: keepProfile ? .preserveSource : .convertToSRGB)
         options.jpeg.quality = quality
+        options.memoryBudget = maxMemory?.bytes
         let showProgress = Output.stderrIsTerminal
         let results = await Thumbnailer(options: options).run(
             files.map { URL(fileURLWithPath: $0) }, outputDirectory: directory, jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount,

@@ -92,6 +92,24 @@ struct FetchCommandTests {
         #expect(outcome.status == 64, "\(outcome.stderr)")
     }
 
+    @Test("--size/--mode/--gravity: two sizes of one URL are one request, and each file has its size")
+    func resize() async throws {
+        let server = try await Self.server()
+        let url = server.url("a/photo.jpg").absoluteString  // 480×300
+        let directory = try TemporaryDirectory()
+        let fill = try await CLIRunner.run(["fetch", url, "--output", directory.file("fill").path, "--cache-dir", directory.file("cache").path,
+                                            "--size", "120x120", "--mode", "fill", "--gravity", "east", "--json"])
+        #expect(fill.status == 0, "\(fill.stderr)")
+        #expect(fill.jsonLines.first?["width"] as? Int == 120 && fill.jsonLines.first?["height"] as? Int == 120)
+        let fit = try await CLIRunner.run(["fetch", url, "--output", directory.file("fit").path, "--cache-dir", directory.file("cache").path,
+                                           "--size", "0x60", "--json"])
+        #expect(fit.jsonLines.first?["width"] as? Int == 96 && fit.jsonLines.first?["height"] as? Int == 60)
+        #expect(fit.jsonLines.first?["source"] as? String == "disk")
+        let header = try ImageDecoder.header(of: Data(contentsOf: directory.file("fill/photo.jpg")))
+        #expect(header.width == 120 && header.height == 120)
+        #expect(server.requests("a/photo.jpg") == 1)
+    }
+
     @Test("a name taken from the URL never becomes a path")
     func hostileNames() async throws {
         let server = try await Self.server()

@@ -1,0 +1,62 @@
+import ArgumentParser
+import ImageCodec
+
+/// `--size WxH [--mode M] [--gravity G] [--enlarge]` and the older `--max-pixel-size N`: what
+/// size `thumbnail` and `fetch` make, parsed into the one `Resize` the library takes.
+struct ResizeArguments: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("Box to resize into, in the upright image's pixels: WxH (a 0 side, fit only: any).",
+                                            valueName: "WxH"))
+    var size: String?
+
+    @Option(name: .long, help: ArgumentHelp("fit (inside the box, aspect kept), fill (exactly the box, cropped), fill-down (fill, never enlarged), force (exactly the box, aspect not kept).",
+                                            valueName: "mode"))
+    var mode: Resize.Mode = .fit
+
+    @Option(name: .long, help: ArgumentHelp("What fill keeps: centre, north, south, east, west, north-east, north-west, south-east, south-west, or focus:X,Y (0-1).",
+                                            valueName: "gravity"))
+    var gravity: Gravity = .centre
+
+    @Flag(name: .long, help: "Let fit and fill scale a smaller source up.")
+    var enlarge = false
+
+    @Option(name: .long, help: ArgumentHelp("Longest side of the output in pixels: the same as --size NxN --mode fit (default: keep the size).",
+                                            valueName: "n"))
+    var maxPixelSize: Int?
+
+    func validate() throws {
+        _ = try resize()
+    }
+
+    /// The resize asked for, nil for full size; a usage mistake throws a `ValidationError` that
+    /// names the option.
+    func resize() throws -> Resize? {
+        if let maxPixelSize {
+            guard size == nil else { throw ValidationError("--max-pixel-size and --size cannot both be given (--max-pixel-size N is --size NxN --mode fit)") }
+            guard mode == .fit else { throw ValidationError("--mode \(mode.rawValue) needs --size (--max-pixel-size always fits)") }
+            guard maxPixelSize >= 1 else { throw ValidationError("--max-pixel-size must be at least 1, got \(maxPixelSize)") }
+        }
+        guard let text = size ?? maxPixelSize.map({ "\($0)x\($0)" }) else {
+            if mode != .fit { throw ValidationError("--mode \(mode.rawValue) needs --size") }
+            return nil
+        }
+        let sides = text.split(separator: "x", omittingEmptySubsequences: false)
+        guard sides.count == 2, let width = Int(sides[0]), let height = Int(sides[1]) else {
+            throw ValidationError("--size must be WxH with whole numbers, e.g. 400x400 or 400x0, got '\(text)'")
+        }
+        let resize = Resize(mode: mode, width: width, height: height, gravity: gravity, enlarge: enlarge)
+        do {
+            try resize.validate()
+        } catch {
+            throw ValidationError("--size \(text) with --mode \(mode.rawValue): \(Self.reason(error))")
+        }
+        return resize
+    }
+
+    private static func reason(_ error: ImageCodecError) -> String {
+        if case .invalidArgument(let message) = error { return message }
+        return error.description
+    }
+}
+
+extension Resize.Mode: ExpressibleByArgument {}
+extension Gravity: ExpressibleByArgument {}
