@@ -1,5 +1,10 @@
 """`image-engine thumbnail` against `vipsthumbnail` run the ways a user would, in one run.
 
+Two modes: `--mode fit` (the longest side at most --size: `--max-pixel-size` against
+`-s 'SxS>'`) and `--mode fill` (exactly --size × --size, cropped around the centre:
+`--size SxS --mode fill` against `-s SxS --smartcrop centre`, which vips implements by shrinking
+and then cropping on whole pixels).
+
 Four runs of the same batch, alternating so machine noise hits all alike, medians over the
 repetitions (and the range):
 
@@ -19,7 +24,11 @@ Peak memory: for a single process, its maximum RSS (GNU time); for the parallel 
 sum of the RSS of all its processes alive at once (sampled every 2 ms from /proc), which is
 what the machine has to hold. Quality: SSIM (Wang et al. 2004, Gaussian sigma 1.5, luma) of
 each output against a full decode (no DCT shrink), converted to sRGB when profiled, resized
-with Lanczos to the output's size.
+with Lanczos to the output's size; for fill, the exact centre crop of the box's aspect ratio
+(fractional, as Pillow's resize box takes it) resized with Lanczos.
+
+With fill, also: for every photo alone, the engine's peak memory filling it against fitting it
+to the same output width (`--size Sx0`): cropping must not cost memory.
 """
 import argparse
 import glob
@@ -100,9 +109,10 @@ SRGB = ImageCms.createProfile("sRGB")
 references = {}
 
 
-def reference(source, size):
-    """The source fully decoded, in sRGB, alpha over white, resized with Lanczos to `size`."""
-    key = (source, size)
+def reference(source, size, fill=False):
+    """The source fully decoded, in sRGB, alpha over white, resized with Lanczos to `size`; with
+    `fill`, only the centre crop of `size`'s aspect ratio (fractional pixels)."""
+    key = (source, size, fill)
     if key not in references:
         with Image.open(source) as src:
             src.draft(None, None)  # never let Pillow DCT-shrink the reference
@@ -114,29 +124,41 @@ def reference(source, size):
             if profile:
                 image = ImageCms.profileToProfile(image, ImageCms.ImageCmsProfile(io.BytesIO(profile)), SRGB,
                                                   renderingIntent=ImageCms.Intent.RELATIVE_COLORIMETRIC)
-            references[key] = luma(image.resize(size, Image.LANCZOS))
+            box = None
+            if fill:
+                width, height = image.size
+                scale = max(size[0] / width, size[1] / height)
+                crop_width, crop_height = size[0] / scale, size[1] / scale
+                left, top = (width - crop_width) / 2, (height - crop_height) / 2
+                box = (left, top, left + crop_width, top + crop_height)
+            references[key] = luma(image.resize(size, Image.LANCZOS, box=box))
     return references[key]
 
 
-def ssim(source, output):
+def ssim(source, output, fill=False):
     with Image.open(output) as out:
-        return structural_similarity(reference(source, out.size), luma(out), data_range=255, gaussian_weights=True,
+        return structural_similarity(reference(source, out.size, fill), luma(out), data_range=255, gaussian_weights=True,
                                      sigma=1.5, use_sample_covariance=False)
 
 
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--engine", required=True)
-    parser.add_argument("--samples", required=True)
+    parser.add_argument("--samples", required=True, action="append", help="a directory of JPEGs and PNGs (repeatable)")
+    parser.add_argument("--mode", choices=["fit", "fill"], default="fit")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--size", type=int, default=1080)
     parser.add_argument("--jobs", type=int, default=os.cpu_count())
     parser.add_argument("--single", default="MilkyWay-q90.jpg", help="baseline JPEG for the single-file figure")
     args = parser.parse_args()
 
-    files = sorted(glob.glob(os.path.join(args.samples, "*.jpg")) + glob.glob(os.path.join(args.samples, "*.png")))
+    files = sorted(path for directory in args.samples for path in
+                   glob.glob(os.path.join(directory, "*.jpg")) + glob.glob(os.path.join(directory, "*.png")))
     work = tempfile.mkdtemp(prefix="thumbnail-compare-")
-    size = f"{args.size}x{args.size}>"
+    fill = args.mode == "fill"
+    size = f"{args.size}x{args.size}" if fill else f"{args.size}x{args.size}>"
+    vips_crop = "--smartcrop centre" if fill else ""
+    engine_size = ["--size", f"{args.size}x{args.size}", "--mode", "fill"] if fill else ["--max-pixel-size", str(args.size)]
     vips_out = "[Q=85,strip,background=255]"
 
     profiled = [f for f in files if Image.open(f).info.get("icc_profile")]
@@ -145,7 +167,7 @@ def main():
     def vips_script(directory, batch_files):
         # One process for the untagged files, then one for the profiled ones.
         output = shlex.quote(os.path.join(directory, "%s.jpg" + vips_out))
-        calls = [f"vipsthumbnail -s '{size}' {extra} -o {output} {' '.join(map(shlex.quote, batch))}"
+        calls = [f"vipsthumbnail -s '{size}' {vips_crop} {extra} -o {output} {' '.join(map(shlex.quote, batch))}"
                  for batch, extra in (([f for f in batch_files if f in untagged], ""),
                                       ([f for f in batch_files if f in profiled], "--export-profile srgb")) if batch]
         return " && ".join(calls)
@@ -163,11 +185,11 @@ def main():
         # One vipsthumbnail per file, args.jobs at a time; profiled files get --export-profile.
         script = (f'for f in "$@"; do printf "%s\\0" "$f"; done | xargs -0 -P {args.jobs} -I FILE sh -c '
                   f'\'case " {" ".join(os.path.basename(f) for f in profiled)} " in *" $(basename "$1") "*) p="--export-profile srgb";; *) p="";; esac; '
-                  f'exec vipsthumbnail "$1" -s "{size}" $p -o "{directory}/%s.jpg{vips_out}"\' sh FILE')
+                  f'exec vipsthumbnail "$1" -s "{size}" {vips_crop} $p -o "{directory}/%s.jpg{vips_out}"\' sh FILE')
         return ["sh", "-c", script, "sh", *files]
 
     def engine(directory, jobs=None):
-        command = [args.engine, "thumbnail", *files, "--output", directory, "--max-pixel-size", str(args.size), "--quality", "85"]
+        command = [args.engine, "thumbnail", *files, "--output", directory, *engine_size, "--quality", "85"]
         return command + (["--jobs", str(jobs)] if jobs else [])
 
     modes = [
@@ -186,12 +208,13 @@ def main():
                 os.makedirs(directory)
                 results[name].append(run(command(directory), sample_tree=tree))
 
-        single = os.path.join(args.samples, args.single)
+        single = next(f for f in files if os.path.basename(f) == args.single)
         single_engine, single_vips = [], []
         for _ in range(args.runs):
             single_engine.append(run([args.engine, "thumbnail", single, "--output", os.path.join(work, "single"),
-                                      "--max-pixel-size", str(args.size), "--jobs", "1"]))
-            single_vips.append(run(["vipsthumbnail", single, "-s", size, "-o", os.path.join(work, "%s-single.jpg" + vips_out)]))
+                                      *engine_size, "--jobs", "1"]))
+            single_vips.append(run(["vipsthumbnail", single, "-s", size, *vips_crop.split(),
+                                    "-o", os.path.join(work, "%s-single.jpg" + vips_out)]))
 
         def median(values, index):
             return statistics.median(value[index] for value in values)
@@ -200,7 +223,8 @@ def main():
             return min(value[index] for value in values), max(value[index] for value in values)
 
         fastest_vips = min((name for name in results if name.startswith("vips")), key=lambda n: median(results[n], 0))
-        print(f"{len(files)} files → {args.size} px q85, {args.runs} alternating runs, {os.cpu_count()} cores; "
+        what = f"filled into {args.size}×{args.size}" if fill else f"→ {args.size} px"
+        print(f"{len(files)} files {what} q85, {args.runs} alternating runs, {os.cpu_count()} cores; "
               f"medians (range); ratios against {fastest_vips}, the fastest vips run")
         print()
         print("| run | wall | peak memory | wall ratio | memory ratio |")
@@ -214,22 +238,61 @@ def main():
         print(f"like for like: engine -j1 / vips (one stream each) = "
               f"{median(results['engine -j1'], 0) / median(results['vips'], 0):.2f}; "
               f"engine / {fastest_vips} = {median(results['engine'], 0) / median(results[fastest_vips], 0):.2f}")
-        print(f"single {args.single} → {args.size} px: image-engine {median(single_engine, 1):.1f} MiB "
+        print(f"single {args.single} {what}: image-engine {median(single_engine, 1):.1f} MiB "
               f"{median(single_engine, 0) * 1000:.0f} ms, vipsthumbnail {median(single_vips, 1):.1f} MiB "
               f"{median(single_vips, 0) * 1000:.0f} ms (process start included)")
         print()
-        print(f"| file | engine SSIM | vips SSIM | difference |")
-        print("|---|---|---|---|")
+        # Lossless outputs too (one run of each, untimed): q85 costs busy photos 0.02-0.07 SSIM,
+        # which would hide what the resize and the crop themselves do.
+        lossless = {"engine": os.path.join(work, "engine-png"), "vips": os.path.join(work, "vips-png")}
+        for directory in lossless.values():
+            os.makedirs(directory)
+        subprocess.run([args.engine, "thumbnail", *files, "--output", lossless["engine"], *engine_size, "--format", "png"],
+                       check=True, stdout=subprocess.DEVNULL)
+        for source in files:
+            profile = ["--export-profile", "srgb"] if source in profiled else []
+            subprocess.run(["vipsthumbnail", source, "-s", size, *vips_crop.split(), *profile,
+                            "-o", os.path.join(lossless["vips"], "%s.png")], check=True)
+        print("| file | engine SSIM | vips SSIM | difference | engine, PNG | vips, PNG | difference, PNG |")
+        print("|---|---|---|---|---|---|---|")
         engine_dir, vips_dir = os.path.join(work, "engine"), os.path.join(work, "vips")
-        differences = []
+        differences, png_differences, png_scores = [], [], []
         for source in files:
             stem = os.path.splitext(os.path.basename(source))[0]
-            ours = ssim(source, os.path.join(engine_dir, stem + ".jpg"))
-            theirs = ssim(source, os.path.join(vips_dir, stem + ".jpg"))
+            ours = ssim(source, os.path.join(engine_dir, stem + ".jpg"), fill)
+            theirs = ssim(source, os.path.join(vips_dir, stem + ".jpg"), fill)
             differences.append(ours - theirs)
-            print(f"| {os.path.basename(source)} | {ours:.4f} | {theirs:.4f} | {ours - theirs:+.4f} |")
+            row = f"| {os.path.basename(source)} | {ours:.4f} | {theirs:.4f} | {ours - theirs:+.4f} |"
+            with Image.open(source) as image:
+                opaque = image.mode not in ("RGBA", "LA", "P") and "transparency" not in image.info
+            if opaque:
+                ours_png = ssim(source, os.path.join(lossless["engine"], stem + ".png"), fill)
+                theirs_png = ssim(source, os.path.join(lossless["vips"], stem + ".png"), fill)
+                png_differences.append(ours_png - theirs_png)
+                png_scores.append(ours_png)
+                row += f" {ours_png:.4f} | {theirs_png:.4f} | {ours_png - theirs_png:+.4f} |"
+            else:
+                row += " – (alpha) | – | – |"
+            print(row)
         print()
-        print(f"SSIM difference (engine − vips): worst {min(differences):+.4f}, mean {statistics.mean(differences):+.4f}")
+        print(f"SSIM difference (engine − vips), q85: worst {min(differences):+.4f}, mean {statistics.mean(differences):+.4f}; "
+              f"lossless, opaque photos: worst {min(png_differences):+.4f}, mean {statistics.mean(png_differences):+.4f}, "
+              f"lowest engine SSIM {min(png_scores):.4f}")
+        if fill:
+            print()
+            print(f"| file | fill {args.size}×{args.size} peak | fit to width {args.size} peak | ratio |")
+            print("|---|---|---|---|")
+            ratios = []
+            for source in files:
+                def peak(extra):
+                    return statistics.median(run([args.engine, "thumbnail", source, "--output", os.path.join(work, "alone"),
+                                                  *extra, "--jobs", "1"])[1] for _ in range(3))
+                filled = peak(["--size", f"{args.size}x{args.size}", "--mode", "fill"])
+                fitted = peak(["--size", f"{args.size}x0"])
+                ratios.append(filled / fitted)
+                print(f"| {os.path.basename(source)} | {filled:.1f} MiB | {fitted:.1f} MiB | {filled / fitted:.3f} |")
+            print()
+            print(f"fill / fit peak memory, one photo at a time: worst {max(ratios):.3f}, median {statistics.median(ratios):.3f}")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
