@@ -78,12 +78,14 @@ struct ResizeArgumentsTests {
         (["--max-pixel-size", "400", "--mode", "fill"], "--mode"), (["--max-pixel-size", "0"], "--max-pixel-size"),
     ])
     func usage(options: [String], option: String) async throws {
+        let directory = try TemporaryDirectory()
         for command in ["thumbnail", "fetch"] {
             let input = command == "thumbnail" ? Self.kite : "http://127.0.0.1:9/x.jpg"
-            let outcome = try await CLIRunner.run([command, input, "--output", "unused"] + options)
+            let outcome = try await CLIRunner.run([command, input, "--output", directory.file("out").path] + options)
             #expect(outcome.status == 64, "\(command) \(options): \(outcome.stderr)")
             let first = outcome.stderr.split(separator: "\n").first.map(String.init) ?? ""
             #expect(first.contains(option), "\(command) \(options): \(first)")
+            #expect(directory.contents.isEmpty, "a usage mistake writes nothing")
         }
     }
 }
