@@ -14,12 +14,20 @@ public enum FuzzingEntryPoints {
 
     /// The options the decode targets take from an input's first byte: partial images on or off
     /// (bit 0), full size or 64, 300 or 1080 px (bits 1-2), grayscale (bit 3), orientation off
-    /// (bit 4); limits small enough to keep each run fast. One definition, so that the
-    /// regression tests replay a finding with the options that found it.
+    /// (bit 4), the mode (bits 5-6: fit in N×N, or fill, fill-down or force into N×(2N/3), so
+    /// crops are decoded too) and a focus point with enlarge (bit 7); limits small enough to keep
+    /// each run fast. One definition, so that the regression tests replay a finding with the
+    /// options that found it. Inputs from before the mode bits (all zero) keep their meaning.
     public static func decodingOptions(selector: UInt8) -> DecodingOptions {
         let sizes: [Int?] = [nil, 64, 300, 1080]
-        return DecodingOptions(maxPixelSize: sizes[Int(selector >> 1) & 3], appliesOrientation: selector & 16 == 0,
-                               allowsPartialImages: selector & 1 != 0, grayscale: selector & 8 != 0, limits: fuzzingLimits)
+        let mode = Resize.Mode.allCases[Int(selector >> 5) & 3]
+        let resize = sizes[Int(selector >> 1) & 3].map { size in
+            mode == .fit ? Resize.maxPixelSize(size)
+                : Resize(mode: mode, width: size, height: size * 2 / 3, gravity: selector & 128 != 0 ? .focus(x: 0.3, y: 0.8) : .centre,
+                         enlarge: selector & 128 != 0)
+        }
+        return DecodingOptions(resize: resize, appliesOrientation: selector & 16 == 0, allowsPartialImages: selector & 1 != 0,
+                               grayscale: selector & 8 != 0, limits: fuzzingLimits)
     }
 
     /// The encode round trip's decoding options (128 px; partial images from bit 0) and JPEG
