@@ -37,11 +37,15 @@ let package = Package(
             pkgConfig: "lcms2",
             providers: [.apt(["liblcms2-dev"]), .brew(["little-cms2"])]
         ),
+        // The one lock of the package (a pthread mutex the thread sanitizer understands),
+        // shared by the codec, the caches and the pipeline.
+        .target(name: "Locking"),
+
         // Every setjmp/longjmp and library callback lives here; no image logic.
         .target(name: "CImageCodecShim", dependencies: ["CJPEG", "CPNG", "CLCMS2"]),
 
         // Header probe, decode with DCT scaling and streaming resample, orientation, encode.
-        .target(name: "ImageCodec", dependencies: ["CImageCodecShim"]),
+        .target(name: "ImageCodec", dependencies: ["CImageCodecShim", "Locking"]),
 
         // Fits a set of images into an upload byte budget; SSIM; multipart request bodies.
         .target(name: "ImageBudget", dependencies: ["ImageCodec"]),
@@ -50,11 +54,11 @@ let package = Package(
         .target(name: "MultipartForm"),
 
         // Memory (LRU) and disk caches; generic over keys and values, they know nothing of images.
-        .target(name: "ImageCache", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "ImageCache", dependencies: ["Locking", .product(name: "Crypto", package: "swift-crypto")]),
 
         // Loads images over HTTP through memory and disk caches: coalescing, cancellation,
         // priorities, prefetching, HTTP revalidation, selectable cache strategies.
-        .target(name: "ImagePipeline", dependencies: ["ImageCodec", "ImageCache"]),
+        .target(name: "ImagePipeline", dependencies: ["ImageCodec", "ImageCache", "Locking"]),
 
         // Command-line tool: argument parsing and printing only.
         .executableTarget(

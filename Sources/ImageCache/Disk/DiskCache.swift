@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 
 /// A size-bounded, crash-safe key → bytes cache in one directory.
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 
 /// A thread-safe, least-recently-used in-memory cache with cost and count limits.
 ///

@@ -1,6 +1,7 @@
 import Foundation
 import ImageCache
 import ImageCodec
+import Locking
 
 /// A decoded image in the memory cache, with what is needed to judge and revalidate it. A class:
 /// a hit then copies one reference out of the cache, not the bitmap's arrays and three strings.

@@ -1,4 +1,5 @@
 import ImageCache
+import Locking
 
 extension JobRegistry {
     /// Subscribes to the job for `key` (starting it with `operation` if none runs) and waits for

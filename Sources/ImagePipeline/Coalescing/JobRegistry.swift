@@ -1,4 +1,5 @@
 import ImageCache
+import Locking
 
 /// The jobs in flight, by key: a request for a key whose job is running joins it instead of
 /// starting the same work again.

@@ -1,4 +1,5 @@
 import ImageCache
+import Locking
 
 /// What a job tells its subscribers.
 enum JobEvent<Value: Sendable>: Sendable {

@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import ImageCache
+import Locking
 
 /// The default `DataLoading`: `URLSession` (FoundationNetworking on Linux), streaming each body
 /// through a delegate so the size limit, progress and timeouts apply while bytes arrive.

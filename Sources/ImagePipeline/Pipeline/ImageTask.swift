@@ -1,4 +1,5 @@
 import ImageCache
+import Locking
 
 /// A running image request, for callers that are not `async`: follow its progress and result,
 /// change its priority, or cancel it (a reused grid cell cancels the request it no longer

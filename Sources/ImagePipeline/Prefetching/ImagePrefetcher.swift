@@ -1,5 +1,6 @@
 import ImageCache
 import ImageCodec
+import Locking
 
 /// Loads images ahead of display (the grid's next rows) at low priority, into the caches.
 ///

@@ -1,5 +1,6 @@
 import Dispatch
 import ImageCache
+import Locking
 
 /// Limits how many operations of one kind (downloads, decodes) run at once; waiting ones start
 /// highest priority first.

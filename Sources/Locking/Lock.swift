@@ -10,7 +10,8 @@ import Darwin
 /// does not model, so it reports false races in correct code. pthread mutexes are understood
 /// by TSan, and uncontended they cost about the same (a CAS in, a CAS out).
 ///
-/// Package-visible: the pipeline uses the same lock rather than a second implementation.
+/// Package-visible, in a target of its own: the codec, the caches and the pipeline share it
+/// rather than each having one.
 @usableFromInline
 package final class Lock: @unchecked Sendable {
     @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
