@@ -19,7 +19,9 @@ static pthread_once_t iec_cms_once = PTHREAD_ONCE_INIT;
 
 static void iec_cms_make_context(void) {
     iec_cms_shared_context = cmsCreateContext(NULL, NULL);
-    cmsSetLogErrorHandlerTHR(iec_cms_shared_context, iec_cms_log);
+    // NULL would make every *THR call below use Little CMS' global context, whose error
+    // handler is not ours: no context, no colour management (callers see NULL profiles).
+    if (iec_cms_shared_context != NULL) cmsSetLogErrorHandlerTHR(iec_cms_shared_context, iec_cms_log);
 }
 
 cmsContext iec_cms_context(void) {
@@ -39,17 +41,23 @@ cmsHPROFILE iec_cms_open_profile(const uint8_t *bytes, size_t length, char messa
         iec_cms_take_message(message, "profile larger than 4 GiB");
         return NULL;
     }
+    if (iec_cms_context() == NULL) {
+        iec_cms_take_message(message, "Little CMS could not create its context");
+        return NULL;
+    }
     cmsHPROFILE profile = cmsOpenProfileFromMemTHR(iec_cms_context(), bytes, (cmsUInt32Number)length);
     if (profile == NULL) iec_cms_take_message(message, "Little CMS could not read the profile");
     return profile;
 }
 
 cmsHPROFILE iec_cms_create_srgb_profile(void) {
+    if (iec_cms_context() == NULL) return NULL;
     return cmsCreate_sRGBProfileTHR(iec_cms_context());
 }
 
 cmsHPROFILE iec_cms_create_srgb_gray_profile(void) {
     // The sRGB curve: IEC 61966-2.1's parametric type 4 (Y = ((aX + b)^g for X ≥ d, cX below).
+    if (iec_cms_context() == NULL) return NULL;
     const cmsFloat64Number parameters[5] = {2.4, 1.0 / 1.055, 0.055 / 1.055, 1.0 / 12.92, 0.04045};
     cmsToneCurve *curve = cmsBuildParametricToneCurve(iec_cms_context(), 4, parameters);
     if (curve == NULL) return NULL;

@@ -166,6 +166,43 @@ struct ColorManagementTests {
         #expect(kept.pixels == bitmap.pixels && kept.iccProfile == profile)
     }
 
+    @Test("preserveSource drops a profile that does not describe the pixels (an RGB profile on a gray JPEG)")
+    func preserveSourceMismatch() throws {
+        let gray = TestImages.make(width: 32, height: 32, format: .gray) { x, y in [UInt8(x * 8)] }
+        var tagged = gray
+        tagged.iccProfile = try ColorFixtures.profile("DisplayP3.icc")
+        let decoded = try ImageDecoder(options: DecodingOptions(colorManagement: .preserveSource)).decodeImage(TestImages.faithfulJPEG(tagged))
+        #expect(decoded.bitmap.format == .gray && decoded.bitmap.iccProfile == nil)
+        #expect(decoded.warnings.contains { $0.message.hasPrefix("ICC profile ignored") }, "\(decoded.warnings)")
+        // A gray profile on the same pixels is kept.
+        tagged.iccProfile = try ColorFixtures.profile("Gray.icc")
+        let kept = try ImageDecoder(options: DecodingOptions(colorManagement: .preserveSource)).decode(TestImages.faithfulJPEG(tagged))
+        #expect(kept.iccProfile == tagged.iccProfile)
+    }
+
+    @Test("the integer tables agree with Little CMS within a level on a million random colours, and are not used for a profile with a lookup table",
+          arguments: ["DisplayP3.icc", "AdobeRGB-compatible.icc", "ProPhoto.icc", "P3-matrix-and-LUT.icc"])
+    func shaperOffTheProbeGrid(profile name: String) throws {
+        guard case .transform(let transform) = ColorTransform.toSRGB(profile: try ColorFixtures.profile(name), layout: .rgb) else {
+            Issue.record("\(name) built no transform")
+            return
+        }
+        // The table profile converts through its table in Little CMS: integer tables built from
+        // its matrix tags would model another profile between the table's nodes.
+        #expect(transform.usesMatrixShaper == (name != "P3-matrix-and-LUT.icc"))
+        var generator = SeededGenerator()
+        let count = 1_000_000
+        var pixels = [UInt8](repeating: 0, count: count * 3)
+        for index in pixels.indices { pixels[index] = UInt8.random(in: 0...255, using: &generator) }
+        var reference = [UInt8](repeating: 0, count: pixels.count)
+        pixels.withUnsafeBufferPointer { input in
+            reference.withUnsafeMutableBufferPointer { transform.apply(input.baseAddress!, $0.baseAddress!, count: count) }
+        }
+        pixels.withUnsafeMutableBufferPointer { transform.applyInPlace($0.baseAddress!, count: count) }
+        let worst = zip(pixels, reference).reduce(0) { max($0, abs(Int($1.0) - Int($1.1))) }
+        #expect(worst <= 1, "\(name): \(worst) levels off Little CMS, seed \(generator.seed)")
+    }
+
     @Test("a corrupt or mismatched profile is ignored with a warning: the image decodes as untagged", arguments: [
         "truncated tag table", "garbage after the header", "CMYK profile on RGB", "gray profile on RGB",
     ])

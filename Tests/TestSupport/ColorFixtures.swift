@@ -6,7 +6,8 @@ public enum ColorFixtures {
     public static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fixtures/color")
 
-    /// `DisplayP3.icc`, `AdobeRGB-compatible.icc`, `Gray.icc` or `FOGRA39L-colprof.icc`.
+    /// `DisplayP3.icc`, `AdobeRGB-compatible.icc`, `ProPhoto.icc`, `P3-matrix-and-LUT.icc`, `Gray.icc` or
+    /// `FOGRA39L-colprof.icc`.
     public static func profile(_ name: String) throws -> [UInt8] {
         [UInt8](try Data(contentsOf: directory.appendingPathComponent(name)))
     }

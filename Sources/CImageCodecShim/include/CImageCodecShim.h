@@ -179,7 +179,8 @@ typedef enum {
     IEC_CMS_CMYK_INVERTED = 5
 } iec_cms_layout;
 
-/// The context every profile and transform is made in: its log handler records instead of printing.
+/// The context every profile and transform is made in: its log handler records instead of
+/// printing. NULL when Little CMS could not create it; then no profile opens.
 cmsContext iec_cms_context(void);
 
 /// Opens a profile from memory. NULL when Little CMS rejects it; its message is then in `message`.

@@ -26,7 +26,16 @@ struct ColorPlan {
             }
         }
         guard let profile else { return ColorPlan() }
-        if management == .preserveSource { return ColorPlan(outputProfile: profile) }
+        if management == .preserveSource {
+            // Kept only if it describes these pixels: an RGB profile on a gray JPEG would make
+            // every viewer that manages colour show it wrong.
+            let space = ICCProfileHeader(profile)?.colorSpace
+            guard space == layout.profileColorSpace else {
+                cache.countIgnored()
+                return ColorPlan(warning: ignored(mismatch(space, layout)))
+            }
+            return ColorPlan(outputProfile: profile)
+        }
         switch verdict(profile: profile, layout: layout, cache: cache) {
         case .transform(let transform): return ColorPlan(conversion: .transform(transform))
         case .sRGB: return ColorPlan()
@@ -40,9 +49,14 @@ struct ColorPlan {
         let space = ICCProfileHeader(profile)?.colorSpace
         guard space == layout.profileColorSpace else {
             cache.countIgnored()
-            return .rejected(space == nil ? "not an ICC profile" : "a \(space!) profile does not describe \(layout.profileColorSpace) pixels")
+            return .rejected(mismatch(space, layout))
         }
         return cache.entry(for: profile, layout: layout)
+    }
+
+    private static func mismatch(_ space: ICCProfileHeader.ColorSpace?, _ layout: ColorLayout) -> String {
+        guard let space else { return "not an ICC profile" }
+        return "a \(space) profile does not describe \(layout.profileColorSpace) pixels"
     }
 
     private static func ignored(_ reason: String) -> DecodingWarning {

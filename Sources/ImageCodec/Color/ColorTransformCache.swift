@@ -1,8 +1,11 @@
-import Synchronization
+import Locking
 
 /// Transforms by profile bytes and layout, shared by every decode in the process: a batch of
 /// photos from one phone carries the same profile, and builds its transform once.
-final class ColorTransformCache: Sendable {
+///
+/// `@unchecked Sendable`: the state is only touched under `lock` (the package's pthread lock:
+/// `Synchronization.Mutex` waits on a raw futex that the thread sanitizer does not model).
+final class ColorTransformCache: @unchecked Sendable {
     static let shared = ColorTransformCache(capacity: 32)
 
     /// A cached verdict for a profile: convert with this transform, leave as is, or ignore.
@@ -12,13 +15,20 @@ final class ColorTransformCache: Sendable {
         case rejected(String)
     }
 
+    /// Equal when the profiles are equal byte for byte; hashed on the length, the 128-byte
+    /// ICC header (size, creator, dates, profile ID) and the last 64 bytes only, so a decode
+    /// does not hash a whole CMYK profile (hundreds of KB) to find its transform. Profiles that
+    /// share those bytes and differ elsewhere are still told apart by equality.
     private struct Key: Hashable {
         let profile: [UInt8]
         let layout: ColorLayout
 
-        // Hashing the bytes in one call: a CMYK profile can be hundreds of kilobytes.
         func hash(into hasher: inout Hasher) {
-            profile.withUnsafeBytes { hasher.combine(bytes: $0) }
+            hasher.combine(profile.count)
+            profile.withUnsafeBytes { bytes in
+                hasher.combine(bytes: UnsafeRawBufferPointer(rebasing: bytes.prefix(128)))
+                hasher.combine(bytes: UnsafeRawBufferPointer(rebasing: bytes.suffix(64)))
+            }
             hasher.combine(layout)
         }
     }
@@ -31,19 +41,20 @@ final class ColorTransformCache: Sendable {
     }
 
     private let capacity: Int
-    private let state = Mutex(State())
+    private let lock = Lock()
+    private var state = State()
 
     init(capacity: Int) {
         self.capacity = capacity
     }
 
-    var statistics: ColorManagementStatistics { state.withLock { $0.statistics } }
+    var statistics: ColorManagementStatistics { lock.withLock { state.statistics } }
 
     /// The verdict for `profile` on rows in `layout`, built on first use. Built outside the
     /// lock (it takes milliseconds); two threads racing on a new profile both build, one keeps.
     func entry(for profile: [UInt8], layout: ColorLayout) -> Entry {
         let key = Key(profile: profile, layout: layout)
-        if let cached = state.withLock({ state -> Entry? in
+        if let cached = lock.withLock({ () -> Entry? in
             guard let entry = state.entries[key] else { return nil }
             state.statistics.cacheHits += 1
             Self.count(entry, in: &state.statistics)
@@ -56,7 +67,7 @@ final class ColorTransformCache: Sendable {
         case .sRGB: .sRGB
         case .rejected(let reason): .rejected(reason)
         }
-        return state.withLock { state in
+        return lock.withLock {
             if case .transform = entry { state.statistics.transformsBuilt += 1 }
             Self.count(entry, in: &state.statistics)
             if let existing = state.entries[key] { return existing }
@@ -69,7 +80,7 @@ final class ColorTransformCache: Sendable {
 
     /// Records that a decode ignored a profile that does not fit its image.
     func countIgnored() {
-        state.withLock { $0.statistics.ignoredProfiles += 1 }
+        lock.withLock { state.statistics.ignoredProfiles += 1 }
     }
 
     private static func count(_ entry: Entry, in statistics: inout ColorManagementStatistics) {

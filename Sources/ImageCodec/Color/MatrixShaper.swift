@@ -24,10 +24,14 @@ final class MatrixShaper: @unchecked Sendable {
     /// the sRGB curve (12.92 in the shadows) at 0.2 levels a step.
     private let encode: UnsafeMutablePointer<UInt8>
 
-    /// The tables for `profile`, or nil when it is not a matrix/TRC RGB profile or when they
-    /// would differ from `transform` (the same conversion in Little CMS) by more than a level.
+    /// The tables for `profile`, or nil when it is not a matrix/TRC RGB profile, when it also
+    /// has a lookup table for this intent (which Little CMS then uses instead of the matrix, so
+    /// the two would be different models of the profile), or when they would differ from
+    /// `transform` (the same conversion in Little CMS) by more than a level.
     init?(profile source: cmsHPROFILE, checkedAgainst transform: cmsHTRANSFORM) {
-        guard cmsIsMatrixShaper(source) != 0, let srgb = iec_cms_create_srgb_profile() else { return nil }
+        guard cmsIsMatrixShaper(source) != 0,
+              cmsIsCLUT(source, cmsUInt32Number(INTENT_RELATIVE_COLORIMETRIC), cmsUInt32Number(LCMS_USED_AS_INPUT)) == 0,
+              let srgb = iec_cms_create_srgb_profile() else { return nil }
         defer { cmsCloseProfile(srgb) }
         guard let sourceMatrix = Self.colorants(source), let srgbMatrix = Self.colorants(srgb),
               let inverse = Self.inverted(srgbMatrix),
@@ -90,10 +94,15 @@ final class MatrixShaper: @unchecked Sendable {
         }
     }
 
-    /// True when no probe colour differs from Little CMS' result by more than one level.
+    /// True when no probe colour differs from Little CMS' result by more than one level: a grid
+    /// of 8000 colours, and every level of the shadows (1-35), where the sRGB curve is
+    /// steepest and a table's rounding shows first, on each channel alone and on the gray axis.
     private func matches(_ transform: cmsHTRANSFORM) -> Bool {
         let steps: [UInt8] = [0, 1, 2, 4, 9, 18, 36, 55, 73, 91, 109, 128, 146, 164, 182, 200, 219, 237, 254, 255]
         var probe = steps.flatMap { r in steps.flatMap { g in steps.flatMap { b in [r, g, b] } } }
+        for level in UInt8(1)...35 {
+            probe += [level, 0, 0, 0, level, 0, 0, 0, level, level, level, level, level, 255, 255, 255, level, 255, 255, 255, level]
+        }
         var reference = [UInt8](repeating: 0, count: probe.count)
         let count = probe.count / 3
         probe.withUnsafeBufferPointer { input in
