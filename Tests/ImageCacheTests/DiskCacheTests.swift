@@ -7,11 +7,27 @@ import TestSupport
 struct DiskCacheTests {
     typealias Fixture = DiskCacheFixture
 
+    @Test("metadata written before named fields existed reads back, with none; damaged field lists are refused")
+    func metadataCompatibility() throws {
+        let old = DiskCacheMetadata(contentType: "image/png", etag: nil, lastModified: "x", expires: nil)
+        let encoded = MetadataCoding.encode(old)
+        #expect(encoded.count == 3 * 4 + 9 + 1 + 8, "no field list when there are no fields: the old layout")
+        #expect(MetadataCoding.decode(encoded) == old)
+        let withFields = MetadataCoding.encode(DiskCacheMetadata(fields: ["a": "b"]))
+        #expect(MetadataCoding.decode(withFields)?.fields == ["a": "b"])
+        var huge = Data(withFields.prefix(withFields.count - 10))
+        huge.append(contentsOf: [0xFF, 0xFF, 0xFF, 0x7F])  // a count of two billion pairs
+        #expect(MetadataCoding.decode(huge) == nil)
+        #expect(MetadataCoding.decode(withFields.dropLast()) == nil)
+        #expect(MetadataCoding.decode(withFields + Data([0])) == nil)
+    }
+
     @Test("stores and returns bytes and metadata, across reopening")
     func roundTrip() throws {
         let directory = try TemporaryDirectory()
         let metadata = DiskCacheMetadata(contentType: "image/jpeg", etag: "\"abc\"", lastModified: "Tue, 15 Nov 1994 12:45:26 GMT",
-                                         expires: Date(timeIntervalSince1970: 4_000_000_000))
+                                         expires: Date(timeIntervalSince1970: 4_000_000_000),
+                                         fields: ["cache-control": "max-age=60, no-cache=\"a,b\"", "vary": "Accept", "": "é"])
         do {
             let cache = try Fixture.open(directory)
             try cache.setValue(payload(1, size: 30_000), forKey: "https://example.com/a.jpg", metadata: metadata)

@@ -10,13 +10,18 @@ public struct DiskCacheMetadata: Sendable, Hashable, Codable {
     public var lastModified: String?
     /// After this moment the entry is stale: a plain read treats it as a miss.
     public var expires: Date?
+    /// Further named values kept with the entry; the cache does not interpret them (the
+    /// pipeline keeps the response headers it needs to merge a 304 and honour `Vary`).
+    public var fields: [String: String]
 
     /// Metadata with the given fields (all absent by default).
-    public init(contentType: String? = nil, etag: String? = nil, lastModified: String? = nil, expires: Date? = nil) {
+    public init(contentType: String? = nil, etag: String? = nil, lastModified: String? = nil, expires: Date? = nil,
+                fields: [String: String] = [:]) {
         self.contentType = contentType
         self.etag = etag
         self.lastModified = lastModified
         self.expires = expires
+        self.fields = fields
     }
 }
 
