@@ -14,15 +14,22 @@ public final class ImageServer: Sendable {
         public var etag: String?
         public var lastModified: Date?
         public var cacheControl: String?
+        /// A `Vary` header to send, if any.
+        public var vary: String?
+        /// Whether a 304 repeats `Cache-Control` (and `Vary`, `Last-Modified`) or carries only
+        /// `ETag` and `Date`, as some servers send it (RFC 9111 §4.3.4: the rest is kept).
+        public var notModifiedRepeatsHeaders: Bool
 
         /// A resource; by default with a strong ETag derived from the bytes and `max-age=3600`.
         public init(data: Data, contentType: String = "image/jpeg", etag: String? = nil, lastModified: Date? = nil,
-                    cacheControl: String? = "max-age=3600") {
+                    cacheControl: String? = "max-age=3600", vary: String? = nil, notModifiedRepeatsHeaders: Bool = true) {
             self.data = data
             self.contentType = contentType
             self.etag = etag ?? "\"\(data.count)-\(data.reduce(UInt32(2166136261)) { ($0 ^ UInt32($1)) &* 16777619 })\""
             self.lastModified = lastModified
             self.cacheControl = cacheControl
+            self.vary = vary
+            self.notModifiedRepeatsHeaders = notModifiedRepeatsHeaders
         }
     }
 
@@ -116,6 +123,25 @@ public final class ImageServer: Sendable {
         URL(string: "http://127.0.0.1:\(port)/" + (path.hasPrefix("/") ? String(path.dropFirst()) : path))!
     }
 
+    /// Holds every request for `path` (counted, then waiting before any byte of the answer)
+    /// until `release(path)`: a test can then act while requests are known to be in flight,
+    /// instead of racing a clock.
+    public func hold(_ path: String) {
+        state.update { $0.held.insert(Self.normalized(path)) }
+    }
+
+    /// Lets the held requests for `path` (and later ones) be answered.
+    public func release(_ path: String) {
+        let waiting = state.update { contents -> [CheckedContinuation<Void, Never>] in
+            contents.held.remove(Self.normalized(path))
+            return contents.waiting.removeValue(forKey: Self.normalized(path)) ?? []
+        }
+        waiting.forEach { $0.resume() }
+    }
+
+    /// Requests waiting at a hold.
+    public var heldRequests: Int { state.read { $0.waiting.values.reduce(0) { $0 + $1.count } } }
+
     /// Serves `resource` at `path` (replacing what was there).
     public func serve(_ path: String, _ resource: Resource) {
         state.update { $0.resources[Self.normalized(path)] = resource }
@@ -203,6 +229,8 @@ extension ImageServer {
             var faults: [String: Fault] = [:]
             var throttle: Throttle?
             var statistics = Statistics()
+            var held: Set<String> = []
+            var waiting: [String: [CheckedContinuation<Void, Never>]] = [:]
         }
 
         private let lock = NSLock()
@@ -214,7 +242,8 @@ extension ImageServer {
             self.now = now
         }
 
-        func update(_ body: (inout Contents) -> Void) { lock.withLock { body(&contents) } }
+        @discardableResult
+        func update<T>(_ body: (inout Contents) -> T) -> T { lock.withLock { body(&contents) } }
 
         func read<T>(_ body: (Contents) -> T) -> T { lock.withLock { body(contents) } }
 
@@ -233,6 +262,14 @@ extension ImageServer {
                 if ifNoneMatch != nil || ifModifiedSince != nil { $0.statistics.conditionalRequests += 1 }
             }
             if let latency = throttle?.latency, latency > .zero { try? await Task.sleep(for: latency) }
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let holding = update { contents -> Bool in
+                    guard contents.held.contains(path) else { return false }
+                    contents.waiting[path, default: []].append(continuation)
+                    return true
+                }
+                if !holding { continuation.resume() }
+            }
             if let fault { return await respond(with: fault, resource: resource, throttle: throttle) }
             guard let resource else { return Self.page(status: .notFound) }
 
@@ -240,9 +277,15 @@ extension ImageServer {
             if let etag = resource.etag { responseHeaders[HTTPHeader("ETag")] = etag }
             if let modified = resource.lastModified { responseHeaders[HTTPHeader("Last-Modified")] = Self.httpDate(modified) }
             if let cacheControl = resource.cacheControl { responseHeaders[HTTPHeader("Cache-Control")] = cacheControl }
+            if let vary = resource.vary { responseHeaders[HTTPHeader("Vary")] = vary }
             responseHeaders[HTTPHeader("Date")] = Self.httpDate(now())
             if Self.notModified(resource, ifNoneMatch: ifNoneMatch, ifModifiedSince: ifModifiedSince) {
                 update { $0.statistics.notModified += 1 }
+                if !resource.notModifiedRepeatsHeaders {
+                    var minimal: HTTPHeaders = [HTTPHeader("Date"): Self.httpDate(now())]
+                    if let etag = resource.etag { minimal[HTTPHeader("ETag")] = etag }
+                    return HTTPResponse(statusCode: .notModified, headers: minimal)
+                }
                 return HTTPResponse(statusCode: .notModified, headers: responseHeaders)
             }
             let body = Body(data: resource.data, bytesPerSecond: throttle?.bytesPerSecond, stopAfter: nil, state: self)
