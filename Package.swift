@@ -15,6 +15,8 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+        // The pipeline's work queues: waiting work ordered by priority in a heap.
+        .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
         // Tests only: an independent multipart parser to read request bodies back.
         .package(url: "https://github.com/vapor/multipart-kit", from: "4.7.1"),
         // Tests and benchmarks only: a small HTTP server (no SwiftNIO) for the loopback image server.
@@ -58,7 +60,8 @@ let package = Package(
 
         // Loads images over HTTP through memory and disk caches: coalescing, cancellation,
         // priorities, prefetching, HTTP revalidation, selectable cache strategies.
-        .target(name: "ImagePipeline", dependencies: ["ImageCodec", "ImageCache", "Locking"]),
+        .target(name: "ImagePipeline",
+                dependencies: ["ImageCodec", "ImageCache", "Locking", .product(name: "HeapModule", package: "swift-collections")]),
 
         // Command-line tool: argument parsing and printing only.
         .executableTarget(

@@ -262,7 +262,7 @@ final class EngineSource: GridImageSource, @unchecked Sendable {
     }
 
     func cachedImage(for product: Int) -> Bitmap? {
-        lookUpOnFrame ? pipeline.cachedImage(for: requests[product]) : nil
+        lookUpOnFrame ? pipeline.cachedImage(for: requests[product])?.bitmap : nil
     }
 
     func load(_ product: Int, completion: @escaping @Sendable (Payload?) -> Void) -> any Cancellable {

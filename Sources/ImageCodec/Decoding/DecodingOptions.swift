@@ -86,9 +86,10 @@ public struct DecodingLimits: Sendable, Hashable {
         self.maxDimension = maxDimension
     }
 
-    /// Throws unless `width × height` is positive and within the limits. Uses overflow-checked
-    /// multiplication: header dimensions are attacker-controlled.
-    func check(width: Int, height: Int) throws(ImageCodecError) {
+    /// Throws unless `width × height` is positive and within the limits (`tooLarge`,
+    /// `dimensionTooLarge`, or `corruptData` for a zero side), as the decoders do right after
+    /// the header. Overflow-checked: header dimensions are attacker-controlled.
+    public func check(width: Int, height: Int) throws(ImageCodecError) {
         guard width > 0, height > 0 else { throw .corruptData("image has zero width or height (\(width)×\(height))") }
         guard width <= maxDimension, height <= maxDimension else {
             throw .dimensionTooLarge(width: width, height: height, limit: maxDimension)

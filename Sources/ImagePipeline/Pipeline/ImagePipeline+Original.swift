@@ -2,21 +2,20 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import ImageCache
 import ImageCodec
 
 /// The job that produces an image's original bytes: memory (`.encodedResponse`), disk, then
 /// the network, with HTTP revalidation.
 extension ImagePipeline {
-    /// The original bytes for `request`, shared with every image job that needs them.
-    func original(for request: ImageRequest, memoryValidators: Validators?, parent: SharedJob<ImageResponse>)
+    /// The original bytes for `request`, shared with every image job that needs them; the
+    /// download follows `parent`'s priority.
+    func original<Parent: Sendable>(for request: ImageRequest, memoryValidators: Validators?, parent: SharedJob<Parent>)
         async -> Result<OriginalData, ImagePipelineError> {
         let key = DataJobKey(dataKey: request.dataKey, policy: request.cachePolicy, memoryValidators: memoryValidators)
-        return await dataJobs.result(
-            for: key, priority: parent.priority, following: parent.observePriority,
-            operation: { [self] job throws(ImagePipelineError) in try await loadOriginal(request, key: key, job: job) },
-            progress: { parent.reportProgress(received: $0, expected: $1) },
-            onJoin: { [recorder] in recorder.add(.sharedDownloads) })
+        return await dataJobs.result(for: key, following: parent.priorityLink(),
+                                     operation: { [self] job throws(ImagePipelineError) in try await loadOriginal(request, key: key, job: job) },
+                                     progress: { parent.reportProgress(received: $0, expected: $1) },
+                                     onJoin: { [recorder] in recorder.add(.sharedDownloads) })
     }
 
     /// What the caches hold for a key: bytes (nil when only validators of an image in memory
@@ -30,21 +29,20 @@ extension ImagePipeline {
     func loadOriginal(_ request: ImageRequest, key: DataJobKey, job: SharedJob<OriginalData>) async throws(ImagePipelineError) -> OriginalData {
         let policy = request.cachePolicy
         var cached: Cached?
-        if policy != .reloadIgnoringCache {
-            if let hit = dataMemory?.value(forKey: key.dataKey) {
+        if policy.readsCache {
+            if let hit = dataMemory?.value(forKey: key.dataKey), hit.info.matches(request.urlRequest) {
                 cached = Cached(data: hit.data, info: hit.info, source: .memory)
-            } else if let entry = readDisk(key.dataKey) {
+            } else if let entry = await diskWork?.entry(forKey: key.dataKey), HTTPCacheInfo(entry.metadata).matches(request.urlRequest) {
                 cached = Cached(data: entry.data, info: HTTPCacheInfo(entry.metadata), source: .disk)
             } else if let validators = key.memoryValidators {
                 cached = Cached(data: nil, info: HTTPCacheInfo(etag: validators.etag, lastModified: validators.lastModified,
                                                                expires: .distantPast), source: .memory)
             }
         }
-        if let cached, let data = cached.data,
-           policy == .returnCacheDataDontLoad || (policy == .useCache && cached.info.isFresh(at: configuration.clock.now)) {
+        if let cached, let data = cached.data, policy.serves(cached.info, at: configuration.clock.now) {
             recorder.add(cached.source == .disk ? .diskHits : .memoryHits)
             if cached.source == .disk { dataMemory?.setValue(CachedData(data: data, info: cached.info), forKey: key.dataKey, cost: data.count) }
-            return OriginalData(data: data, info: cached.info, source: cached.source, bytesDownloaded: 0, confirmed: nil, commit: nil)
+            return OriginalData(data: data, info: cached.info, source: cached.source, bytesDownloaded: 0, confirmed: nil)
         }
         guard policy != .returnCacheDataDontLoad else { throw .notCached }
         return try await download(request, key: key, cached: cached, job: job)
@@ -57,8 +55,8 @@ extension ImagePipeline {
         if let etag = validators?.etag { urlRequest.setValue(etag, forHTTPHeaderField: "If-None-Match") }
         if let lastModified = validators?.lastModified { urlRequest.setValue(lastModified, forHTTPHeaderField: "If-Modified-Since") }
         let (loader, limit, clock) = (configuration.dataLoader, configuration.maximumResponseSize, configuration.clock)
-        let (requested, response) = try await downloads.run(priority: { job.priority }) {
-            [recorder] () async throws(ImagePipelineError) -> (Date, DataLoadingResponse) in
+        let (requested, response) = try await downloads.run(for: job) {
+            [recorder, urlRequest] () async throws(ImagePipelineError) -> (Date, DataLoadingResponse) in
             try Task.checkCancellation(or: ImagePipelineError.cancelled)
             let requested = clock.now
             recorder.add(.networkRequests)
@@ -77,69 +75,62 @@ extension ImagePipeline {
             }
         }
         let received = clock.now
-        let storage = HTTPFreshness.storage(for: response, requested: requested, received: received,
-                                            heuristicLifetime: configuration.heuristicFreshnessLifetime, previous: cached?.info)
         if response.statusCode == 304 {
             // A 304 is an answer to a conditional request only.
             guard let cached, let validators else { throw .badStatus(304) }
             recorder.add(.notModifiedResponses)
-            guard case .store(let info) = storage else {
+            switch HTTPFreshness.revalidated(cached.info, by: response, to: request.urlRequest, requested: requested, received: received,
+                                             heuristicLifetime: configuration.heuristicFreshnessLifetime) {
+            case .none:
                 removeOriginal(key.dataKey)
-                return OriginalData(data: cached.data, info: nil, source: .revalidated, bytesDownloaded: 0, confirmed: validators, commit: nil)
+                return OriginalData(data: cached.data, info: nil, source: .revalidated, bytesDownloaded: 0, confirmed: validators)
+            case .store(let info):
+                if let data = cached.data { storeOriginal(data, info: info, forKey: key.dataKey) }
+                return OriginalData(data: cached.data, info: info, source: .revalidated, bytesDownloaded: response.data.count,
+                                    confirmed: validators)
             }
-            if let data = cached.data { storeOriginal(data, info: info, forKey: key.dataKey) }
-            return OriginalData(data: cached.data, info: info, source: .revalidated, bytesDownloaded: response.data.count,
-                                confirmed: validators, commit: nil)
         }
-        guard (200..<300).contains(response.statusCode) else { throw .badStatus(response.statusCode) }
-        do throws(ImageCodecError) {
-            _ = try ImageFormat.sniff(response.data)
-        } catch {
-            if case .unsupportedFormat(let format) = error { throw .notAnImage(format) }
-            throw .notAnImage(.unknown)
-        }
-        recorder.add(.downloads)
-        recorder.add(.bytesDownloaded, response.data.count)
+        // 200 and 203 are whole representations; 206 (a range) and the other 2xx are not an image.
+        guard [200, 203].contains(response.statusCode) else { throw .badStatus(response.statusCode) }
         let data = response.data
-        switch storage {
+        try checkHeader(data)
+        recorder.add(.downloads)
+        recorder.add(.bytesDownloaded, data.count)
+        switch HTTPFreshness.storage(for: response, to: request.urlRequest, requested: requested, received: received,
+                                     heuristicLifetime: configuration.heuristicFreshnessLifetime) {
         case .none:
-            // no-store: keep nothing, and drop what an earlier response left.
+            // Not storable: keep nothing, and drop what an earlier response left.
             removeOriginal(key.dataKey)
-            return OriginalData(data: data, info: nil, source: .network, bytesDownloaded: data.count, confirmed: nil, commit: nil)
+            return OriginalData(data: data, info: nil, source: .network, bytesDownloaded: data.count, confirmed: nil)
         case .store(let info):
-            return OriginalData(data: data, info: info, source: .network, bytesDownloaded: data.count, confirmed: nil,
-                                commit: CommitOnce { [self] in storeOriginal(data, info: info, forKey: key.dataKey) })
+            // Kept from here on, even if every request that wanted it is cancelled before its
+            // decode: the bytes are whole and their header is sound.
+            storeOriginal(data, info: info, forKey: key.dataKey)
+            return OriginalData(data: data, info: info, source: .network, bytesDownloaded: data.count, confirmed: nil)
         }
     }
 
-    /// The disk entry for `key`, stale or not; a disk that cannot be read is a miss.
-    func readDisk(_ key: String) -> DiskCacheEntry? {
-        guard let disk = configuration.diskCache else { return nil }
-        do {
-            return try disk.entry(forKey: key, allowingExpired: true)
+    /// The format from the bytes (not the Content-Type), and a header within the decoding limits.
+    private func checkHeader(_ data: Data) throws(ImagePipelineError) {
+        let limits = configuration.decodingLimits
+        do throws(ImageCodecError) {
+            let header = try ImageDecoder.header(of: data, limits: limits)
+            try limits.check(width: header.width, height: header.height)
+        } catch .unsupportedFormat(let format) {
+            throw .notAnImage(format)
         } catch {
-            recorder.add(.diskErrors)
-            return nil
+            throw .decodingFailed(error)
         }
     }
 
     func storeOriginal(_ data: Data, info: HTTPCacheInfo, forKey key: String) {
         dataMemory?.setValue(CachedData(data: data, info: info), forKey: key, cost: data.count)
-        guard let disk = configuration.diskCache else { return }
-        do {
-            try disk.setValue(data, forKey: key, metadata: info.metadata)
-        } catch {
-            recorder.add(.diskErrors)
-        }
+        diskWork?.store(data, metadata: info.metadata, forKey: key)
     }
 
     /// Drops cached original bytes (a no-store answer, or bytes that turned out undecodable).
     func removeOriginal(_ key: String) {
         dataMemory?.removeValue(forKey: key)
-        do {
-            try configuration.diskCache?.removeValue(forKey: key)
-        } catch {
-            recorder.add(.diskErrors)
-        }
+        diskWork?.remove(forKey: key)
     }
 }

@@ -10,22 +10,27 @@ import ImageCodec
 /// - Identical requests in flight share one download and one decode; requests for the same
 ///   URL at different sizes share the download and the disk read, not the decode.
 /// - Cancelling a request (its Swift task, or `ImageTask.cancel()`) leaves the others alone;
-///   when the last one for a download goes, the connection is closed.
+///   when the last one for a download goes, the connection is closed. A cancelled caller always
+///   gets `.cancelled`, never an image that arrived as it was cancelled.
 /// - Downloads and decodes are limited in number and start highest priority first; shared work
 ///   runs at the highest priority of its requests.
 /// - HTTP caching as a private cache (RFC 9111): fresh entries are served without a request,
-///   stale ones revalidated with `If-None-Match`/`If-Modified-Since`, `no-store` kept nowhere.
-/// - Nothing half-downloaded or undecodable is cached.
+///   stale ones revalidated with `If-None-Match`/`If-Modified-Since` (a 304 updates the stored
+///   headers), `no-store` and `Vary: *` kept nowhere, `Vary` honoured.
+/// - Nothing half-downloaded is cached; downloaded bytes are kept once their header checks out
+///   (a JPEG or PNG within the decoding limits) and dropped again if they do not decode.
+/// - Disk reads and writes, and encoding stored thumbnails, run on the pipeline's own threads;
+///   writes happen after the result is delivered.
 ///
 /// ```swift
 /// // Configuring a grid cell (aspect-fill, 400×400):
 /// let request = ImageRequest(url: url, resize: .fill(width: 400, height: 400))
-/// if let bitmap = pipeline.cachedImage(for: request) {
-///     cell.show(bitmap)                                   // same frame, no flicker
+/// if let response = pipeline.cachedImage(for: request) {
+///     cell.show(response.bitmap)                          // same frame, no flicker
 /// } else {
 ///     cell.task = Task { cell.show(try await pipeline.image(for: request).bitmap) }
 /// }
-/// // On reuse: cell.task?.cancel()
+/// // On reuse: cell.task?.cancel() — the task then throws .cancelled, whatever arrives.
 /// ```
 public final class ImagePipeline: Sendable {
     /// A pipeline with the default configuration, for apps that want one shared instance.
@@ -37,6 +42,8 @@ public final class ImagePipeline: Sendable {
     let imageMemory: MemoryCache<ImageMemoryKey, CachedImage>?
     /// Original bytes (`.encodedResponse`).
     let dataMemory: MemoryCache<String, CachedData>?
+    /// The disk cache's reads and writes, on the pipeline's own threads.
+    let diskWork: DiskWork?
     let dataJobs: JobRegistry<DataJobKey, OriginalData>
     let imageJobs: JobRegistry<ImageJobKey, ImageResponse>
     let downloads: WorkQueue
@@ -55,6 +62,8 @@ public final class ImagePipeline: Sendable {
             imageMemory = MemoryCache(configuration: memory, clock: configuration.clock)
             dataMemory = nil
         }
+        let recorder = recorder
+        diskWork = configuration.diskCache.map { DiskWork(disk: $0, onError: { recorder.add(.diskErrors) }) }
         dataJobs = JobRegistry(coalesces: configuration.coalescesRequests)
         imageJobs = JobRegistry(coalesces: configuration.coalescesRequests)
         downloads = WorkQueue(maximumConcurrent: configuration.maximumConcurrentDownloads)
@@ -64,11 +73,13 @@ public final class ImagePipeline: Sendable {
     // MARK: - Loading
 
     /// Loads the image: from memory, disk or network as the request's cache policy allows.
-    /// Cancelling the calling task cancels the request.
+    /// Cancelling the calling task cancels the request, and then this throws `.cancelled` even
+    /// if the image was already on its way: a reused cell never shows the previous product.
     ///
     /// `nonisolated(nonsending)`: it starts on the caller's executor (the main actor, for a
     /// cell), so a memory hit returns without hopping threads; the work of a miss runs elsewhere.
     public nonisolated(nonsending) func image(for request: ImageRequest) async throws(ImagePipelineError) -> ImageResponse {
+        try Task.checkCancellation(or: ImagePipelineError.cancelled)
         if let response = memoryResponse(for: request, decodingEncoded: false) { return response }
         let task = ImageTask(request: request, pipeline: self)
         let result = await withTaskCancellationHandler {
@@ -76,11 +87,31 @@ public final class ImagePipeline: Sendable {
         } onCancel: {
             task.cancel()
         }
+        try Task.checkCancellation(or: ImagePipelineError.cancelled)
         return try result.get()
     }
 
+    /// Loads the image's original bytes, through the same caches and coalesced with every other
+    /// request for the URL, for callers that decode themselves (`resize` is ignored). The bytes
+    /// are a JPEG or PNG whose header is within the decoding limits; a caller that then finds
+    /// them undecodable should `removeCachedData(for:)`.
+    public nonisolated(nonsending) func data(for request: ImageRequest) async throws(ImagePipelineError) -> DataResponse {
+        try Task.checkCancellation(or: ImagePipelineError.cancelled)
+        let key = DataJobKey(dataKey: request.dataKey, policy: request.cachePolicy, memoryValidators: nil)
+        let result = await dataJobs.result(for: key, following: PriorityLink(request.priority),
+                                           operation: { [self] job throws(ImagePipelineError) in try await loadOriginal(request, key: key, job: job) },
+                                           progress: { _, _ in }, onJoin: { [recorder] in recorder.add(.coalescedRequests) })
+        try Task.checkCancellation(or: ImagePipelineError.cancelled)
+        let original = try result.get()
+        // Only a revalidation of an image held in memory alone comes without bytes, and this key has no memory validators.
+        guard let data = original.data else { throw .notCached }
+        return DataResponse(data: data, source: original.source, bytesDownloaded: original.bytesDownloaded, etag: original.info?.etag,
+                            lastModified: original.info?.lastModified, contentType: original.info?.contentType)
+    }
+
     /// Starts loading the image and returns a handle to follow it, change its priority or
-    /// cancel it; for callers that are not `async`. `completion` runs once, on an arbitrary thread.
+    /// cancel it; for callers that are not `async`. `completion` runs once, asynchronously on a
+    /// global dispatch queue: never inside this call or inside `ImageTask.cancel()`.
     @discardableResult
     public func imageTask(with request: ImageRequest,
                           completion: (@Sendable (Result<ImageResponse, ImagePipelineError>) -> Void)? = nil) -> ImageTask {
@@ -92,15 +123,36 @@ public final class ImagePipeline: Sendable {
     ///
     /// With `.encodedResponse` a hit is the original bytes, decoded here on the calling thread:
     /// that is the price of caching responses, paid where the display asks for them.
-    public func cachedImage(for request: ImageRequest) -> Bitmap? {
-        memoryResponse(for: request, decodingEncoded: true)?.bitmap
+    public func cachedImage(for request: ImageRequest) -> ImageResponse? {
+        memoryResponse(for: request, decodingEncoded: true)
     }
 
-    /// Removes everything from the memory cache (and, with `disk`, from the disk cache).
+    // MARK: - Removing
+
+    /// Removes the decoded image for `request` (its URL at its resize) from memory, and its
+    /// stored thumbnail from disk; the original bytes stay.
+    public func removeCachedImage(for request: ImageRequest) {
+        imageMemory?.removeValue(forKey: memoryKey(for: request))
+        if let key = thumbnailKey(for: request) { diskWork?.remove(forKey: key) }
+    }
+
+    /// Removes the original bytes for `request`'s URL from memory and disk: the next load
+    /// downloads them again.
+    public func removeCachedData(for request: ImageRequest) {
+        removeOriginal(request.dataKey)
+    }
+
+    /// Removes everything from the memory cache (and, with `disk`, from the disk cache, after
+    /// dropping the writes still queued).
     public func removeAllCachedImages(disk: Bool = false) throws(DiskCacheError) {
         imageMemory?.removeAll()
         dataMemory?.removeAll()
-        if disk { try configuration.diskCache?.removeAll() }
+        if disk { try diskWork?.removeAll() }
+    }
+
+    /// Waits until the disk writes queued so far (originals, thumbnails, removals) are done.
+    public func flushDiskWrites() async {
+        await diskWork?.flush()
     }
 
     /// Counters since creation and what the caches hold now.
@@ -117,39 +169,6 @@ public final class ImagePipeline: Sendable {
             (statistics.diskBytes, statistics.diskCount) = (disk.totalBytes, disk.count)
         }
         return statistics
-    }
-
-    // MARK: - Memory
-
-    /// The size images for `request` are decoded at and cached under: nil (full size) for `.decoded`.
-    func decodeSize(for request: ImageRequest) -> Resize? {
-        configuration.strategy == .decoded ? nil : request.resize
-    }
-
-    func memoryKey(for request: ImageRequest) -> ImageMemoryKey {
-        ImageMemoryKey(dataKey: request.dataKey, resize: decodeSize(for: request))
-    }
-
-    /// A memory hit the request's policy allows: fresh for `useCache`, anything for
-    /// `returnCacheDataDontLoad`, nothing for the policies that must ask the server.
-    func memoryResponse(for request: ImageRequest, decodingEncoded: Bool) -> ImageResponse? {
-        let now = configuration.clock.now
-        func allowed(_ info: HTTPCacheInfo) -> Bool {
-            switch request.cachePolicy {
-            case .useCache: info.isFresh(at: now)
-            case .returnCacheDataDontLoad: true
-            case .reloadIgnoringCache, .revalidate: false
-            }
-        }
-        if let imageMemory {
-            guard let hit = imageMemory.value(forKey: memoryKey(for: request)), allowed(hit.info) else { return nil }
-            recorder.add(.memoryHits)
-            return ImageResponse(bitmap: hit.bitmap, source: .memory)
-        }
-        guard decodingEncoded, let dataMemory, let hit = dataMemory.value(forKey: request.dataKey), allowed(hit.info),
-              let bitmap = try? decode(hit.data, resize: decodeSize(for: request)) else { return nil }
-        recorder.add(.memoryHits)
-        return ImageResponse(bitmap: bitmap, source: .memory)
     }
 
     /// Decodes on the calling thread and counts it.

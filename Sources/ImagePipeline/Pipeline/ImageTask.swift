@@ -1,4 +1,4 @@
-import ImageCache
+import Dispatch
 import Locking
 
 /// A running image request, for callers that are not `async`: follow its progress and result,
@@ -6,9 +6,9 @@ import Locking
 /// needs).
 ///
 /// ```swift
-/// let task = pipeline.imageTask(with: request) { result in ... }
+/// let task = pipeline.imageTask(with: request) { result in ... }   // runs later, on a global queue
 /// task.priority = .high        // the cell became visible
-/// task.cancel()                // the cell was reused
+/// task.cancel()                // the cell was reused: the completion gets .cancelled
 /// ```
 public final class ImageTask: @unchecked Sendable {
     // @unchecked: the mutable state is only touched while `lock` is held.
@@ -28,11 +28,10 @@ public final class ImageTask: @unchecked Sendable {
     private let completion: (@Sendable (Result<ImageResponse, ImagePipelineError>) -> Void)?
     private let recorder: StatisticsRecorder
     private let lock = Lock()
+    private let subscription = PendingCancellation<JobSubscription>()
     private var currentPriority: ImageRequest.Priority
-    private var subscription: JobSubscription?
     private var outcome: Result<ImageResponse, ImagePipelineError>?
     private var waiters: [CheckedContinuation<Result<ImageResponse, ImagePipelineError>, Never>] = []
-    private var cancelRequested = false
 
     init(request: ImageRequest, pipeline: ImagePipeline,
          completion: (@Sendable (Result<ImageResponse, ImagePipelineError>) -> Void)? = nil) {
@@ -55,30 +54,24 @@ public final class ImageTask: @unchecked Sendable {
                 }
             })
         if joined { recorder.add(.coalescedRequests) }
-        lock.withLock { self.subscription = subscription }
+        // A cancel() that came while subscribing (from another thread) was kept: honour it now.
+        if !self.subscription.attach(subscription) { subscription.cancel() }
     }
 
     /// The priority of this request; raising it moves its queued work ahead.
     public var priority: ImageRequest.Priority {
         get { lock.withLock { currentPriority } }
         set {
-            let subscription = lock.withLock { () -> JobSubscription? in
-                currentPriority = newValue
-                return self.subscription
-            }
-            subscription?.setPriority(newValue)
+            lock.withLock { currentPriority = newValue }
+            subscription.withAttached { $0.setPriority(newValue) }
         }
     }
 
     /// Stops waiting for the image; the task finishes with `.cancelled` unless it already
     /// finished. Work that other requests still need goes on.
     public func cancel() {
-        let subscription = lock.withLock { () -> JobSubscription? in
-            guard outcome == nil else { return nil }
-            cancelRequested = true
-            return self.subscription
-        }
-        subscription?.cancel()
+        guard lock.withLock({ outcome == nil }) else { return }
+        subscription.cancel()?.cancel()
     }
 
     /// The result once there is one, without throwing.
@@ -101,22 +94,31 @@ public final class ImageTask: @unchecked Sendable {
     }
 
     private func finish(_ result: Result<ImageResponse, ImagePipelineError>) {
-        let first = lock.withLock { () -> (waiters: [CheckedContinuation<Result<ImageResponse, ImagePipelineError>, Never>], cancelled: Bool)? in
+        let waiters = lock.withLock { () -> [CheckedContinuation<Result<ImageResponse, ImagePipelineError>, Never>]? in
             guard outcome == nil else { return nil }
             outcome = result
-            subscription = nil
-            defer { waiters.removeAll() }
-            return (waiters, cancelRequested)
+            defer { self.waiters.removeAll() }
+            return self.waiters
         }
-        guard let (waiters, cancelled) = first else { return }
+        guard let waiters else { return }
+        subscription.detach()
         switch result {
-        case .failure(.cancelled) where cancelled: recorder.add(.cancelledRequests)
+        case .failure(.cancelled) where subscription.isCancelled: recorder.add(.cancelledRequests)
         case .failure: recorder.add(.failures)
         case .success: break
         }
         eventSink.yield(.finished(result))
         eventSink.finish()
         waiters.forEach { $0.resume(returning: result) }
-        completion?(result)
+        // Never on the caller's stack: a completion run inside imageTask(with:) (a memory hit)
+        // or inside cancel() would see a handle its caller does not hold yet, or re-enter it.
+        if let completion { DispatchQueue.global().async { completion(result) } }
+    }
+}
+
+extension PendingCancellation {
+    /// Runs `body` on the attached handle, if there is one and it was not cancelled.
+    func withAttached(_ body: (Handle) -> Void) {
+        if let handle = currentHandle { body(handle) }
     }
 }

@@ -13,37 +13,6 @@ import FoundationNetworking
 /// let response = try await pipeline.image(for: request)
 /// ```
 public struct ImageRequest: Sendable, Hashable {
-    /// How urgently an image is needed. Shared work runs at the highest priority of the
-    /// requests waiting for it, and queued work is started highest first.
-    public enum Priority: Int, Sendable, Hashable, Comparable, CaseIterable, Codable {
-        /// Work nobody waits for yet, e.g. prefetching far ahead.
-        case veryLow
-        /// Prefetching the next rows.
-        case low
-        /// A cell on screen (the default).
-        case normal
-        /// An image the user is looking at, e.g. a detail screen.
-        case high
-        /// Needed right now, ahead of everything else.
-        case veryHigh
-
-        public static func < (lhs: Priority, rhs: Priority) -> Bool { lhs.rawValue < rhs.rawValue }
-    }
-
-    /// Which caches a request may use and when it asks the server.
-    public enum CachePolicy: String, Sendable, Hashable, CaseIterable, Codable {
-        /// Serves what is fresh from memory or disk, revalidates what is stale (a conditional
-        /// request; a 304 serves the cached bytes), downloads what is missing. The default.
-        case useCache
-        /// Skips memory and disk, downloads, and replaces both (pull-to-refresh).
-        case reloadIgnoringCache
-        /// Serves from memory or disk, fresh or stale, and never touches the network: a miss
-        /// is `ImagePipelineError.notCached` (offline mode).
-        case returnCacheDataDontLoad
-        /// Always asks the server, conditionally when something is cached.
-        case revalidate
-    }
-
     /// The HTTP request; its URL identifies the image.
     public var urlRequest: URLRequest {
         didSet { dataKey = Self.dataKey(urlRequest, cacheKey) }

@@ -1,0 +1,52 @@
+import ImageCodec
+
+/// Decoded thumbnails stored on disk beside the originals (`storesThumbnails`), so a cold start
+/// decodes a small file instead of the original.
+extension ImagePipeline {
+    /// The disk key of the thumbnail of `request` (`storesThumbnails`).
+    func thumbnailKey(for request: ImageRequest) -> String? {
+        guard configuration.storesThumbnails, configuration.strategy == .downsampled, configuration.diskCache != nil,
+              let size = request.resize else { return nil }
+        // Kept-profile thumbnails hold other values than sRGB ones: they must not be shared.
+        return request.dataKey + "#thumbnail@\(size)" + (configuration.colorManagement == .preserveSource ? "+profile" : "")
+    }
+
+    /// The thumbnail stored on disk, decoded, if the policy allows it and it decodes. Throws
+    /// only `.cancelled` (the request went while the decode waited for a slot): cancelled is
+    /// not failed, and the stored thumbnail stays for the next request.
+    func storedThumbnail(for request: ImageRequest, job: SharedJob<ImageResponse>) async throws(ImagePipelineError) -> ImageResponse? {
+        guard let key = thumbnailKey(for: request), let diskWork, request.cachePolicy.readsCache,
+              let entry = await diskWork.entry(forKey: key) else { return nil }
+        let info = HTTPCacheInfo(entry.metadata)
+        guard info.matches(request.urlRequest), request.cachePolicy.serves(info, at: configuration.clock.now) else { return nil }
+        // The stored thumbnail is already the size asked for (and upright): decoded as it is.
+        let decoded = try await decodes.runOnThread(for: job) { [self] in
+            Result { () throws(ImagePipelineError) in try decode(entry.data, resize: nil) }
+        }
+        guard case .success(let bitmap) = decoded else {
+            diskWork.remove(forKey: key)
+            return nil
+        }
+        recorder.add(.thumbnailDiskHits)
+        imageMemory?.setValue(CachedImage(bitmap: bitmap, info: info), forKey: memoryKey(for: request), cost: bitmap.byteCount)
+        return ImageResponse(bitmap: bitmap, source: .disk)
+    }
+
+    /// Queues encoding the thumbnail (JPEG, PNG when it has alpha) and storing it beside the
+    /// original, on the disk writer's thread, after the image has been delivered.
+    func storeThumbnail(_ bitmap: Bitmap, info: HTTPCacheInfo, for request: ImageRequest) {
+        guard let key = thumbnailKey(for: request), let diskWork else { return }
+        let (encoding, recorder) = (configuration.thumbnailEncoding, recorder)
+        diskWork.store(forKey: key) {
+            do {
+                let data = bitmap.format.hasAlpha ? try ImageEncoder.png(bitmap) : try ImageEncoder.jpeg(bitmap, options: encoding)
+                var metadata = info.metadata
+                metadata.contentType = bitmap.format.hasAlpha ? "image/png" : "image/jpeg"
+                return (data, metadata)
+            } catch {
+                recorder.add(.diskErrors)
+                return nil
+            }
+        }
+    }
+}

@@ -1,0 +1,183 @@
+import Foundation
+import ImageCache
+import ImageCodec
+@testable import ImagePipeline
+import ImageServer
+import Locking
+import Testing
+import TestSupport
+
+/// What a reused grid cell relies on: a cancelled request never delivers an image, cancelling
+/// queued work loses nothing already stored or downloaded, and completions never run on the
+/// caller's stack.
+@Suite("Pipeline: cell reuse and cancellation", .timeLimit(.minutes(2)))
+struct CellReuseTests {
+    /// Holds one of the pipeline's decode slots until released, so the next decode must queue.
+    struct SlotBlocker {
+        private let gate = Gate()
+
+        /// Returns once the slot is taken.
+        static func taking(_ queue: WorkQueue) async -> SlotBlocker {
+            let blocker = SlotBlocker()
+            let (job, _) = SharedJob<Int>.make(priority: .veryHigh, handler: { _ in }, onEnd: { _ in })
+            let gate = blocker.gate
+            Task { try await queue.run(for: job) { await gate.wait() } }
+            _ = await pollUntil { queue.runningCount == queue.maximumConcurrent }
+            return blocker
+        }
+
+        func release() { gate.open() }
+    }
+
+    final class Gate: @unchecked Sendable {
+        private let lock = NSLock()
+        private var waiter: CheckedContinuation<Void, Never>?
+        private var isOpen = false
+        func wait() async {
+            await withCheckedContinuation { continuation in
+                let open = lock.withLock { () -> Bool in
+                    if !isOpen { waiter = continuation }
+                    return isOpen
+                }
+                if open { continuation.resume() }
+            }
+        }
+        func open() {
+            let waiter = lock.withLock { () -> CheckedContinuation<Void, Never>? in
+                isOpen = true
+                defer { self.waiter = nil }
+                return self.waiter
+            }
+            waiter?.resume()
+        }
+    }
+
+    @Test("D1: cancelling a thumbnail decode queued for a slot leaves the stored thumbnail on disk")
+    func cancelledThumbnailDecodeKeepsThumbnail() async throws {
+        let fixture = try await PipelineFixture.start()
+        let disk = try fixture.diskCache()
+        let request = ImageRequest(url: fixture.url("kite.jpg"), resize: .fill(width: 120, height: 120))
+        let warm = fixture.pipeline(disk: disk, storesThumbnails: true)
+        _ = try await warm.image(for: request)
+        await warm.flushDiskWrites()
+        let thumbnailKey = try #require(warm.thumbnailKey(for: request))
+        #expect(try disk.value(forKey: thumbnailKey) != nil)
+
+        let cold = fixture.pipeline(disk: disk, storesThumbnails: true) { $0.maximumConcurrentDecodes = 1 }
+        let blocker = await SlotBlocker.taking(cold.decodes)
+        let cell = Task { try await cold.image(for: request) }
+        #expect(await pollUntil { cold.decodes.waitingCount == 1 }, "the thumbnail decode must be queued behind the blocker")
+        cell.cancel()
+        await #expect(throws: ImagePipelineError.cancelled) { try await cell.value }
+        blocker.release()
+        await cold.flushDiskWrites()
+        #expect(try disk.value(forKey: thumbnailKey) != nil, "cancelled is not failed: the thumbnail stays")
+        let again = try await cold.image(for: request)
+        #expect(again.source == .disk && cold.statistics.thumbnailDiskHits == 1)
+        #expect(fixture.server.requests("kite.jpg") == 1)
+    }
+
+    @Test("R1: a download whose request is cancelled while waiting for a decode slot is kept")
+    func cancelledWhileQueuedForDecodeKeepsDownload() async throws {
+        let fixture = try await PipelineFixture.start()
+        let disk = try fixture.diskCache()
+        let pipeline = fixture.pipeline(disk: disk) { $0.maximumConcurrentDecodes = 1 }
+        let blocker = await SlotBlocker.taking(pipeline.decodes)
+        let request = ImageRequest(url: fixture.url("ladybird.jpg"), maxPixelSize: 100)
+        let cell = Task { try await pipeline.image(for: request) }
+        #expect(await pollUntil { pipeline.decodes.waitingCount == 1 }, "downloaded, waiting for the decode slot")
+        cell.cancel()
+        await #expect(throws: ImagePipelineError.cancelled) { try await cell.value }
+        blocker.release()
+        await pipeline.flushDiskWrites()
+        #expect(try disk.value(forKey: fixture.url("ladybird.jpg").absoluteString) == PipelineFixture.photos["ladybird.jpg"])
+        let fresh = fixture.pipeline(disk: disk)
+        #expect(try await fresh.image(for: request).source == .disk)
+        #expect(fixture.server.requests("ladybird.jpg") == 1)
+    }
+
+    @Test("D4: a cancelled caller gets .cancelled even when the image is right there in memory")
+    func cancelledCallerNeverGetsAnImage() async throws {
+        let fixture = try await PipelineFixture.start()
+        let pipeline = fixture.pipeline()
+        let request = ImageRequest(url: fixture.url("grey.jpg"), maxPixelSize: 64)
+        _ = try await pipeline.image(for: request)
+        #expect(pipeline.cachedImage(for: request) != nil)
+        // The cell's task is cancelled (the cell was reused) before it asks.
+        let gate = Gate()
+        let cell = Task {
+            await gate.wait()
+            return try await pipeline.image(for: request)
+        }
+        cell.cancel()
+        gate.open()
+        await #expect(throws: ImagePipelineError.cancelled) { try await cell.value }
+        // The same for the bytes.
+        let gate2 = Gate()
+        let bytes = Task {
+            await gate2.wait()
+            return try await pipeline.data(for: request)
+        }
+        bytes.cancel()
+        gate2.open()
+        await #expect(throws: ImagePipelineError.cancelled) { try await bytes.value }
+    }
+
+    @Test("R7: completions never run inside imageTask(with:) or cancel(), even for a memory hit")
+    func completionsAreNeverReentrant() async throws {
+        let fixture = try await PipelineFixture.start()
+        let pipeline = fixture.pipeline()
+        let request = ImageRequest(url: fixture.url("grey.jpg"), maxPixelSize: 64)
+        _ = try await pipeline.image(for: request)
+        let probe = ReentrancyProbe()
+        probe.inside {
+            pipeline.imageTask(with: request) { result in probe.completed(result) }
+        }
+        // Held in flight by the server, then cancelled.
+        fixture.server.hold("kite.jpg")
+        let pending = pipeline.imageTask(with: ImageRequest(url: fixture.url("kite.jpg"), maxPixelSize: 64)) { result in probe.completed(result) }
+        #expect(await pollUntil { fixture.server.heldRequests == 1 })
+        probe.inside { pending.cancel() }
+        fixture.server.release("kite.jpg")
+        #expect(await pollUntil { probe.completions.count == 2 })
+        #expect(probe.completions.allSatisfy { !$0.reentrant }, "\(probe.completions)")
+        #expect(probe.completions.contains { if case .success = $0.result { true } else { false } })
+        #expect(probe.completions.contains { $0.result == .failure(.cancelled) })
+    }
+
+    /// Records whether a completion ran while a call into the pipeline was still on the stack.
+    final class ReentrancyProbe: @unchecked Sendable {
+        struct Completion: Sendable {
+            let result: Result<ImageResponse, ImagePipelineError>
+            let reentrant: Bool
+        }
+        private let lock = NSLock()
+        private var depth = 0
+        private var recorded: [Completion] = []
+        private let thread = ThreadIdentity()
+
+        func inside(_ body: () -> Void) {
+            lock.withLock { depth += 1 }
+            thread.mark()
+            body()
+            thread.clear()
+            lock.withLock { depth -= 1 }
+        }
+
+        func completed(_ result: Result<ImageResponse, ImagePipelineError>) {
+            let reentrant = thread.isMarkedHere && lock.withLock { depth > 0 }
+            lock.withLock { recorded.append(Completion(result: result, reentrant: reentrant)) }
+        }
+
+        var completions: [Completion] { lock.withLock { recorded } }
+    }
+
+    /// Which thread is inside a call (pthread identity, compared on the completing thread).
+    final class ThreadIdentity: @unchecked Sendable {
+        private let lock = NSLock()
+        private var marked: pthread_t?
+        func mark() { lock.withLock { marked = pthread_self() } }
+        func clear() { lock.withLock { marked = nil } }
+        var isMarkedHere: Bool { lock.withLock { marked.map { pthread_equal($0, pthread_self()) != 0 } ?? false } }
+    }
+}
