@@ -5,17 +5,20 @@ import ImageServer
 import Testing
 import TestSupport
 
-@Suite("Pipeline: coalescing, cancellation, priorities, prefetch")
+@Suite("Pipeline: coalescing, cancellation, priorities, prefetch", .timeLimit(.minutes(2)))
 struct CoalescingTests {
     @Test("N concurrent identical requests: one download, one decode, the same pixels for all")
     func identicalRequests() async throws {
-        let fixture = try await PipelineFixture.start(throttle: ImageServer.Throttle(latency: .milliseconds(100)))
+        let fixture = try await PipelineFixture.start()
         let pipeline = fixture.pipeline()
         let request = ImageRequest(url: fixture.url("kite.jpg"), maxPixelSize: 300)
-        let responses = try await withThrowingTaskGroup(of: ImageResponse.self) { group in
-            for _ in 0..<12 { group.addTask { try await pipeline.image(for: request) } }
-            return try await group.reduce(into: []) { $0.append($1) }
-        }
+        // The answer waits until all twelve have joined: no clock decides who arrives in time.
+        fixture.server.hold("kite.jpg")
+        let tasks = (0..<12).map { _ in Task { try await pipeline.image(for: request) } }
+        #expect(await pollUntil { pipeline.statistics.coalescedRequests == 11 && fixture.server.heldRequests == 1 })
+        fixture.server.release("kite.jpg")
+        var responses: [ImageResponse] = []
+        for task in tasks { responses.append(try await task.value) }
         let expected = try PipelineFixture.expected("kite.jpg", maxPixelSize: 300)
         #expect(responses.count == 12 && responses.allSatisfy { $0.bitmap == expected && $0.source == .network })
         #expect(fixture.server.requests("kite.jpg") == 1)
@@ -25,41 +28,47 @@ struct CoalescingTests {
 
     @Test("without coalescing the same requests cost one download and one decode each")
     func withoutCoalescing() async throws {
-        let fixture = try await PipelineFixture.start(throttle: ImageServer.Throttle(latency: .milliseconds(100)))
+        let fixture = try await PipelineFixture.start()
         let pipeline = fixture.pipeline(coalesces: false)
         let request = ImageRequest(url: fixture.url("kite.jpg"), maxPixelSize: 300)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for _ in 0..<4 { group.addTask { _ = try await pipeline.image(for: request) } }
-            try await group.waitForAll()
-        }
+        fixture.server.hold("kite.jpg")
+        let tasks = (0..<4).map { _ in Task { try await pipeline.image(for: request) } }
+        // All four are at the server at once, so nothing could have been shared.
+        #expect(await pollUntil { fixture.server.heldRequests == 4 })
+        fixture.server.release("kite.jpg")
+        for task in tasks { _ = try await task.value }
         #expect(fixture.server.requests("kite.jpg") == 4)
-        #expect(pipeline.statistics.decodes == 4)
+        #expect(pipeline.statistics.decodes == 4 && pipeline.statistics.coalescedRequests == 0)
     }
 
     @Test("two sizes of one URL share the download and decode separately")
     func twoSizes() async throws {
-        let fixture = try await PipelineFixture.start(throttle: ImageServer.Throttle(latency: .milliseconds(100)))
+        let fixture = try await PipelineFixture.start()
         let pipeline = fixture.pipeline()
         let url = fixture.url("ladybird.jpg")
-        async let small = pipeline.image(for: ImageRequest(url: url, maxPixelSize: 100))
-        async let large = pipeline.image(for: ImageRequest(url: url, maxPixelSize: 400))
-        let (a, b) = try await (small, large)
-        #expect(a.bitmap == (try PipelineFixture.expected("ladybird.jpg", maxPixelSize: 100)))
-        #expect(b.bitmap == (try PipelineFixture.expected("ladybird.jpg", maxPixelSize: 400)))
+        fixture.server.hold("ladybird.jpg")
+        let small = Task { try await pipeline.image(for: ImageRequest(url: url, maxPixelSize: 100)) }
+        let large = Task { try await pipeline.image(for: ImageRequest(url: url, maxPixelSize: 400)) }
+        #expect(await pollUntil { pipeline.statistics.sharedDownloads == 1 && fixture.server.heldRequests == 1 })
+        fixture.server.release("ladybird.jpg")
+        #expect(try await small.value.bitmap == (try PipelineFixture.expected("ladybird.jpg", maxPixelSize: 100)))
+        #expect(try await large.value.bitmap == (try PipelineFixture.expected("ladybird.jpg", maxPixelSize: 400)))
         #expect(fixture.server.requests("ladybird.jpg") == 1)
         #expect(pipeline.statistics.decodes == 2 && pipeline.statistics.sharedDownloads == 1)
     }
 
     @Test("cancelling one of two subscribers leaves the other untouched; the download completes")
     func cancelOne() async throws {
-        let fixture = try await PipelineFixture.start(throttle: ImageServer.Throttle(latency: .milliseconds(50), bytesPerSecond: 200_000))
+        let fixture = try await PipelineFixture.start()
         let pipeline = fixture.pipeline()
         let request = ImageRequest(url: fixture.url("kite.jpg"), maxPixelSize: 200)
+        fixture.server.hold("kite.jpg")
         let cancelled = Task { try await pipeline.image(for: request) }
         let kept = Task { try await pipeline.image(for: request) }
-        try await Task.sleep(for: .milliseconds(100))
+        #expect(await pollUntil { pipeline.statistics.coalescedRequests == 1 && fixture.server.heldRequests == 1 })
         cancelled.cancel()
         await #expect(throws: ImagePipelineError.cancelled) { try await cancelled.value }
+        fixture.server.release("kite.jpg")
         #expect(try await kept.value.bitmap == (try PipelineFixture.expected("kite.jpg", maxPixelSize: 200)))
         #expect(fixture.server.requests("kite.jpg") == 1)
         #expect(fixture.server.statistics.abortedResponses == 0)
@@ -82,6 +91,7 @@ struct CoalescingTests {
         #expect(await fixture.server.waitFor { $0.abortedResponses == 1 }, "the server did not see the connection close")
         #expect(fixture.server.statistics.bytesSent < (PipelineFixture.photos["kite.jpg"]?.count ?? 0))
         #expect(await pollUntil { pipeline.statistics.cancelledDownloads == 1 })
+        await pipeline.flushDiskWrites()
         #expect(disk.statistics.count == 0 && pipeline.cachedImage(for: request) == nil)
     }
 
@@ -129,9 +139,11 @@ struct CoalescingTests {
         #expect(await pollUntil { pipeline.downloads.waitingCount == 3 })
         prefetcher.stopPrefetching()
         #expect(await pollUntil { loader.cancelledNames.count == 1 })
-        try await Task.sleep(for: .milliseconds(100))
+        // The queued three left the queue when stopped; with no waiter left and the slot freed,
+        // nothing can start later (no clock needed to see that).
+        #expect(await pollUntil { pipeline.downloads.waitingCount == 0 && pipeline.downloads.runningCount == 0 })
         #expect(loader.startedNames.count == 1, "queued prefetches must never start: \(loader.startedNames)")
-        #expect(loader.cancelledNames == loader.startedNames && pipeline.downloads.waitingCount == 0)
+        #expect(loader.cancelledNames == loader.startedNames)
         #expect(await pollUntil { prefetcher.count == 0 })
     }
 

@@ -23,8 +23,11 @@ struct ColorManagementPipelineTests {
         let centres = { (bitmap: Bitmap) in
             [(1, 1), (3, 1), (1, 3), (3, 3)].map { Array(bitmap.pixel(x: $0.0 * bitmap.width / 4, y: $0.1 * bitmap.height / 4)) }
         }
-        for _ in 0..<2 {  // the second time from the memory cache
-            let bitmap = try await fixture.pipeline(strategy: strategy).image(for: request).bitmap
+        let pipeline = fixture.pipeline(strategy: strategy)
+        for (pass, source) in [ImageResponse.Source.network, .memory].enumerated() {  // the second time from the memory cache
+            let response = try await pipeline.image(for: request)
+            let bitmap = response.bitmap
+            #expect(response.source == source, "pass \(pass)")
             #expect(bitmap.width == (strategy == .decoded ? 256 : 64) && bitmap.iccProfile == nil)
             for (got, want) in zip(centres(bitmap), expected) {
                 #expect(zip(got, want).allSatisfy { abs(Int($0) - Int($1)) <= 2 }, "\(strategy): \(got), transicc \(want)")

@@ -43,26 +43,29 @@ struct FaultTests {
         (.stall(.seconds(5)), .timedOut),
     ]
 
-    @Test("every fault gives its typed error and leaves nothing cached", arguments: cases)
+    /// A hang here would be a missing timeout: the time limit fails the test instead of CI.
+    @Test("every fault gives its typed error and leaves nothing cached", .timeLimit(.minutes(1)), arguments: cases)
     func fault(_ fault: ImageServer.Fault, _ expected: Expected) async throws {
         let fixture = try await PipelineFixture.start()
         let disk = try fixture.diskCache()
         let pipeline = fixture.pipeline(disk: disk, timeout: 1)
         fixture.server.setFault("kite.jpg", fault)
         let request = ImageRequest(url: fixture.url("kite.jpg"), maxPixelSize: 100)
-        let started = ContinuousClock.now
         do {
             _ = try await pipeline.image(for: request)
             Issue.record("\(fault) produced an image")
         } catch {
             #expect(expected.matches(error), "\(fault): expected \(expected), got \(error)")
         }
-        #expect(ContinuousClock.now - started < .seconds(4), "\(fault) took too long to fail")
+        await pipeline.flushDiskWrites()
         #expect(disk.statistics.count == 0 && pipeline.statistics.memoryCount == 0)
         #expect(pipeline.statistics.failures == 1)
-        // Healed, the same request succeeds and is cached.
+        // Healed, the same request succeeds and is cached (a pipeline with a timeout that a
+        // machine busy with other tests cannot run out).
         fixture.server.setFault("kite.jpg", nil)
-        #expect(try await pipeline.image(for: request).source == .network)
+        let healed = fixture.pipeline(disk: disk, timeout: 60)
+        #expect(try await healed.image(for: request).source == .network)
+        await healed.flushDiskWrites()
         #expect(disk.statistics.count == 1)
     }
 
@@ -77,9 +80,11 @@ struct FaultTests {
         await #expect(throws: ImagePipelineError.tooLarge(limit: 100_000)) {
             try await pipeline.image(for: ImageRequest(url: fixture.url("big.jpg")))
         }
-        // Stopped early: the server did not get to send the whole body.
-        #expect(await fixture.server.waitFor { $0.abortedResponses == (chunked ? 1 : $0.abortedResponses) })
+        // Stopped early, announced (refused on the response head) or not (refused when the
+        // bytes received pass the limit): the server saw the client walk away mid-body.
+        #expect(await fixture.server.waitFor { $0.abortedResponses == 1 })
         #expect(fixture.server.statistics.bytesSent < 1_000_000)
+        await pipeline.flushDiskWrites()
         #expect(disk.statistics.count == 0)
     }
 
@@ -105,6 +110,8 @@ struct FaultTests {
         await #expect(throws: ImagePipelineError.decodingFailed(.truncatedData)) {
             try await pipeline.image(for: ImageRequest(url: fixture.url("cut.jpg"), maxPixelSize: 100))
         }
+        // Its header was sound, so it was stored; the failed decode removed it again.
+        await pipeline.flushDiskWrites()
         #expect(disk.statistics.count == 0 && pipeline.statistics.memoryCount == 0)
     }
 
