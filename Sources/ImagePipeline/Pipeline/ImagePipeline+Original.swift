@@ -32,7 +32,7 @@ extension ImagePipeline {
         if policy.readsCache {
             if let hit = dataMemory?.value(forKey: key.dataKey), hit.info.matches(request.urlRequest) {
                 cached = Cached(data: hit.data, info: hit.info, source: .memory)
-            } else if let entry = await diskWork?.entry(forKey: key.dataKey), HTTPCacheInfo(entry.metadata).matches(request.urlRequest) {
+            } else if let entry = await diskQueue?.entry(forKey: key.dataKey), HTTPCacheInfo(entry.metadata).matches(request.urlRequest) {
                 cached = Cached(data: entry.data, info: HTTPCacheInfo(entry.metadata), source: .disk)
             } else if let validators = key.memoryValidators {
                 cached = Cached(data: nil, info: HTTPCacheInfo(etag: validators.etag, lastModified: validators.lastModified,
@@ -125,12 +125,12 @@ extension ImagePipeline {
 
     func storeOriginal(_ data: Data, info: HTTPCacheInfo, forKey key: String) {
         dataMemory?.setValue(CachedData(data: data, info: info), forKey: key, cost: data.count)
-        diskWork?.store(data, metadata: info.metadata, forKey: key)
+        diskQueue?.store(data, metadata: info.metadata, forKey: key)
     }
 
     /// Drops cached original bytes (a no-store answer, or bytes that turned out undecodable).
     func removeOriginal(_ key: String) {
         dataMemory?.removeValue(forKey: key)
-        diskWork?.remove(forKey: key)
+        diskQueue?.remove(forKey: key)
     }
 }

@@ -15,8 +15,8 @@ extension ImagePipeline {
     /// only `.cancelled` (the request went while the decode waited for a slot): cancelled is
     /// not failed, and the stored thumbnail stays for the next request.
     func storedThumbnail(for request: ImageRequest, job: SharedJob<ImageResponse>) async throws(ImagePipelineError) -> ImageResponse? {
-        guard let key = thumbnailKey(for: request), let diskWork, request.cachePolicy.readsCache,
-              let entry = await diskWork.entry(forKey: key) else { return nil }
+        guard let key = thumbnailKey(for: request), let diskQueue, request.cachePolicy.readsCache,
+              let entry = await diskQueue.entry(forKey: key) else { return nil }
         let info = HTTPCacheInfo(entry.metadata)
         guard info.matches(request.urlRequest), request.cachePolicy.serves(info, at: configuration.clock.now) else { return nil }
         // The stored thumbnail is already the size asked for (and upright): decoded as it is.
@@ -24,7 +24,7 @@ extension ImagePipeline {
             Result { () throws(ImagePipelineError) in try decode(entry.data, resize: nil) }
         }
         guard case .success(let bitmap) = decoded else {
-            diskWork.remove(forKey: key)
+            diskQueue.remove(forKey: key)
             return nil
         }
         recorder.add(.thumbnailDiskHits)
@@ -35,9 +35,9 @@ extension ImagePipeline {
     /// Queues encoding the thumbnail (JPEG, PNG when it has alpha) and storing it beside the
     /// original, on the disk writer's thread, after the image has been delivered.
     func storeThumbnail(_ bitmap: Bitmap, info: HTTPCacheInfo, for request: ImageRequest) {
-        guard let key = thumbnailKey(for: request), let diskWork else { return }
+        guard let key = thumbnailKey(for: request), let diskQueue else { return }
         let (encoding, recorder) = (configuration.thumbnailEncoding, recorder)
-        diskWork.store(forKey: key) {
+        diskQueue.store(forKey: key) {
             do {
                 let data = bitmap.format.hasAlpha ? try ImageEncoder.png(bitmap) : try ImageEncoder.jpeg(bitmap, options: encoding)
                 var metadata = info.metadata

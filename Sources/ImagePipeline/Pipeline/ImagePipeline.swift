@@ -43,7 +43,7 @@ public final class ImagePipeline: Sendable {
     /// Original bytes (`.encodedResponse`).
     let dataMemory: MemoryCache<String, CachedData>?
     /// The disk cache's reads and writes, on the pipeline's own threads.
-    let diskWork: DiskWork?
+    let diskQueue: DiskCacheQueue?
     let dataJobs: JobRegistry<DataJobKey, OriginalData>
     let imageJobs: JobRegistry<ImageJobKey, ImageResponse>
     let downloads: WorkQueue
@@ -63,7 +63,7 @@ public final class ImagePipeline: Sendable {
             dataMemory = nil
         }
         let recorder = recorder
-        diskWork = configuration.diskCache.map { DiskWork(disk: $0, onError: { recorder.add(.diskErrors) }) }
+        diskQueue = configuration.diskCache.map { DiskCacheQueue(disk: $0, onError: { recorder.add(.diskErrors) }) }
         dataJobs = JobRegistry(coalesces: configuration.coalescesRequests)
         imageJobs = JobRegistry(coalesces: configuration.coalescesRequests)
         downloads = WorkQueue(maximumConcurrent: configuration.maximumConcurrentDownloads)
@@ -133,7 +133,7 @@ public final class ImagePipeline: Sendable {
     /// stored thumbnail from disk; the original bytes stay.
     public func removeCachedImage(for request: ImageRequest) {
         imageMemory?.removeValue(forKey: memoryKey(for: request))
-        if let key = thumbnailKey(for: request) { diskWork?.remove(forKey: key) }
+        if let key = thumbnailKey(for: request) { diskQueue?.remove(forKey: key) }
     }
 
     /// Removes the original bytes for `request`'s URL from memory and disk: the next load
@@ -147,12 +147,12 @@ public final class ImagePipeline: Sendable {
     public func removeAllCachedImages(disk: Bool = false) throws(DiskCacheError) {
         imageMemory?.removeAll()
         dataMemory?.removeAll()
-        if disk { try diskWork?.removeAll() }
+        if disk { try diskQueue?.removeAll() }
     }
 
     /// Waits until the disk writes queued so far (originals, thumbnails, removals) are done.
     public func flushDiskWrites() async {
-        await diskWork?.flush()
+        await diskQueue?.flush()
     }
 
     /// Counters since creation and what the caches hold now.

@@ -1,19 +1,25 @@
 import Dispatch
 import Foundation
-import ImageCache
 import Locking
 
-/// The pipeline's disk I/O, kept off the cooperative thread pool (a 64 MB read or an fsync'd
-/// write there would stall every continuation on a 2-core phone): reads run on a concurrent
-/// dispatch queue of their own, writes and removals in order on a serial one, queued after the
-/// result they follow has been delivered. What waits to be written is served from memory
-/// meanwhile, so a request right after a download does not miss the disk and download again;
-/// a queued removal hides the entry at once.
-final class DiskWork: @unchecked Sendable {
+/// A `DiskCache` used from async code: its I/O kept off the cooperative thread pool (a 64 MB
+/// read or an fsync'd write there would stall every continuation on a 2-core phone). Reads run
+/// on a concurrent dispatch queue of their own, writes and removals in order on a serial one,
+/// so a caller can queue a write after delivering its result. What waits to be written is
+/// served from memory meanwhile, so a read right after a store never misses; a queued removal
+/// hides the entry at once.
+///
+/// ```swift
+/// let queue = DiskCacheQueue(disk: try DiskCache(directory: url), onError: { errors.increment() })
+/// queue.store(body, metadata: DiskCacheMetadata(etag: etag), forKey: key)   // returns at once
+/// let entry = await queue.entry(forKey: key)                              // sees the queued write
+/// ```
+public final class DiskCacheQueue: @unchecked Sendable {
     // @unchecked: `pending` and `epoch` are only touched while `lock` is held.
-    let disk: DiskCache
-    private let reads = DispatchQueue(label: "ImagePipeline.disk-reads", qos: .userInitiated, attributes: .concurrent)
-    private let writes = DispatchQueue(label: "ImagePipeline.disk-writes", qos: .utility)
+    /// The cache the queue reads and writes.
+    public let disk: DiskCache
+    private let reads = DispatchQueue(label: "DiskCacheQueue.reads", qos: .userInitiated, attributes: .concurrent)
+    private let writes = DispatchQueue(label: "DiskCacheQueue.writes", qos: .utility)
     private let lock = Lock()
     /// The latest queued write (an entry) or removal (nil) per key, and its ticket.
     private var pending: [String: (ticket: Int, entry: DiskCacheEntry?)] = [:]
@@ -22,14 +28,17 @@ final class DiskWork: @unchecked Sendable {
     private var epoch = 0
     private let onError: @Sendable () -> Void
 
-    init(disk: DiskCache, onError: @escaping @Sendable () -> Void) {
+    /// A queue for `disk`; `onError` is called (on a queue thread) for each read or write the
+    /// disk refused: a failed read is a miss, a failed write is dropped.
+    public init(disk: DiskCache, onError: @escaping @Sendable () -> Void = {}) {
         self.disk = disk
         self.onError = onError
     }
 
-    /// The entry for `key`, stale or not: a queued write's, else the disk's (read on the
-    /// pipeline's own threads); a disk that cannot be read is a miss.
-    func entry(forKey key: String) async -> DiskCacheEntry? {
+    /// The entry for `key`, expired or not (check `metadata.expires` where that matters): a
+    /// queued write's, else the disk's, read on the queue's threads; a disk that cannot be read
+    /// is a miss.
+    public func entry(forKey key: String) async -> DiskCacheEntry? {
         if let queued = lock.withLock({ pending[key] }) { return queued.entry }
         return await withCheckedContinuation { continuation in
             reads.async { [disk, onError] in
@@ -44,7 +53,7 @@ final class DiskWork: @unchecked Sendable {
     }
 
     /// Queues storing `data` under `key`; until it is written, `entry(forKey:)` returns it.
-    func store(_ data: Data, metadata: DiskCacheMetadata, forKey key: String) {
+    public func store(_ data: Data, metadata: DiskCacheMetadata, forKey key: String) {
         enqueue(key, visible: DiskCacheEntry(key: key, data: data, metadata: metadata)) { (disk) throws(DiskCacheError) in
             try disk.setValue(data, forKey: key, metadata: metadata)
         }
@@ -52,7 +61,7 @@ final class DiskWork: @unchecked Sendable {
 
     /// Queues making an entry (encoding a thumbnail, say) and storing it: the work runs on the
     /// write queue, and the entry is not visible before it is written.
-    func store(forKey key: String, making entry: @escaping @Sendable () -> (Data, DiskCacheMetadata)?) {
+    public func store(forKey key: String, making entry: @escaping @Sendable () -> (Data, DiskCacheMetadata)?) {
         let (ticket, epoch) = lock.withLock { () -> (Int, Int) in
             nextTicket += 1
             return (nextTicket, self.epoch)
@@ -66,12 +75,12 @@ final class DiskWork: @unchecked Sendable {
     }
 
     /// Queues removing `key`; from now on `entry(forKey:)` misses it.
-    func remove(forKey key: String) {
+    public func remove(forKey key: String) {
         enqueue(key, visible: nil) { (disk) throws(DiskCacheError) in try disk.removeValue(forKey: key) }
     }
 
     /// Drops every queued write and empties the disk cache, after whatever write is running.
-    func removeAll() throws(DiskCacheError) {
+    public func removeAll() throws(DiskCacheError) {
         lock.withLock {
             epoch += 1
             pending.removeAll()
@@ -81,8 +90,8 @@ final class DiskWork: @unchecked Sendable {
     }
 
     /// Waits until everything queued so far is written (for tests and benchmarks that look at
-    /// the disk right after a load).
-    func flush() async {
+    /// the disk right after a store, and for a clean shutdown).
+    public func flush() async {
         await withCheckedContinuation { continuation in writes.async { continuation.resume() } }
     }
 
