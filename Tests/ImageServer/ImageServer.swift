@@ -49,6 +49,8 @@ public final class ImageServer: Sendable {
         case chunked
         /// No answer at all for this long (the connect timeout's case).
         case stall(Duration)
+        /// A redirect (301, 302, 303, 307 or 308) to `location`.
+        case redirect(status: Int = 302, location: String)
     }
 
     /// Per-connection throttling, as a phone network would impose.
@@ -316,6 +318,8 @@ extension ImageServer {
             case .stall(let duration):
                 try? await Task.sleep(for: duration)
                 return HTTPResponse(statusCode: .ok, headers: [.contentType: type], body: data)
+            case .redirect(let status, let location):
+                return HTTPResponse(statusCode: HTTPStatusCode(status, phrase: "Redirect"), headers: [HTTPHeader("Location"): location])
             }
         }
 

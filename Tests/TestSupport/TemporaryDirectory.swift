@@ -1,7 +1,7 @@
 import Foundation
 
 /// A temporary directory removed when the value is dropped at the end of a test.
-public final class TemporaryDirectory {
+public final class TemporaryDirectory: Sendable {
     public let url: URL
 
     public init() throws {
