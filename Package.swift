@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "ImageBudget", targets: ["ImageBudget"]),
         .library(name: "MultipartForm", targets: ["MultipartForm"]),
         .library(name: "ImagePipeline", targets: ["ImagePipeline"]),
+        .library(name: "ImageService", targets: ["ImageService"]),
         .executable(name: "image-engine", targets: ["image-engine"]),
     ],
     dependencies: [
@@ -17,6 +18,16 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
         // The pipeline's work queues: waiting work ordered by priority in a heap.
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+        // The thumbnail service (ImageService only, nothing below it): HTTP server, its process
+        // lifecycle (signals, graceful shutdown), logs, metrics, and the source fetcher that
+        // connects to the address it checked.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
         // Tests only: an independent multipart parser to read request bodies back.
         .package(url: "https://github.com/vapor/multipart-kit", from: "4.7.1"),
         // Tests and benchmarks only: a small HTTP server (no SwiftNIO) for the loopback image server.
@@ -63,6 +74,28 @@ let package = Package(
         .target(name: "ImagePipeline",
                 dependencies: ["ImageCodec", "ImageCache", "Locking", .product(name: "HeapModule", package: "swift-collections")]),
 
+        // The HTTP thumbnail service: imgproxy's URLs and signatures, the source policy and its
+        // guarded fetcher, admission (workers, queue, memory), result cache, headers, metrics.
+        // Hummingbird and NIO live here and nowhere below.
+        .target(
+            name: "ImageService",
+            dependencies: [
+                "ImagePipeline", "ImageCodec", "ImageCache", "Locking",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+
         // Command-line tool: argument parsing and printing only.
         .executableTarget(
             name: "image-engine",
@@ -72,6 +105,7 @@ let package = Package(
                 "ImageBudget",
                 "MultipartForm",
                 "ImagePipeline",
+                "ImageService",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -95,6 +129,15 @@ let package = Package(
         ),
         .testTarget(name: "ImageCacheTests", dependencies: ["ImageCache", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "ImagePipelineTests", dependencies: ["ImagePipeline", "ImageCodec", "ImageCache", "ImageServer", "TestSupport"]),
+        .testTarget(
+            name: "ImageServiceTests",
+            dependencies: [
+                "ImageService", "ImagePipeline", "ImageCodec", "ImageCache", "ImageServer", "TestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // Drives the built executable, as outside checks do.
         .testTarget(name: "ImageEngineCLITests", dependencies: ["image-engine", "ImageCodec", "ImageCache", "ImageServer", "TestSupport"]),
     ],

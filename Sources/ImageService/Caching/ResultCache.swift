@@ -1,0 +1,62 @@
+import Foundation
+import ImageCache
+
+/// Finished thumbnails by result key (canonical options + source URL + output format): in
+/// memory, and on disk when the service has a cache directory. A hit is answered without
+/// touching the source.
+///
+/// Entries live as long as the `Cache-Control: max-age` the service promises for them: an
+/// HTTP cache in front may serve a result that long, so the service may too.
+final class ResultCache: Sendable {
+    enum Layer: String, Sendable {
+        case memory = "result-memory"
+        case disk = "result-disk"
+    }
+
+    private static let alphaField = "source-alpha"
+    private let memory: MemoryCache<String, RenderedImage>
+    private let disk: DiskCacheQueue?
+    private let lifetime: TimeInterval
+
+    init(memoryLimit: Int, disk: DiskCache?, lifetime: TimeInterval, onDiskError: @escaping @Sendable () -> Void) {
+        memory = MemoryCache(configuration: MemoryCacheConfiguration(costLimit: memoryLimit))
+        self.disk = disk.map { DiskCacheQueue(disk: $0, onError: onDiskError) }
+        self.lifetime = lifetime
+    }
+
+    /// The result for `key` and the layer that had it. A disk hit is copied into memory.
+    func value(forKey key: String) async -> (RenderedImage, Layer)? {
+        if let image = memory.value(forKey: key) { return (image, .memory) }
+        guard let entry = await disk?.entry(forKey: key) else { return nil }
+        let metadata = entry.metadata
+        guard let contentType = metadata.contentType, let etag = metadata.etag, (metadata.expires ?? .distantPast) > Date() else { return nil }
+        let image = RenderedImage(data: entry.data, contentType: contentType, etag: etag, lastModified: metadata.lastModified,
+                                  sourceHasAlpha: metadata.fields[Self.alphaField] == "1", timing: PhaseTiming())
+        memory.setValue(image, forKey: key, cost: image.data.count, timeToLive: metadata.expires.map { $0.timeIntervalSinceNow })
+        return (image, .disk)
+    }
+
+    /// The result for `key` if memory has it (no I/O).
+    func memoryValue(forKey key: String) -> RenderedImage? {
+        memory.value(forKey: key)
+    }
+
+    /// Keeps `image` in memory now and queues writing it to disk.
+    func store(_ image: RenderedImage, forKey key: String) {
+        memory.setValue(image, forKey: key, cost: image.data.count, timeToLive: lifetime)
+        disk?.store(image.data, metadata: DiskCacheMetadata(contentType: image.contentType, etag: image.etag, lastModified: image.lastModified,
+                                                            expires: Date(timeIntervalSinceNow: lifetime),
+                                                            fields: [Self.alphaField: image.sourceHasAlpha ? "1" : "0"]),
+                    forKey: key)
+    }
+
+    /// Waits for queued disk writes (a clean shutdown, tests).
+    func flush() async {
+        await disk?.flush()
+    }
+
+    /// Entries in memory and on disk now.
+    var counts: (memory: Int, disk: Int) {
+        (memory.statistics.count, disk?.disk.statistics.count ?? 0)
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// Turns Hummingbird requests into `ServiceRequest`s and `ServiceResponse`s back into
+/// Hummingbird responses; the service's work runs in a task that is cancelled when the client
+/// disconnects.
+struct ServiceResponder: HTTPResponder {
+    let service: ThumbnailService
+
+    func respond(to request: Request, context: ServiceRequestContext) async throws -> Response {
+        let ifNoneMatch = request.headers[values: .ifNoneMatch]
+        let serviceRequest = ServiceRequest(method: request.method.rawValue, path: request.uri.path,
+                                            ifNoneMatch: ifNoneMatch.isEmpty ? nil : ifNoneMatch.joined(separator: ", "))
+        let work = Task { [service] in await service.respond(to: serviceRequest) }
+        let connection = await DisconnectWatcher.connection(of: context.channel)
+        let token = connection?.onClose { work.cancel() }
+        let answer = await withTaskCancellationHandler {
+            await work.value
+        } onCancel: {
+            work.cancel()
+        }
+        connection?.remove(token)
+        return Self.response(answer)
+    }
+
+    static func response(_ answer: ServiceResponse) -> Response {
+        var fields = HTTPFields()
+        for (name, value) in answer.headers {
+            guard let field = HTTPField.Name(name) else { continue }
+            fields.append(HTTPField(name: field, value: value))
+        }
+        var response = Response(status: HTTPResponse.Status(code: answer.status), headers: fields,
+                                body: answer.body.isEmpty ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(bytes: answer.body)))
+        // A 304 carries no length: one would have to be the 200's (RFC 9110 §8.6).
+        if answer.status == 304 { response.headers[.contentLength] = nil }
+        return response
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import Hummingbird
+import HummingbirdCore
+import Locking
+import Logging
+import NIOCore
+import Prometheus
+import ServiceLifecycle
+import UnixSignals
+
+/// `ThumbnailService` on HTTP/1.1 (Hummingbird on SwiftNIO), with `/metrics` on a separate
+/// listener and a graceful shutdown: on SIGTERM or SIGINT (or `shutDown()`) the service starts
+/// draining at once (`/ready` 503, new image requests 503), the listener closes, requests in
+/// flight finish within `shutdownTimeout` (then they are cancelled), queued disk writes land,
+/// and `run` returns.
+///
+/// ```swift
+/// let server = ThumbnailServer(service: service, configuration: .init(address: ServerAddress(host: "127.0.0.1", port: 8080)))
+/// try await server.run()
+/// ```
+public final class ThumbnailServer: Sendable {
+    /// Where to listen and how to stop.
+    public struct Configuration: Sendable {
+        /// The service's address.
+        public var address: ServerAddress
+        /// Where `/metrics` (Prometheus text) is served; nil serves none.
+        public var metricsAddress: ServerAddress?
+        /// How long requests in flight may take to finish once shutdown begins.
+        public var shutdownTimeout: Duration
+        /// Idle keep-alive connections are closed after this long.
+        public var idleTimeout: Duration
+        /// Signals that begin a graceful shutdown (none in tests that stop the server themselves).
+        public var shutdownSignals: [UnixSignal]
+
+        /// A configuration; by default no metrics listener, 10 s to drain, SIGTERM and SIGINT.
+        public init(address: ServerAddress, metricsAddress: ServerAddress? = nil, shutdownTimeout: Duration = .seconds(10),
+                    idleTimeout: Duration = .seconds(75), shutdownSignals: [UnixSignal] = [.sigterm, .sigint]) {
+            self.address = address
+            self.metricsAddress = metricsAddress
+            self.shutdownTimeout = shutdownTimeout
+            self.idleTimeout = idleTimeout
+            self.shutdownSignals = shutdownSignals
+        }
+    }
+
+    /// The service behind the server.
+    public let service: ThumbnailService
+    /// The configuration the server was made with.
+    public let configuration: Configuration
+    private let registry: PrometheusCollectorRegistry?
+    private let logger: Logger
+    private let lock = Lock()
+    private nonisolated(unsafe) var group: ServiceGroup?
+    private nonisolated(unsafe) var shutDownEarly = false
+
+    /// A server for `service`; `registry` is what `/metrics` emits (the registry behind the
+    /// service's metrics factory). `logger` gets the server's own messages (not the request
+    /// log, which is the service's).
+    public init(service: ThumbnailService, configuration: Configuration, registry: PrometheusCollectorRegistry? = nil,
+                logger: Logger = Logger(label: "image-engine.server")) {
+        self.service = service
+        self.configuration = configuration
+        self.registry = registry
+        self.logger = logger
+    }
+
+    /// Listens until shut down. `onListening` gets the bound port of the service (useful with
+    /// port 0), `onMetricsListening` that of `/metrics`. Throws when an address cannot be bound
+    /// (`IOError` with `EADDRINUSE` when the port is taken).
+    public func run(onListening: @escaping @Sendable (Int) -> Void = { _ in }, onMetricsListening: @escaping @Sendable (Int) -> Void = { _ in }) async throws {
+        var quiet = logger
+        // Hummingbird's own messages ("server started"...) only when something is wrong.
+        quiet.logLevel = max(logger.logLevel, .warning)
+        let http = HTTP1Channel.Configuration(additionalChannelHandlers: [DisconnectWatcher()],
+                                              idleTimeout: TimeAmount.nanoseconds(Int64(configuration.idleTimeout.milliseconds * 1e6)))
+        let app = Application(responder: ServiceResponder(service: service), server: .http1(configuration: http),
+                              configuration: ApplicationConfiguration(address: .hostname(configuration.address.host, port: configuration.address.port)),
+                              onServerRunning: { onListening($0.localAddress?.port ?? 0) }, logger: quiet)
+        var services: [any Service] = []
+        if let metricsAddress = configuration.metricsAddress {
+            let registry = registry ?? PrometheusCollectorRegistry()
+            let router = Router()
+            router.get("metrics") { _, _ -> Response in
+                Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                         body: ResponseBody(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer())))
+            }
+            services.append(Application(router: router, configuration: ApplicationConfiguration(address: .hostname(metricsAddress.host, port: metricsAddress.port)),
+                                        onServerRunning: { onMetricsListening($0.localAddress?.port ?? 0) }, logger: quiet))
+        }
+        // Shut down in reverse order: drain first, then the service's listener and its
+        // requests, and the metrics listener last, so the drain can be watched.
+        services += [app, DrainOnShutdown(service: service)]
+        var groupConfiguration = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: configuration.shutdownSignals, logger: quiet)
+        groupConfiguration.maximumGracefulShutdownDuration = configuration.shutdownTimeout
+        let group = ServiceGroup(configuration: groupConfiguration)
+        let stopAtOnce = lock.withLock { () -> Bool in
+            self.group = group
+            return shutDownEarly
+        }
+        if stopAtOnce { await group.triggerGracefulShutdown() }
+        defer { lock.withLock { self.group = nil } }
+        try await group.run()
+        await service.flush()
+    }
+
+    /// Begins a graceful shutdown, as SIGTERM does.
+    public func shutDown() async {
+        let group = lock.withLock { () -> ServiceGroup? in
+            shutDownEarly = true
+            return self.group
+        }
+        await group?.triggerGracefulShutdown()
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+
+/// A request path checked and parsed: what to make, from which source, under which cache key.
+/// The checks run in the order the status codes promise: signature (403) before anything
+/// else, then options (400), expiry (410), output size (400), source (404).
+struct ProcessingJob: Sendable {
+    let options: ProcessingOptions
+    let source: URL
+
+    init(path: String, service: ThumbnailService) throws(ServiceError) {
+        let configuration = service.configuration
+        let processing: ProcessingPath
+        do {
+            processing = try ProcessingPath(path)
+        } catch {
+            throw configuration.requiresSignature ? .forbidden : .badRequest(error.message)
+        }
+        if configuration.requiresSignature, !service.signer.verify(processing.signature, path: processing.signed) { throw .forbidden }
+
+        let contents: (options: [Substring], source: String, extension: String?)
+        var options: ProcessingOptions
+        do {
+            contents = try processing.contents()
+        } catch {
+            throw .badRequest(error.message)
+        }
+        do {
+            options = try OptionParser.parse(contents.options)
+            if let ext = contents.extension { options.format = try OptionParser.format(ext, "extension") }
+        } catch {
+            throw .badRequest(error.message)
+        }
+        if let expires = options.expires, Date(timeIntervalSince1970: TimeInterval(expires)) < Date() { throw .expired }
+        let (boxWidth, boxHeight) = options.box
+        guard boxWidth <= configuration.maxOutputSide, boxHeight <= configuration.maxOutputSide else {
+            throw .badRequest("the output would exceed \(configuration.maxOutputSide) pixels a side")
+        }
+        guard let source = URL(string: contents.source) else { throw .badRequest("the source is not a URL") }
+        if let refusal = configuration.sourcePolicy.refusal(of: source) { throw .sourceNotAllowed(refusal) }
+        self.options = options
+        self.source = source
+    }
+
+    /// The result cache's key for an output `format`: canonical options, output format and
+    /// source, never the signature or the option spelling.
+    func resultKey(_ format: ProcessingOptions.OutputFormat) -> String {
+        options.canonical + "|" + format.rawValue + "|" + source.absoluteString
+    }
+
+    /// The keys a result for this job may be under: the format asked for, or with none, either
+    /// (which one applies depends on the source, recorded with each result).
+    var candidateFormats: [ProcessingOptions.OutputFormat] {
+        options.format.map { [$0] } ?? [.jpeg, .png]
+    }
+
+    /// True when `image` answers this job: for an explicit format always; without one, only
+    /// the format its source resolves to (PNG when it has alpha).
+    func accepts(_ image: RenderedImage, as format: ProcessingOptions.OutputFormat) -> Bool {
+        options.format != nil || image.sourceHasAlpha == (format == .png)
+    }
+}

@@ -1,0 +1,81 @@
+import Dispatch
+import Foundation
+import ImageCodec
+
+/// What a render needs, fixed before it is shared by the requests that join it.
+struct RenderInput: Sendable {
+    let data: Data
+    let header: ImageHeader
+    let options: ProcessingOptions
+    let format: ProcessingOptions.OutputFormat
+    let etag: String
+    let lastModified: String?
+    let download: Double?
+    let resultKey: String
+    let source: URL
+}
+
+extension ThumbnailService {
+    /// Decodes and encodes one thumbnail in a worker slot and keeps it in the result cache.
+    func render(_ input: RenderInput) async -> Result<RenderedImage, ServiceError> {
+        // An identical render that finished a moment ago has stored its result already.
+        if let image = results.memoryValue(forKey: input.resultKey), image.etag == input.etag { return .success(image) }
+        var resize = input.options.resize(sourceWidth: input.header.displayWidth, sourceHeight: input.header.displayHeight)
+        if resize == nil, max(input.header.displayWidth, input.header.displayHeight) > configuration.maxOutputSide {
+            resize = .maxPixelSize(configuration.maxOutputSide)
+        }
+        let decoder = ImageDecoder(options: DecodingOptions(resize: resize, limits: limits))
+        let plan: DecodePlan
+        do {
+            plan = try decoder.plan(input.data)
+        } catch {
+            return .failure(ServiceError(error))
+        }
+
+        let queued = ContinuousClock.now
+        do {
+            try await admission.admit(memory: plan.memoryBytes)
+        } catch {
+            return .failure(error == .queueFull ? .queueFull : .cancelled)
+        }
+        let queue = (ContinuousClock.now - queued).milliseconds
+        await whileAdmitted?()
+        guard !Task.isCancelled else {
+            admission.release(memory: plan.memoryBytes)
+            return .failure(.cancelled)
+        }
+        counters.addDecode()
+        let quality = input.options.quality ?? configuration.defaultQuality
+        let format = input.format
+        // Decoding and encoding block a thread for up to a second: not one of the cooperative
+        // pool's, which every request's async code shares.
+        let outcome = await withCheckedContinuation { (continuation: CheckedContinuation<Result<(Data, Double, Double), ImageCodecError>, Never>) in
+            DispatchQueue.global(qos: .userInitiated).async {
+                continuation.resume(returning: Result { () throws(ImageCodecError) -> (Data, Double, Double) in
+                    let decodeStarted = ContinuousClock.now
+                    let bitmap = try decoder.decode(input.data)
+                    let encodeStarted = ContinuousClock.now
+                    let data = switch format {
+                    case .jpeg: try ImageEncoder.jpeg(bitmap, options: JPEGEncodingOptions(quality: quality))
+                    case .png: try ImageEncoder.png(bitmap)
+                    }
+                    return (data, (encodeStarted - decodeStarted).milliseconds, (ContinuousClock.now - encodeStarted).milliseconds)
+                })
+            }
+        }
+        admission.release(memory: plan.memoryBytes)
+        switch outcome {
+        case .success(let (data, decode, encode)):
+            let timing = PhaseTiming(queue: queue, download: input.download, decode: decode, encode: encode)
+            metrics.recordPhases(timing)
+            let image = RenderedImage(data: data, contentType: format.contentType, etag: input.etag, lastModified: input.lastModified,
+                                      sourceHasAlpha: input.header.hasAlpha, timing: timing)
+            results.store(image, forKey: input.resultKey)
+            return .success(image)
+        case .failure(let error):
+            // Bytes that do not decode are of no use to the next request either.
+            pipeline.removeCachedData(for: sourceRequest(input.source))
+            return .failure(ServiceError(error))
+        }
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import ImageCodec
+import ImagePipeline
+
+extension ThumbnailService {
+    /// A parsed request: from the result cache, else from the source, rendered once for every
+    /// identical request in flight.
+    func serve(_ job: ProcessingJob, _ request: ServiceRequest) async -> ServiceResponse {
+        for format in job.candidateFormats {
+            if let (image, layer) = await results.value(forKey: job.resultKey(format)), job.accepts(image, as: format) {
+                counters.addResultHit()
+                metrics.recordHit(layer: layer.rawValue)
+                return respond(with: image, to: request, layer: layer.rawValue, timing: nil)
+            }
+        }
+
+        let downloadStarted = ContinuousClock.now
+        let source: DataResponse
+        do {
+            source = try await pipeline.data(for: sourceRequest(job.source))
+        } catch {
+            return .error(ServiceError(error))
+        }
+        let layer: String
+        var timing = PhaseTiming()
+        switch source.source {
+        case .memory: layer = "source-memory"
+        case .disk: layer = "source-disk"
+        case .network, .revalidated:
+            layer = source.source == .network ? "origin" : "revalidated"
+            timing.download = (ContinuousClock.now - downloadStarted).milliseconds
+        }
+        if source.source == .memory || source.source == .disk { metrics.recordHit(layer: layer) }
+        if source.bytesDownloaded > 0 { metrics.sourceBytes.increment(by: source.bytesDownloaded) }
+
+        let header: ImageHeader
+        do {
+            header = try ImageDecoder.header(of: source.data, limits: limits)
+        } catch {
+            pipeline.removeCachedData(for: sourceRequest(job.source))
+            return .error(ServiceError(error))
+        }
+        let format = job.options.format ?? (header.hasAlpha ? .png : .jpeg)
+        let validator = EntityTag.sourceValidator(etag: source.etag, lastModified: source.lastModified, data: source.data)
+        let etag = EntityTag.make(sourceValidator: validator, canonicalOptions: job.options.canonical, format: format.rawValue)
+        if let ifNoneMatch = request.ifNoneMatch, EntityTag.matches(ifNoneMatch, etag) {
+            counters.addNotModified()
+            return notModified(etag: etag, lastModified: source.lastModified, layer: layer)
+        }
+
+        let resultKey = job.resultKey(format)
+        let render = RenderInput(data: source.data, header: header, options: job.options, format: format, etag: etag,
+                                 lastModified: source.lastModified, download: timing.download, resultKey: resultKey, source: job.source)
+        let result = await renders.result(for: resultKey + "|" + etag, onJoin: { [counters, metrics] in
+            counters.addCoalesced()
+            metrics.coalesced.increment()
+        }) { [self] in
+            await self.render(render)
+        }
+        switch result {
+        case .success(let image):
+            return respond(with: image, to: request, layer: layer, timing: image.timing)
+        case .failure(let error):
+            return .error(error)
+        }
+    }
+
+    /// The source fetch as the pipeline sees it: the URL, and a `User-Agent` that names us.
+    func sourceRequest(_ url: URL) -> ImageRequest {
+        var urlRequest = URLRequest(url: url)
+        urlRequest.setValue("image-engine", forHTTPHeaderField: "User-Agent")
+        return ImageRequest(urlRequest: urlRequest, resize: nil)
+    }
+
+    private func respond(with image: RenderedImage, to request: ServiceRequest, layer: String, timing: PhaseTiming?) -> ServiceResponse {
+        if let ifNoneMatch = request.ifNoneMatch, EntityTag.matches(ifNoneMatch, image.etag) {
+            counters.addNotModified()
+            return notModified(etag: image.etag, lastModified: image.lastModified, layer: layer)
+        }
+        var headers = [("Content-Type", image.contentType), ("Content-Length", String(image.data.count))] + cachingHeaders(image.etag, image.lastModified)
+        headers.append(("Server-Timing", timing?.headerValue ?? "cache;desc=\"\(layer)\""))
+        headers.append(("Image-Engine-Cache", layer))
+        return ServiceResponse(status: 200, headers: headers, body: image.data, cacheLayer: layer)
+    }
+
+    private func notModified(etag: String, lastModified: String?, layer: String) -> ServiceResponse {
+        ServiceResponse(status: 304, headers: cachingHeaders(etag, lastModified) + [("Image-Engine-Cache", layer)], cacheLayer: layer)
+    }
+
+    private func cachingHeaders(_ etag: String, _ lastModified: String?) -> [(name: String, value: String)] {
+        [("Cache-Control", "public, max-age=\(configuration.timeToLive)"), ("ETag", etag)] + (lastModified.map { [("Last-Modified", $0)] } ?? [])
+    }
+}
+
+extension Duration {
+    /// The duration in milliseconds.
+    var milliseconds: Double {
+        Double(components.seconds) * 1000 + Double(components.attoseconds) / 1e15
+    }
+}

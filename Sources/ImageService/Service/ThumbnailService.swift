@@ -1,0 +1,150 @@
+import CoreMetrics
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import ImageCache
+import ImageCodec
+import ImagePipeline
+import Logging
+import Metrics
+import Synchronization
+
+/// The thumbnail service without its sockets: an imgproxy-style request path in, an HTTP
+/// response out. `ThumbnailServer` puts it behind Hummingbird; tests can drive it directly.
+///
+/// A request goes: signature (403) → options (400) → expiry (410) → source policy (404) →
+/// result cache (memory, then disk: served without touching the source) → source, through the
+/// pipeline (its memory and disk caches, coalescing, the guarded fetcher) → `If-None-Match`
+/// (304 without decoding) → one coalesced render per identical request: a worker slot within
+/// the memory budget (429 when the queue is full), decode at the DCT-scaled size with the crop
+/// taken while decoding, encode → result cache.
+///
+/// ```swift
+/// let service = try ThumbnailService(configuration: .init(keys: [key]))
+/// let response = await service.respond(to: ServiceRequest(path: signedPath))
+/// ```
+public final class ThumbnailService: Sendable {
+    /// The configuration the service was made with.
+    public let configuration: Configuration
+    /// Signs and verifies paths with the configured keys.
+    public let signer: URLSigner
+    let pipeline: ImagePipeline
+    let results: ResultCache
+    let admission: CPUAdmission
+    let renders = RenderCoalescer<RenderedImage>()
+    let metrics: ServiceMetrics
+    let logger: Logger
+    let limits: DecodingLimits
+    let counters = ServiceCounters()
+    /// Called while a render holds its worker slot, before decoding: lets a test keep a slot
+    /// busy for as long as it needs to, deterministically.
+    let whileAdmitted: (@Sendable () async -> Void)?
+    private let draining = Atomic<Bool>(false)
+
+    /// A service with `configuration`, logging one line per request to `logger` and recording
+    /// metrics with `metricsFactory` (by default the global `MetricsSystem`). Throws when a
+    /// cache directory cannot be opened (locked by another process, not writable).
+    public convenience init(configuration: Configuration, logger: Logger = Logger(label: "image-engine"),
+                            metricsFactory: (any MetricsFactory)? = nil) throws(DiskCacheError) {
+        try self.init(configuration: configuration, logger: logger, metricsFactory: metricsFactory, whileAdmitted: nil)
+    }
+
+    init(configuration: Configuration, logger: Logger, metricsFactory: (any MetricsFactory)?,
+         whileAdmitted: (@Sendable () async -> Void)?) throws(DiskCacheError) {
+        self.configuration = configuration
+        self.logger = logger
+        self.whileAdmitted = whileAdmitted
+        signer = URLSigner(keys: configuration.keys)
+        let metrics = ServiceMetrics(factory: metricsFactory ?? MetricsSystem.factory)
+        self.metrics = metrics
+        limits = DecodingLimits(maxPixelCount: configuration.maxSourcePixels)
+
+        var sourceDisk: DiskCache?
+        var resultDisk: DiskCache?
+        if let directory = configuration.cacheDirectory {
+            let resultShare = max(1 << 20, configuration.cacheSize / 4)
+            sourceDisk = try DiskCache(directory: directory.appendingPathComponent("sources"),
+                                       configuration: DiskCacheConfiguration(sizeLimit: max(1 << 20, configuration.cacheSize - resultShare)))
+            resultDisk = try DiskCache(directory: directory.appendingPathComponent("results"),
+                                       configuration: DiskCacheConfiguration(sizeLimit: resultShare))
+        }
+        let loader = GuardedDataLoader(configuration: .init(policy: configuration.sourcePolicy, timeout: configuration.downloadTimeout))
+        pipeline = ImagePipeline(configuration: ImagePipeline.Configuration(
+            dataLoader: loader, strategy: .encodedResponse, memoryCacheLimit: configuration.sourceMemoryLimit, diskCache: sourceDisk,
+            maximumConcurrentDownloads: configuration.maximumConcurrentDownloads, maximumResponseSize: configuration.maxSourceBytes,
+            decodingLimits: limits))
+        results = ResultCache(memoryLimit: configuration.resultMemoryLimit, disk: resultDisk, lifetime: TimeInterval(configuration.timeToLive),
+                              onDiskError: { metrics.diskErrors.increment() })
+        admission = CPUAdmission(workers: configuration.workers, queueLimit: configuration.queueLimit,
+                                 memoryBudget: configuration.memoryBudget) { snapshot in
+            metrics.workersBusy.set(snapshot.busy)
+            metrics.queued.set(snapshot.waiting)
+        }
+    }
+
+    // MARK: - Answering
+
+    /// Answers one request. Never throws: every failure is a response with its status code.
+    /// Cancelling the calling task (the client went away) cancels the request's queued or
+    /// running work unless other requests share it.
+    public func respond(to request: ServiceRequest) async -> ServiceResponse {
+        let started = ContinuousClock.now
+        metrics.inProgress.increment()
+        var response = await answer(request)
+        metrics.inProgress.decrement()
+        let duration = ContinuousClock.now - started
+        metrics.recordRequest(status: response.status, duration: duration)
+        log(request, response, duration)
+        if request.isHead { response.body = Data() }
+        return response
+    }
+
+    /// True while the service takes new work: not draining, queue not full (`GET /ready`).
+    public var isReady: Bool { !isDraining && !admission.isSaturated }
+
+    /// True once `startDraining()` was called.
+    public var isDraining: Bool { draining.load(ordering: .acquiring) }
+
+    /// From now on `/ready` answers 503 and new image requests 503; requests already running
+    /// finish.
+    public func startDraining() {
+        draining.store(true, ordering: .releasing)
+    }
+
+    /// Waits for queued disk writes (results and sources) to land.
+    public func flush() async {
+        await results.flush()
+        await pipeline.flushDiskWrites()
+    }
+
+    /// Counters since the service started.
+    public var statistics: Statistics { counters.snapshot }
+
+    private func answer(_ request: ServiceRequest) async -> ServiceResponse {
+        guard request.method == "GET" || request.isHead else { return .error(.methodNotAllowed, headers: [("Allow", "GET, HEAD")]) }
+        switch request.path {
+        case "/health": return .text(200, "ok")
+        case "/ready": return isReady ? .text(200, "ready") : .text(503, isDraining ? "draining" : "busy: the queue is full")
+        default: break
+        }
+        if isDraining { return .error(.draining) }
+        guard request.path.utf8.count <= configuration.maxPathLength else { return .error(.pathTooLong) }
+        do throws(ServiceError) {
+            let job = try ProcessingJob(path: request.path, service: self)
+            return await serve(job, request)
+        } catch {
+            return .error(error)
+        }
+    }
+
+    private func log(_ request: ServiceRequest, _ response: ServiceResponse, _ duration: Duration) {
+        let milliseconds = duration.milliseconds
+        let path = request.path.count > 256 ? String(request.path.prefix(256)) + "…" : request.path
+        let bytes = request.isHead ? 0 : response.body.count
+        logger.info("\(request.method) \(path) \(response.status) \(bytes) B \(String(format: "%.1f", milliseconds)) ms\(response.cacheLayer.map { " " + $0 } ?? "")",
+                    metadata: ["method": "\(request.method)", "path": "\(path)", "status": .stringConvertible(response.status),
+                               "bytes": .stringConvertible(bytes), "ms": .stringConvertible((milliseconds * 10).rounded() / 10),
+                               "cache": "\(response.cacheLayer ?? "-")"])
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import ImageCodec
+
+extension ThumbnailService {
+    /// Value-type configuration of a thumbnail service; the defaults are `image-engine serve`'s.
+    public struct Configuration: Sendable {
+        /// Keys accepted for signatures (the first signs); empty with `requiresSignature` refuses
+        /// every request.
+        public var keys: [SigningKey]
+        /// False (`--unsafe`): the signature segment is ignored, whatever it holds.
+        public var requiresSignature: Bool
+        /// Which sources may be fetched, and from which addresses.
+        public var sourcePolicy: SourcePolicy
+        /// Decodes + encodes running at once; by default one per core.
+        public var workers: Int
+        /// Requests waiting for a worker before more are refused with 429; by default 32 per worker.
+        public var queueLimit: Int
+        /// Planned decode memory admitted at once (`DecodePlan.memoryBytes`); a decode larger than
+        /// the budget still runs alone.
+        public var memoryBudget: Int
+        /// Largest source body, enforced while it streams in.
+        public var maxSourceBytes: Int
+        /// Largest source width × height, read from its header before anything is decoded.
+        public var maxSourcePixels: Int
+        /// Seconds a source fetch may take, redirects included.
+        public var downloadTimeout: TimeInterval
+        /// Longest side of an output, in pixels (after `dpr`).
+        public var maxOutputSide: Int
+        /// Longest request path accepted (414 beyond it).
+        public var maxPathLength: Int
+        /// `Cache-Control: public, max-age` of a result, in seconds; results are cached as long.
+        public var timeToLive: Int
+        /// JPEG quality when the URL does not say.
+        public var defaultQuality: Int
+        /// Where the source and result disk caches live (`sources/` and `results/` inside); nil
+        /// keeps everything in memory.
+        public var cacheDirectory: URL?
+        /// Bytes the disk caches may hold together: three quarters for sources, one for results.
+        public var cacheSize: Int
+        /// Bytes of finished thumbnails kept in memory.
+        public var resultMemoryLimit: Int
+        /// Bytes of source images kept in memory (so several sizes of one photo fetch it once).
+        public var sourceMemoryLimit: Int
+        /// Source downloads running at once; more wait (without holding a worker).
+        public var maximumConcurrentDownloads: Int
+
+        /// A configuration with `keys` (empty and `requiresSignature` false for `--unsafe`).
+        public init(keys: [SigningKey], requiresSignature: Bool = true, sourcePolicy: SourcePolicy = SourcePolicy(),
+                    workers: Int = ProcessInfo.processInfo.activeProcessorCount, queueLimit: Int? = nil, memoryBudget: Int = 512 << 20,
+                    maxSourceBytes: Int = 64 << 20, maxSourcePixels: Int = 100_000_000, downloadTimeout: TimeInterval = 10,
+                    maxOutputSide: Int = 8192, maxPathLength: Int = 8192, timeToLive: Int = 31_536_000, defaultQuality: Int = 80,
+                    cacheDirectory: URL? = nil, cacheSize: Int = 1 << 30, resultMemoryLimit: Int = 64 << 20,
+                    sourceMemoryLimit: Int = 128 << 20, maximumConcurrentDownloads: Int = 64) {
+            self.keys = keys
+            self.requiresSignature = requiresSignature
+            self.sourcePolicy = sourcePolicy
+            self.workers = max(1, workers)
+            self.queueLimit = queueLimit ?? 32 * max(1, workers)
+            self.memoryBudget = memoryBudget
+            self.maxSourceBytes = maxSourceBytes
+            self.maxSourcePixels = maxSourcePixels
+            self.downloadTimeout = downloadTimeout
+            self.maxOutputSide = maxOutputSide
+            self.maxPathLength = maxPathLength
+            self.timeToLive = timeToLive
+            self.defaultQuality = defaultQuality
+            self.cacheDirectory = cacheDirectory
+            self.cacheSize = cacheSize
+            self.resultMemoryLimit = resultMemoryLimit
+            self.sourceMemoryLimit = sourceMemoryLimit
+            self.maximumConcurrentDownloads = maximumConcurrentDownloads
+        }
+    }
+}

@@ -1,0 +1,25 @@
+import Foundation
+
+/// URL-safe Base64 without padding (RFC 4648 §5), as imgproxy's signatures and encoded source
+/// URLs use it.
+enum Base64URL {
+    static func encode(_ data: some Sequence<UInt8>) -> String {
+        Data(data).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    /// The bytes, or nil for anything but URL-safe Base64 (trailing padding optional).
+    static func decode(_ text: some StringProtocol) -> Data? {
+        var body = Substring(text)
+        var padding = 0
+        while body.last == "=" && padding < 2 {
+            body = body.dropLast()
+            padding += 1
+        }
+        guard body.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else { return nil }
+        var base64 = body.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        guard base64.count % 4 != 1 else { return nil }
+        while base64.count % 4 != 0 { base64.append("=") }
+        return Data(base64Encoded: base64)
+    }
+}

@@ -1,0 +1,137 @@
+import ImageCodec
+
+/// imgproxy's processing options: `name:arg:arg` segments with its long and short names.
+/// Trailing arguments may be left out and empty ones keep what was set; an unknown option or a
+/// malformed argument is an error naming it (answered 400).
+enum OptionParser {
+    struct Failure: Error, Equatable {
+        let message: String
+    }
+
+    static func parse(_ segments: [Substring]) throws(Failure) -> ProcessingOptions {
+        var options = ProcessingOptions()
+        for segment in segments {
+            let parts = segment.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+            let name = parts[0], arguments = Array(parts.dropFirst())
+            func argument(_ index: Int) -> String? { index < arguments.count && !arguments[index].isEmpty ? arguments[index] : nil }
+            func limitArguments(_ count: Int) throws(Failure) {
+                guard arguments.count <= count else { throw Failure(message: "\(name): at most \(count) arguments, got \(arguments.count)") }
+            }
+            switch name {
+            case "resize", "rs":
+                try limitArguments(5)
+                if let type = argument(0) { options.resizingType = try resizingType(type, name) }
+                try applySize(arguments.dropFirst(), name: name, to: &options)
+            case "size", "s":
+                try limitArguments(4)
+                try applySize(arguments[...], name: name, to: &options)
+            case "resizing_type", "rt":
+                try limitArguments(1)
+                if let type = argument(0) { options.resizingType = try resizingType(type, name) }
+            case "width", "w":
+                try limitArguments(1)
+                if let value = argument(0) { options.width = try side(value, name) }
+            case "height", "h":
+                try limitArguments(1)
+                if let value = argument(0) { options.height = try side(value, name) }
+            case "enlarge", "el":
+                try limitArguments(1)
+                if let value = argument(0) { options.enlarge = try boolean(value, name) }
+            case "gravity", "g":
+                try limitArguments(3)
+                if argument(0) != nil { options.gravity = try gravity(arguments, name) }
+            case "dpr":
+                try limitArguments(1)
+                if let value = argument(0) {
+                    guard let dpr = Double(value), dpr.isFinite, dpr > 0, dpr <= 8 else { throw Failure(message: "dpr: must be a number in (0, 8], got \(value)") }
+                    options.dpr = dpr
+                }
+            case "quality", "q":
+                try limitArguments(1)
+                if let value = argument(0) {
+                    guard let quality = Int(value), (0...100).contains(quality) else { throw Failure(message: "\(name): must be 0-100, got \(value)") }
+                    options.quality = quality == 0 ? nil : quality
+                }
+            case "format", "f", "ext":
+                try limitArguments(1)
+                if let value = argument(0) { options.format = try format(value, name) }
+            case "cachebuster", "cb":
+                try limitArguments(1)
+                options.cacheBuster = argument(0)
+            case "expires", "exp":
+                try limitArguments(1)
+                if let value = argument(0) {
+                    guard let time = Int(value) else { throw Failure(message: "\(name): must be a unix time, got \(value)") }
+                    options.expires = time
+                }
+            default:
+                throw Failure(message: "unknown option \(name.isEmpty ? "(empty)" : name)")
+            }
+        }
+        return options
+    }
+
+    static func format(_ value: String, _ name: String) throws(Failure) -> ProcessingOptions.OutputFormat {
+        switch value.lowercased() {
+        case "jpg", "jpeg": return .jpeg
+        case "png": return .png
+        default: throw Failure(message: "\(name): unsupported format \(value) (jpg, jpeg or png)")
+        }
+    }
+
+    /// `width:height:enlarge[:extend]`, each optional.
+    private static func applySize(_ arguments: ArraySlice<String>, name: String, to options: inout ProcessingOptions) throws(Failure) {
+        let values = Array(arguments)
+        if values.count > 0, !values[0].isEmpty { options.width = try side(values[0], name) }
+        if values.count > 1, !values[1].isEmpty { options.height = try side(values[1], name) }
+        if values.count > 2, !values[2].isEmpty { options.enlarge = try boolean(values[2], name) }
+        // imgproxy's "extend" (pad to the box) is not something this service makes.
+        if values.count > 3, !values[3].isEmpty, try boolean(values[3], name) { throw Failure(message: "\(name): extend is not supported") }
+    }
+
+    private static func resizingType(_ value: String, _ name: String) throws(Failure) -> ProcessingOptions.ResizingType {
+        guard let type = ProcessingOptions.ResizingType(rawValue: value) else {
+            throw Failure(message: "\(name): unknown resizing type \(value) (fit, fill, fill-down, force, auto)")
+        }
+        return type
+    }
+
+    private static func side(_ value: String, _ name: String) throws(Failure) -> Int {
+        guard let side = Int(value), side >= 0 else { throw Failure(message: "\(name): a size must be a whole number ≥ 0, got \(value)") }
+        return side
+    }
+
+    private static func boolean(_ value: String, _ name: String) throws(Failure) -> Bool {
+        switch value.lowercased() {
+        case "1", "t", "true": return true
+        case "0", "f", "false": return false
+        default: throw Failure(message: "\(name): expected 1 or 0, got \(value)")
+        }
+    }
+
+    /// `ce|no|so|ea|we|noea|nowe|soea|sowe[:x:y]` (offsets must be 0: not supported) or
+    /// `fp:x:y`; `sm` (imgproxy's smart crop) falls back to the centre.
+    private static func gravity(_ arguments: [String], _ name: String) throws(Failure) -> Gravity {
+        let type = arguments[0]
+        if type == "fp" {
+            guard arguments.count == 3, let x = Double(arguments[1]), let y = Double(arguments[2]), let point = Gravity.focusPoint(x: x, y: y) else {
+                throw Failure(message: "\(name): fp needs x and y in 0-1")
+            }
+            return point
+        }
+        let offsets = arguments.dropFirst().filter { !$0.isEmpty }
+        guard offsets.allSatisfy({ Double($0) == 0 }) else { throw Failure(message: "\(name): gravity offsets are not supported") }
+        switch type {
+        case "ce", "sm": return .centre
+        case "no": return .north
+        case "so": return .south
+        case "ea": return .east
+        case "we": return .west
+        case "noea": return .northEast
+        case "nowe": return .northWest
+        case "soea": return .southEast
+        case "sowe": return .southWest
+        default: throw Failure(message: "\(name): unknown gravity \(type)")
+        }
+    }
+}

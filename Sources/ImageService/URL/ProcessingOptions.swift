@@ -1,0 +1,77 @@
+import ImageCodec
+
+/// What a processing URL asks for, parsed from imgproxy's options (see `OptionParser`) and
+/// held in one canonical form: two URLs that spell the same request differently
+/// (`rs:fill:400:400` and `resize:fill:400:400:0`) have equal options, and so one cache key.
+public struct ProcessingOptions: Sendable, Hashable {
+    /// imgproxy's resizing types, mapped onto the codec's modes.
+    public enum ResizingType: String, Sendable, Hashable, CaseIterable {
+        case fit, fill, fillDown = "fill-down", force
+        /// `fill` when the source and the box have the same orientation (a square matches
+        /// either), else `fit`.
+        case auto
+    }
+
+    /// An output format the service writes.
+    public enum OutputFormat: String, Sendable, Hashable {
+        case jpeg, png
+
+        /// The `Content-Type` of the format.
+        public var contentType: String { self == .jpeg ? "image/jpeg" : "image/png" }
+    }
+
+    public var resizingType: ResizingType = .fit
+    /// Box width in pixels before `dpr`; 0: by the height (both 0: no resize).
+    public var width = 0
+    /// Box height in pixels before `dpr`; 0: by the width.
+    public var height = 0
+    public var enlarge = false
+    public var gravity: Gravity = .centre
+    /// Device pixel ratio: the box is multiplied by it.
+    public var dpr = 1.0
+    /// JPEG quality 1-100; nil: the service's default.
+    public var quality: Int?
+    /// nil: JPEG, or PNG when the source has alpha.
+    public var format: OutputFormat?
+    /// Part of the cache key and nothing else: changing it forces a fresh result.
+    public var cacheBuster: String?
+    /// Unix time after which the URL answers 410.
+    public var expires: Int?
+
+    /// Options with every default.
+    public init() {}
+
+    /// The box after `dpr`, rounded.
+    public var box: (width: Int, height: Int) {
+        (Int((Double(width) * dpr).rounded()), Int((Double(height) * dpr).rounded()))
+    }
+
+    /// The resize for a source whose upright size is `sourceWidth × sourceHeight`: `auto`
+    /// resolved, a zero side fitted by the other, both zero: none.
+    public func resize(sourceWidth: Int, sourceHeight: Int) -> Resize? {
+        let (boxWidth, boxHeight) = box
+        guard boxWidth > 0 || boxHeight > 0 else { return nil }
+        if boxWidth == 0 || boxHeight == 0 { return .fit(width: boxWidth, height: boxHeight, enlarge: enlarge) }
+        let mode: Resize.Mode = switch resizingType {
+        case .fit: .fit
+        case .fill: .fill
+        case .fillDown: .fillDown
+        case .force: .force
+        case .auto:
+            boxWidth == boxHeight || sourceWidth == sourceHeight || (boxWidth > boxHeight) == (sourceWidth > sourceHeight) ? .fill : .fit
+        }
+        return Resize(mode: mode, width: boxWidth, height: boxHeight, gravity: gravity, enlarge: enlarge)
+    }
+
+    /// Every option that shapes the pixels, in a fixed order with canonical names and values:
+    /// the result cache's and the ETag's view of a URL. Left out: `expires` (it decides whether
+    /// to answer, not what) and `format`, which is resolved against the source (nil: JPEG, or PNG
+    /// for a source with alpha) and keyed separately, so `f:jpg` and no format on an opaque
+    /// source are one result.
+    public var canonical: String {
+        var parts = ["rt:\(resizingType.rawValue)", "w:\(width)", "h:\(height)", "el:\(enlarge ? 1 : 0)", "g:\(gravity)", "dpr:\(dpr)",
+                     "q:\(quality.map(String.init) ?? "default")"]
+        if let cacheBuster { parts.append("cb:\(cacheBuster)") }
+        return parts.joined(separator: "/")
+    }
+}

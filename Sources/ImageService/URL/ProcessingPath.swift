@@ -1,0 +1,55 @@
+import Foundation
+
+/// A processing URL's path, taken apart: `/{signature}/{options}/plain/{percent-encoded
+/// source}[@{ext}]` or `/{signature}/{options}/{base64url source, may be split by /}[.{ext}]`.
+struct ProcessingPath: Sendable, Equatable {
+    /// The first segment.
+    let signature: String
+    /// Everything after it, from its `/`: what the signature signs.
+    let signed: String
+
+    struct Failure: Error, Equatable {
+        let message: String
+    }
+
+    /// Splits `path` (as received, percent-encoding intact, no query) after its signature.
+    init(_ path: String) throws(Failure) {
+        guard path.hasPrefix("/") else { throw Failure(message: "the path must start with /") }
+        let rest = path.dropFirst()
+        guard let slash = rest.firstIndex(of: "/") else { throw Failure(message: "no options or source after the signature") }
+        signature = String(rest[..<slash])
+        signed = String(rest[slash...])
+    }
+
+    /// The option segments, the source URL and the extension asked for.
+    func contents() throws(Failure) -> (options: [Substring], source: String, extension: String?) {
+        let segments = signed.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
+        var options: [Substring] = []
+        var index = 0
+        while index < segments.count, segments[index] != "plain", segments[index].contains(":") {
+            options.append(segments[index])
+            index += 1
+        }
+        guard index < segments.count else { throw Failure(message: "no source URL") }
+        if segments[index] == "plain" {
+            var plain = segments[(index + 1)...].joined(separator: "/")
+            var ext: String?
+            if let at = plain.lastIndex(of: "@"), !plain[plain.index(after: at)...].contains("/") {
+                ext = String(plain[plain.index(after: at)...])
+                plain = String(plain[..<at])
+            }
+            guard let source = plain.removingPercentEncoding, !source.isEmpty else { throw Failure(message: "the plain source URL is not percent-encoded text") }
+            return (options, source, ext)
+        }
+        var encoded = segments[index...].joined()
+        var ext: String?
+        if let dot = encoded.lastIndex(of: ".") {
+            ext = String(encoded[encoded.index(after: dot)...])
+            encoded = String(encoded[..<dot])
+        }
+        guard !encoded.isEmpty, let data = Base64URL.decode(encoded), let source = String(data: data, encoding: .utf8) else {
+            throw Failure(message: "the source URL is not valid base64url")
+        }
+        return (options, source, ext)
+    }
+}

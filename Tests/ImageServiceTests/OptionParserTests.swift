@@ -1,0 +1,83 @@
+import ImageCodec
+@testable import ImageService
+import Testing
+
+@Suite("Service: processing options")
+struct OptionParserTests {
+    private func parse(_ path: String) throws -> ProcessingOptions {
+        try OptionParser.parse(path.split(separator: "/"))
+    }
+
+    @Test("long and short names, omitted trailing arguments and separate options are one canonical request", arguments: [
+        "rs:fill:400:400", "resize:fill:400:400:0", "rs:fill:400:400:false", "s:400:400/rt:fill", "size:400:400:0/resizing_type:fill",
+        "rt:fill/w:400/h:400", "width:400/height:400/resizing_type:fill/enlarge:0", "rs:fill:400:400/g:ce", "rs:fill:400:400/dpr:1",
+        "rs:fit:10:10/rs:fill:400:400", "rs:fill:400:400/ext:jpg/f:jpeg",
+    ])
+    func canonicalForms(_ path: String) throws {
+        var expected = ProcessingOptions()
+        expected.resizingType = .fill
+        (expected.width, expected.height) = (400, 400)
+        var options = try parse(path)
+        if path.hasSuffix("f:jpeg") {
+            #expect(options.format == .jpeg)
+            options.format = nil
+        }
+        #expect(options == expected && options.canonical == expected.canonical, "\(path)")
+    }
+
+    @Test("options that change the pixels change the canonical form; cachebuster too; expires and format not (format is keyed apart)")
+    func canonicalDistinguishes() throws {
+        let base = try parse("rs:fill:400:400").canonical
+        for variant in ["rs:fill:400:401", "rs:fit:400:400", "rs:fill:400:400:1", "rs:fill:400:400/g:no", "rs:fill:400:400/dpr:2",
+                        "rs:fill:400:400/q:70", "rs:fill:400:400/cb:v2", "rs:fill:400:400/g:fp:0.2:0.3"] {
+            #expect(try parse(variant).canonical != base, "\(variant)")
+        }
+        #expect(try parse("rs:fill:400:400/exp:4102444800").canonical == base)
+        #expect(try parse("rs:fill:400:400/f:png").canonical == base)
+    }
+
+    @Test("malformed or unknown options are errors that name the option", arguments: [
+        ("blur:5", "blur"), ("rs:fill:abc", "rs"), ("rs:stretch:1:1", "stretch"), ("q:101", "q"), ("g:xx", "xx"), ("dpr:0", "dpr"),
+        ("rs:fit:1:1:0:1", "extend"), ("g:no:5:0", "offsets"), ("g:fp:2:0.5", "fp"), ("w:-3", "w"), ("el:maybe", "el"), ("f:webp", "webp"),
+        ("exp:soon", "exp"), ("w:1:2", "w"), (":", "empty"),
+    ])
+    func malformed(_ path: String, _ named: String) {
+        #expect {
+            _ = try OptionParser.parse([Substring(path)])
+        } throws: { error in
+            (error as? OptionParser.Failure)?.message.contains(named) == true
+        }
+    }
+
+    @Test("auto is fill when source and box have the same orientation (a square matches either), else fit")
+    func auto() throws {
+        let options = try parse("rs:auto:400:300")
+        #expect(options.resize(sourceWidth: 4000, sourceHeight: 3000)?.mode == .fill)
+        #expect(options.resize(sourceWidth: 3000, sourceHeight: 4000)?.mode == .fit)
+        #expect(options.resize(sourceWidth: 3000, sourceHeight: 3000)?.mode == .fill)
+        #expect(try parse("rs:auto:300:300").resize(sourceWidth: 3000, sourceHeight: 4000)?.mode == .fill)
+    }
+
+    @Test("a zero side is fitted by the other, both zero is no resize, dpr multiplies the box")
+    func sides() throws {
+        #expect(try parse("rs:fill:300:0").resize(sourceWidth: 1000, sourceHeight: 500) == .fit(width: 300, height: 0))
+        #expect(try parse("w:0/h:0").resize(sourceWidth: 1000, sourceHeight: 500) == nil)
+        #expect(try parse("rs:force:100:50/dpr:2").resize(sourceWidth: 1000, sourceHeight: 500) == .force(width: 200, height: 100))
+        #expect(try parse("rs:fill-down:100:100/g:sowe").resize(sourceWidth: 10, sourceHeight: 10) == .fillDown(width: 100, height: 100, gravity: .southWest))
+        #expect(try parse("rs:fill:100:100:1/g:fp:0.25:0.75").resize(sourceWidth: 10, sourceHeight: 10)
+            == .fill(width: 100, height: 100, gravity: .focusPoint(x: 0.25, y: 0.75)!, enlarge: true))
+    }
+
+    @Test("paths: plain with @extension, base64 split by / with .extension, options stop at the source")
+    func paths() throws {
+        let plain = try ProcessingPath("/sig/w:100/plain/https://a.example/x%20y.jpg%3Fv%3D1@png").contents()
+        #expect(plain.options == ["w:100"] && plain.source == "https://a.example/x y.jpg?v=1" && plain.extension == "png")
+        let encoded = try ProcessingPath("/sig/rs:fit:1:1/aHR0cHM6Ly9hLmV4/YW1wbGUveC5qcGc.jpg").contents()
+        #expect(encoded.source == "https://a.example/x.jpg" && encoded.extension == "jpg")
+        let noOptions = try ProcessingPath("/sig/aHR0cHM6Ly9hLmV4YW1wbGUveC5qcGc").contents()
+        #expect(noOptions.options.isEmpty && noOptions.source == "https://a.example/x.jpg")
+        #expect(throws: ProcessingPath.Failure.self) { try ProcessingPath("/sig/w:100").contents() }
+        #expect(throws: ProcessingPath.Failure.self) { try ProcessingPath("/sig/w:100/not*base64").contents() }
+        #expect(throws: ProcessingPath.Failure.self) { try ProcessingPath("/onlysignature") }
+    }
+}
