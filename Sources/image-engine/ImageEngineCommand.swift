@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 /// `image-engine`: thumbnails, inspection, upload compression and cache maintenance.
 @main
@@ -12,9 +13,30 @@ struct ImageEngineCommand: AsyncParsableCommand {
             operation or input failed, 64 a usage mistake.
             """,
         version: ImageEngineCommand.version,
-        subcommands: [InspectCommand.self, ThumbnailCommand.self, CompressCommand.self, FetchCommand.self, CacheCommand.self]
+        subcommands: [InspectCommand.self, ThumbnailCommand.self, CompressCommand.self, FetchCommand.self, CacheCommand.self, ServeCommand.self,
+                      SignCommand.self]
     )
 
     /// The release this tool is built from; printed by `--version`.
-    static let version = "0.5.0"
+    static let version = "0.6.0"
+
+    /// ArgumentParser's `main`, but a usage mistake is one line on stderr naming the option
+    /// (`image-engine: ...`, exit 64) rather than a message, a help line and a usage block.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            if exitCode(for: error) == .validationFailure {
+                let message = self.message(for: error).split(separator: "\n").first.map(String.init) ?? "usage mistake"
+                Output.error(message + " (see 'image-engine help')")
+                Foundation.exit(ExitCode.validationFailure.rawValue)
+            }
+            exit(withError: error)
+        }
+    }
 }

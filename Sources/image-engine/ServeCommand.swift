@@ -1,0 +1,148 @@
+import ArgumentParser
+import Foundation
+import ImageService
+import Logging
+import Metrics
+import NIOCore
+import Prometheus
+
+/// `image-engine serve`: the HTTP thumbnail service (imgproxy's URLs and signatures).
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve thumbnails over HTTP from signed imgproxy-style URLs.",
+        discussion: """
+            URLs: /SIGNATURE/OPTIONS/plain/PERCENT-ENCODED-SOURCE[@EXT] or \
+            /SIGNATURE/OPTIONS/BASE64URL-SOURCE[.EXT], signed with HMAC-SHA256 over salt + path \
+            (see 'image-engine sign'). Keys come from IMAGE_ENGINE_KEY and IMAGE_ENGINE_SALT (hex; \
+            comma-separated pairs rotate keys); without them serve refuses to start unless --unsafe. \
+            GET /health is 200 while the process runs; GET /ready is 503 while the queue is full or \
+            the server drains. SIGTERM or SIGINT drains: in-flight requests finish within \
+            --shutdown-timeout, then the exit status is 0. One log line per request on stdout. Exit \
+            status 1 when an address cannot be bound or the cache cannot be opened, 64 for a usage mistake.
+            """
+    )
+
+    @Option(name: .long, help: ArgumentHelp("Address to listen on.", valueName: "host:port"))
+    var bind: String = "127.0.0.1:8080"
+
+    @Option(name: .long, help: ArgumentHelp("Directory for the source and result disk caches; without it they stay in memory.", valueName: "dir"))
+    var cacheDir: String?
+
+    @Option(name: .long, help: ArgumentHelp("Disk the caches may use: bytes or 2GB, 2GiB (3/4 sources, 1/4 results).", valueName: "size"))
+    var cacheSize: ByteCount = ByteCount(bytes: 1 << 30)
+
+    @Option(name: .long, parsing: .singleValue, help: ArgumentHelp("Only fetch sources starting with PREFIX (repeatable).", valueName: "prefix"))
+    var allowedSource: [String] = []
+
+    @Flag(name: .long, help: "Allow sources on loopback, private, link-local and other non-public addresses.")
+    var allowPrivateSources = false
+
+    @Flag(name: .long, help: "Accept unsigned URLs (the signature segment is ignored). Never on a public network.")
+    var unsafe = false
+
+    @Option(name: .long, help: ArgumentHelp("Decodes + encodes at once (default: one per core).", valueName: "n"))
+    var workers: Int?
+
+    @Option(name: .long, help: ArgumentHelp("Requests that may wait for a worker before 429 (default: 32 per worker).", valueName: "n"))
+    var queue: Int?
+
+    @Option(name: .long, help: ArgumentHelp("Planned decode memory admitted at once: bytes or 512MB, 512MiB.", valueName: "size"))
+    var maxMemory: ByteCount = ByteCount(bytes: 512 << 20)
+
+    @Option(name: .long, help: ArgumentHelp("Largest source body, enforced while downloading.", valueName: "size"))
+    var maxSrcBytes: ByteCount = ByteCount(bytes: 64 << 20)
+
+    @Option(name: .long, help: ArgumentHelp("Largest source width × height, checked from its header.", valueName: "n"))
+    var maxSrcPixels: Int = 100_000_000
+
+    @Option(name: .long, help: ArgumentHelp("Seconds a source download may take, redirects included.", valueName: "seconds"))
+    var downloadTimeout: Double = 10
+
+    @Option(name: .long, help: ArgumentHelp("Cache-Control max-age of results, in seconds.", valueName: "seconds"))
+    var ttl: Int = 31_536_000
+
+    @Option(name: .long, help: ArgumentHelp("Serve Prometheus metrics at http://HOST:PORT/metrics.", valueName: "host:port"))
+    var metricsBind: String?
+
+    @Option(name: .long, help: ArgumentHelp("Seconds in-flight requests get to finish after SIGTERM.", valueName: "seconds"))
+    var shutdownTimeout: Double = 10
+
+    @Flag(name: .long, help: "Log JSON lines (time, level, message, method, path, status, bytes, ms, cache).")
+    var jsonLog = false
+
+    func validate() throws {
+        guard ServerAddress(parsing: bind) != nil else { throw ValidationError("--bind must be HOST:PORT, got '\(bind)'") }
+        if let metricsBind, ServerAddress(parsing: metricsBind) == nil { throw ValidationError("--metrics-bind must be HOST:PORT, got '\(metricsBind)'") }
+        if let workers, workers < 1 { throw ValidationError("--workers must be at least 1, got \(workers)") }
+        if let queue, queue < 0 { throw ValidationError("--queue must be 0 or more, got \(queue)") }
+        if maxSrcPixels < 1 { throw ValidationError("--max-src-pixels must be at least 1, got \(maxSrcPixels)") }
+        if !(downloadTimeout > 0 && downloadTimeout.isFinite) { throw ValidationError("--download-timeout must be a positive number of seconds") }
+        if ttl < 0 { throw ValidationError("--ttl must be 0 or more seconds, got \(ttl)") }
+        if !(shutdownTimeout >= 0 && shutdownTimeout.isFinite) { throw ValidationError("--shutdown-timeout must be 0 or more seconds") }
+        for prefix in allowedSource where !(prefix.hasPrefix("http://") || prefix.hasPrefix("https://")) {
+            throw ValidationError("--allowed-source must start with http:// or https://, got '\(prefix)'")
+        }
+        _ = try Self.keys(unsafe: unsafe)
+    }
+
+    /// The key pairs from the environment; a usage error when they are missing (and --unsafe
+    /// is not given) or malformed.
+    static func keys(unsafe: Bool) throws -> [SigningKey] {
+        let environment = ProcessInfo.processInfo.environment
+        guard let keys = SigningKey.pairs(keys: environment["IMAGE_ENGINE_KEY"], salts: environment["IMAGE_ENGINE_SALT"]) else {
+            throw ValidationError("IMAGE_ENGINE_KEY and IMAGE_ENGINE_SALT must be non-empty hex, as many keys as salts, comma-separated")
+        }
+        if keys.isEmpty && !unsafe {
+            throw ValidationError("no signing key: set IMAGE_ENGINE_KEY and IMAGE_ENGINE_SALT (hex), or pass --unsafe to accept unsigned URLs")
+        }
+        return keys
+    }
+
+    func run() async throws {
+        let keys = try Self.keys(unsafe: unsafe)
+        let address = ServerAddress(parsing: bind)!
+        let metricsAddress = metricsBind.flatMap(ServerAddress.init(parsing:))
+        let jsonLog = jsonLog
+        LoggingSystem.bootstrap { label -> any LogHandler in jsonLog ? JSONLogHandler(label: label) : LineLogHandler(label: label) }
+        let registry = PrometheusCollectorRegistry()
+        let factory = PrometheusMetricsFactory(registry: registry)
+        MetricsSystem.bootstrap(factory)
+
+        let workers = workers ?? ProcessInfo.processInfo.activeProcessorCount
+        let configuration = ThumbnailService.Configuration(
+            keys: keys, requiresSignature: !unsafe,
+            sourcePolicy: SourcePolicy(allowedPrefixes: allowedSource, allowsPrivateAddresses: allowPrivateSources),
+            workers: workers, queueLimit: queue, memoryBudget: maxMemory.bytes, maxSourceBytes: maxSrcBytes.bytes,
+            maxSourcePixels: maxSrcPixels, downloadTimeout: downloadTimeout, timeToLive: ttl,
+            cacheDirectory: cacheDir.map { URL(fileURLWithPath: $0, isDirectory: true) }, cacheSize: cacheSize.bytes)
+        let service = try Output.failing { () throws(DiskCacheOpeningError) in
+            do {
+                return try ThumbnailService(configuration: configuration, logger: Logger(label: "image-engine"), metricsFactory: factory)
+            } catch {
+                throw DiskCacheOpeningError(description: "cannot open the cache in \(cacheDir ?? "."): \(error)")
+            }
+        }
+        let server = ThumbnailServer(service: service, configuration: .init(address: address, metricsAddress: metricsAddress,
+                                                                             shutdownTimeout: .milliseconds(Int64(shutdownTimeout * 1000))),
+                                     registry: registry)
+        let unsafe = unsafe
+        do {
+            try await server.run(onListening: { port in
+                Output.error("listening on http://\(ServerAddress(host: address.host, port: port))\(unsafe ? " (unsafe: signatures are not checked)" : "")")
+            }, onMetricsListening: { port in
+                if let metricsAddress { Output.error("metrics on http://\(ServerAddress(host: metricsAddress.host, port: port))/metrics") }
+            })
+        } catch let error as IOError where error.errnoCode == EADDRINUSE {
+            throw Output.failure("cannot listen: the port is in use (\(bind)\(metricsBind.map { " or " + $0 } ?? ""))")
+        } catch {
+            throw Output.failure("cannot serve: \(error)")
+        }
+        Output.error("stopped")
+    }
+}
+
+/// A cache directory that could not be opened, as one line.
+private struct DiskCacheOpeningError: Error, CustomStringConvertible {
+    let description: String
+}
