@@ -111,9 +111,13 @@ struct JPEGDecodingTests {
     @Test("with preserveSource, ICC profiles are read from APP2 (across chunks) and carried into encoded JPEG and PNG")
     func iccProfileCarriedOver() throws {
         let preserve = ImageDecoder(options: DecodingOptions(colorManagement: .preserveSource))
-        // JPEG does not look inside the profile: 70,000 arbitrary bytes span two APP2 chunks.
-        let large = (0..<70_000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 8) }
-        for profile in [large, try ColorFixtures.profile("DisplayP3.icc")] {
+        // A profile too big for one APP2 chunk (65,519 bytes): Display P3 followed by 70,000
+        // bytes no tag refers to, its header's size field counting them, so it stays a valid
+        // RGB profile (.preserveSource drops one that does not describe the pixels).
+        let displayP3 = try ColorFixtures.profile("DisplayP3.icc")
+        var large = displayP3 + (0..<70_000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 8) }
+        withUnsafeBytes(of: UInt32(large.count).bigEndian) { large.replaceSubrange(0..<4, with: $0) }
+        for profile in [large, displayP3] {
             var source = TestImages.quadrants(width: 32, height: 32)
             source.iccProfile = profile
             let fromJPEG = try preserve.decode(ImageEncoder.jpeg(source))
