@@ -17,7 +17,7 @@ swift build --build-tests
 scripts/check-docs.sh
 # The CLI's fetch tests talk to a loopback server in the test process: kept apart from the CLI
 # tests that run CPU-heavy children (thumbnails and uploads of every sample photo).
-groups=("^ImageCodecTests\." "^ImageCacheTests\." "^ImageBudgetTests\." "^MultipartFormTests\." "^ImagePipelineTests\."
+groups=("^ImageCodecTests\." "^ImageCacheTests\." "^ImageBudgetTests\." "^MultipartFormTests\." "^ImagePipelineTests\." "^ImageServiceTests\."
         "^ImageEngineCLITests\.FetchCommandTests" "^ImageEngineCLITests\.(?!FetchCommandTests)")
 for group in "${groups[@]}"; do
     echo "== $group" >&2

@@ -33,7 +33,7 @@ struct ImageEngineCommand: AsyncParsableCommand {
         } catch {
             if exitCode(for: error) == .validationFailure {
                 let message = self.message(for: error).split(separator: "\n").first.map(String.init) ?? "usage mistake"
-                Output.error(message + " (see 'image-engine help')")
+                Output.error(message + " (see --help)")
                 Foundation.exit(ExitCode.validationFailure.rawValue)
             }
             exit(withError: error)

@@ -9,7 +9,7 @@ struct CLIConventionsTests {
     @Test("--version prints the version and exits 0")
     func version() async throws {
         let outcome = try await CLIRunner.run(["--version"])
-        #expect(outcome.status == 0 && outcome.stdout == "0.5.0\n")
+        #expect(outcome.status == 0 && outcome.stdout == "0.6.0\n")
     }
 
     /// The help text of one option or argument: its first line and the indented lines after it.

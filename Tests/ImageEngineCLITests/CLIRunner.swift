@@ -31,8 +31,11 @@ struct CLIRunner {
     /// Runs the CLI and waits for it on a dispatch thread: tests run in parallel on Swift's few
     /// cooperative threads, and one blocked while a child process works would starve the rest
     /// (a loopback server among them).
-    static func run(_ arguments: [String]) async throws -> Outcome {
-        try await offCooperativePool { try runBlocking(arguments) }
+    ///
+    /// `environment`, when given, replaces the signing variables (`IMAGE_ENGINE_KEY`,
+    /// `IMAGE_ENGINE_SALT`) of the test process's own environment.
+    static func run(_ arguments: [String], environment: [String: String]? = nil) async throws -> Outcome {
+        try await offCooperativePool { try runBlocking(arguments, environment: environment) }
     }
 
     /// Runs blocking work (waiting for processes, sleeping) on a dispatch thread.
@@ -42,10 +45,16 @@ struct CLIRunner {
         }
     }
 
-    private static func runBlocking(_ arguments: [String]) throws -> Outcome {
+    private static func runBlocking(_ arguments: [String], environment: [String: String]?) throws -> Outcome {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        if let environment {
+            var variables = ProcessInfo.processInfo.environment
+            variables["IMAGE_ENGINE_KEY"] = nil
+            variables["IMAGE_ENGINE_SALT"] = nil
+            process.environment = variables.merging(environment) { $1 }
+        }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err

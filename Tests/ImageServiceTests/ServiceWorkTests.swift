@@ -174,6 +174,24 @@ struct ServiceWorkTests {
         await harness.stop()
     }
 
+    @Test("graceful shutdown: the service drains at once, the request in flight finishes, then run returns")
+    func gracefulShutdown() async throws {
+        let harness = try await ServiceHarness.start()
+        harness.origin.hold("/kite.jpg")
+        let inFlight = Task { try await harness.get(harness.path("w:40", harness.source("kite.jpg"))) }
+        #expect(await harness.origin.waitFor { $0.requests == 1 })
+        let stopping = Task { await harness.server.shutDown() }
+        let deadline = ContinuousClock.now + .seconds(20)
+        while !harness.service.isDraining, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
+        #expect(harness.service.isDraining && !harness.service.isReady)
+        #expect(await harness.service.respond(to: ServiceRequest(path: "/ready")).status == 503)
+        harness.origin.release("/kite.jpg")
+        let reply = try await inFlight.value
+        #expect(reply.status == 200 && reply.header("Content-Type") == "image/jpeg")
+        await stopping.value
+        await harness.stop()
+    }
+
     @Test("a slow origin holds no worker: a fast request completes while slow ones download")
     func slowOriginHoldsNoWorker() async throws {
         let harness = try await ServiceHarness.start { $0.workers = 1 }

@@ -1,0 +1,97 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import ImageCodec
+import ImageServer
+import Testing
+import TestSupport
+
+@Suite("CLI: serve and sign", .timeLimit(.minutes(3)))
+struct ServeCommandTests {
+    static let environment = ["IMAGE_ENGINE_KEY": "736563726574", "IMAGE_ENGINE_SALT": "68656C6C6F"]
+
+    /// GET through a session that keeps no cache; the status, headers and body.
+    static func get(_ url: String) async throws -> (status: Int, headers: [String: String], body: Data) {
+        let session = URLSession(configuration: .ephemeral)
+        defer { session.finishTasksAndInvalidate() }
+        let (body, response) = try await session.data(from: try #require(URL(string: url)))
+        let http = try #require(response as? HTTPURLResponse)
+        let headers = Dictionary(http.allHeaderFields.map { ("\($0.key)".lowercased(), "\($0.value)") }, uniquingKeysWith: { $1 })
+        return (http.statusCode, headers, body)
+    }
+
+    @Test("sign prints imgproxy's documentation example, byte for byte")
+    func signDocumentationVector() async throws {
+        let outcome = try await CLIRunner.run(["sign", "http://example.com/images/curiosity.jpg", "--options", "rs:fill:300:400:0/g:sm", "--ext", "png"],
+                                              environment: Self.environment)
+        #expect(outcome.status == 0)
+        #expect(outcome.stdout == "/oKfUtW34Dvo2BGQehJFR4Nr0_rIjOtdtzJ3QFsUcXH8/rs:fill:300:400:0/g:sm/aHR0cDovL2V4YW1w/bGUuY29tL2ltYWdl/cy9jdXJpb3NpdHku/anBn.png\n")
+        let plain = try await CLIRunner.run(["sign", "http://example.com/a b.jpg", "--options", "w:10", "--plain"], environment: Self.environment)
+        #expect(plain.status == 0 && plain.stdout.hasSuffix("/w:10/plain/http://example.com/a%20b.jpg\n"))
+        let keyless = try await CLIRunner.run(["sign", "http://example.com/a.jpg", "--options", "w:10"], environment: [:])
+        #expect(keyless.status == 64 && keyless.stderr.contains("IMAGE_ENGINE_KEY") && keyless.stderr.split(separator: "\n").count == 1)
+    }
+
+    @Test("serve refuses to start without a key unless --unsafe, and usage mistakes are one line naming the option", arguments: [
+        ([], [String: String](), "IMAGE_ENGINE_KEY"), (["--bind", "8080"], environment, "--bind"), (["--workers", "0"], environment, "--workers"),
+        (["--queue", "-1"], environment, "--queue"), (["--max-memory", "lots"], environment, "--max-memory"),
+        (["--max-src-bytes", "0"], environment, "--max-src-bytes"), (["--max-src-pixels", "0"], environment, "--max-src-pixels"),
+        (["--download-timeout", "0"], environment, "--download-timeout"), (["--ttl", "-5"], environment, "--ttl"),
+        (["--metrics-bind", "nowhere"], environment, "--metrics-bind"), (["--shutdown-timeout", "-1"], environment, "--shutdown-timeout"),
+        (["--allowed-source", "ftp://x/"], environment, "--allowed-source"), ([], ["IMAGE_ENGINE_KEY": "abc", "IMAGE_ENGINE_SALT": "00"], "IMAGE_ENGINE_KEY"),
+    ])
+    func usage(_ arguments: [String], _ environment: [String: String], _ named: String) async throws {
+        let outcome = try await CLIRunner.run(["serve"] + arguments, environment: environment)
+        #expect(outcome.status == 64, "\(arguments): \(outcome.stderr)")
+        #expect(outcome.stderr.contains(named) && outcome.stderr.split(separator: "\n").count == 1, "\(arguments): \(outcome.stderr)")
+    }
+
+    @Test("a port in use: exit 1 with one line saying so")
+    func portInUse() async throws {
+        let taken = try ConnectionCounter()
+        let outcome = try await CLIRunner.run(["serve", "--bind", "127.0.0.1:\(taken.port)"], environment: Self.environment)
+        #expect(outcome.status == 1)
+        #expect(outcome.stderr == "image-engine: cannot listen: the port is in use (127.0.0.1:\(taken.port))\n")
+    }
+
+    @Test("SIGTERM: /ready turns 503 at once, the request in flight finishes with its image, the process exits 0")
+    func gracefulShutdown() async throws {
+        let origin = try await ImageServer.start()
+        origin.serve("/kite.jpg", ImageServer.Resource(data: try SmallPhotos.data("kite.jpg")))
+        let cache = try TemporaryDirectory()
+        let serve = try ServeProcess(["--bind", "127.0.0.1:0", "--metrics-bind", "127.0.0.1:0", "--allow-private-sources", "--json-log",
+                                      "--cache-dir", cache.url.path, "--shutdown-timeout", "30"])
+        let port = try await serve.port()
+        let metricsPort = try await serve.port(metrics: true)
+        let base = "http://127.0.0.1:\(port)"
+        let signed = try await CLIRunner.run(["sign", origin.url("kite.jpg").absoluteString, "--options", "rs:fill:100:100"], environment: Self.environment)
+        let path = signed.stdout.trimmingCharacters(in: .newlines)
+        #expect(try await Self.get(base + "/ready").status == 200)
+
+        origin.hold("/kite.jpg")
+        let inFlight = Task { try await Self.get(base + path) }
+        #expect(await origin.waitFor { $0.requests == 1 })
+        serve.signal(SIGTERM)
+        // The metrics listener stays up until the service's requests are done, and shows the drain.
+        var drained = false
+        for _ in 0..<500 where !drained {
+            let ready = try? await Self.get(base + "/ready")
+            drained = ready == nil || ready?.status == 503
+            if !drained { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        #expect(drained, "after SIGTERM /ready is 503 or the listener is closed")
+        let metrics = try await Self.get("http://127.0.0.1:\(metricsPort)/metrics")
+        #expect(String(decoding: metrics.body, as: UTF8.self).contains("image_engine_requests_in_progress 1"))
+        origin.release("/kite.jpg")
+        let reply = try await inFlight.value
+        #expect(reply.status == 200)
+        #expect(try ImageDecoder().decode(reply.body).width == 100)
+        #expect(try await serve.exitStatus() == 0)
+        #expect(serve.stderr.hasSuffix("image-engine: stopped\n"), "\(serve.stderr)")
+        // One JSON line per request on stdout.
+        let lines = serve.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(lines.contains { $0["path"] as? String == path && $0["status"] as? Int == 200 && $0["cache"] as? String == "origin" })
+        await origin.stop()
+    }
+}
