@@ -143,3 +143,13 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// scripts/test.sh runs the codec, cache and pipeline tests again under the thread and address
+// sanitizers. Those builds compile every target of the package and its dependencies with the
+// sanitizer; without the service (and the CLI and tests that link it) they skip SwiftNIO,
+// Hummingbird, AsyncHTTPClient and NIOSSL's BoringSSL: about 4 minutes each on 2 cores.
+if Context.environment["IMAGE_ENGINE_WITHOUT_SERVICE"] != nil {
+    let service: Set = ["ImageService", "image-engine", "ImageServiceTests", "ImageEngineCLITests"]
+    package.targets.removeAll { service.contains($0.name) }
+    package.products.removeAll { service.contains($0.name) }
+}
