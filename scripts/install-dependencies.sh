@@ -8,6 +8,8 @@ packages=(pkg-config libjpeg62-turbo-dev libpng-dev liblcms2-dev)
 if [[ "${1:-}" == "--tests" ]]; then
     # transicc: Little CMS' own converter, the reference the colour-management tests check against.
     packages+=(liblcms2-utils)
+    # nginx and curl: the smoke test of scripts/cluster.sh (nginx in front of the service).
+    packages+=(nginx-light curl)
 elif [[ "${1:-}" == "--benchmarks" ]]; then
     # vipsthumbnail is the reference; Pillow + scikit-image compute the SSIM reference.
     packages+=(libvips-tools python3-skimage python3-pil time)

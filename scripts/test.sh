@@ -23,6 +23,8 @@ for group in "${groups[@]}"; do
     echo "== $group" >&2
     swift test --skip-build --filter "$group"
 done
+# The cluster script, once, with one instance of the debug build behind nginx (a few seconds).
+scripts/cluster-smoke.sh
 # Separate build folders, so the sanitized builds do not replace the normal one. Without the
 # service (Package.swift): its SwiftNIO stack would double each sanitized build's time.
 export IMAGE_ENGINE_WITHOUT_SERVICE=1

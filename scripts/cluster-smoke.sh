@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# CI's smoke test of scripts/cluster.sh (a few seconds): one instance of the debug build behind
+# nginx, a loopback origin serving SampleImages/; a signed thumbnail is a MISS, then a HIT with
+# the same bytes; status lists both processes; stop leaves none of them running.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+binary="${IMAGE_ENGINE:-$PWD/.build/debug/image-engine}"
+export IMAGE_ENGINE="$binary"
+export IMAGE_ENGINE_CLUSTER_RUN="$(mktemp -d)"
+work="$(mktemp -d)"
+port=$((20000 + RANDOM % 20000))
+origin_port=$((port + 2000))
+origin_pid=""
+cleanup() {
+    scripts/cluster.sh stop >/dev/null 2>&1 || true
+    [[ -n "$origin_pid" ]] && kill "$origin_pid" 2>/dev/null || true
+    rm -rf "$IMAGE_ENGINE_CLUSTER_RUN" "$work"
+}
+trap cleanup EXIT
+fail() { echo "cluster smoke test: $*" >&2; exit 1; }
+
+(cd SampleImages && exec python3 -m http.server "$origin_port" --bind 127.0.0.1 >/dev/null 2>&1) &
+origin_pid=$!
+scripts/cluster.sh start --instances 1 --port "$port" --cache-dir "$work/cache" -- --allow-private-sources >/dev/null
+# shellcheck source=/dev/null
+source "$IMAGE_ENGINE_CLUSTER_RUN/keys.env"
+until curl -fs -o /dev/null "http://127.0.0.1:$origin_port/"; do sleep 0.1; done
+
+path=$("$binary" sign "http://127.0.0.1:$origin_port/Autumn.jpg" --options rs:fill:200:200 --ext jpg)
+first=$(curl -s -o "$work/first.jpg" -D - "http://127.0.0.1:$port$path" | tr -d '\r')
+second=$(curl -s -o "$work/second.jpg" -D - "http://127.0.0.1:$port$path" | tr -d '\r')
+grep -q "^HTTP/1.1 200" <<<"$first" || fail "first request: $first"
+grep -qi "^x-cache-status: MISS" <<<"$first" || fail "first request not a MISS: $first"
+grep -qi "^x-cache-status: HIT" <<<"$second" || fail "second request not a HIT: $second"
+cmp -s "$work/first.jpg" "$work/second.jpg" || fail "the cached copy differs"
+info=$("$binary" inspect "$work/first.jpg")
+grep -q '"format":"jpeg"' <<<"$info" && grep -q '"width":200' <<<"$info" && grep -q '"height":200' <<<"$info" || fail "not a 200×200 JPEG: $("$binary" inspect "$work/first.jpg")"
+curl -s -o /dev/null -w "%{http_code}" "http://127.0.0.1:$port/bad-signature/rs:fit:10:10/plain/x" | grep -q 403 || fail "a bad signature was not 403"
+
+status=$(scripts/cluster.sh status) || fail "status says something is down: $status"
+grep -q "^instance 1 pid [0-9]* port $((port + 1)) ready$" <<<"$status" || fail "status: $status"
+grep -q "^nginx pid [0-9]* port $port$" <<<"$status" || fail "status: $status"
+pids=$(grep -o "pid [0-9]*" <<<"$status" | cut -d' ' -f2)
+scripts/cluster.sh stop 2>/dev/null
+for pid in $pids; do
+    [[ -z "$(tr -d '\0' <"/proc/$pid/cmdline" 2>/dev/null)" ]] || fail "pid $pid still runs after stop"
+done
+if scripts/cluster.sh status >/dev/null 2>&1; then fail "status exits 0 after stop"; fi
+echo "cluster smoke test: MISS then HIT through nginx, status, stop: ok" >&2

@@ -1,0 +1,225 @@
+#!/usr/bin/env bash
+# A local cluster of thumbnail services behind nginx, with one command:
+#
+#   scripts/cluster.sh start --instances N --port P [--cache-dir DIR] [-- SERVE-FLAGS...]
+#   scripts/cluster.sh status
+#   scripts/cluster.sh stop
+#
+# start: N `image-engine serve` instances on 127.0.0.1:P+1 … P+N (metrics on P+1001 …), and
+# nginx on P with deploy/nginx/image-engine.conf (the instances, port and cache directory filled
+# in); returns when every instance and nginx answer /ready. It runs $IMAGE_ENGINE when set, else
+# builds the release binary; installs nginx from apt when missing. --cache-dir DIR holds the
+# instances' caches (DIR/instance-I) and nginx's (DIR/nginx); without it the instances cache in
+# memory and nginx in the run directory. Without IMAGE_ENGINE_KEY/IMAGE_ENGINE_SALT in the
+# environment (and no --unsafe among the serve flags) a key pair is generated and written to
+# RUN/keys.env for `image-engine sign`.
+#
+# State — pid files, the generated nginx configuration, logs — lives in the run directory
+# $IMAGE_ENGINE_CLUSTER_RUN (default: /tmp/image-engine-cluster-$UID), outside the checkout;
+# start prints it. stop stops exactly the processes whose pid files are there (SIGTERM, so
+# instances drain; SIGKILL after their shutdown timeout) and leaves none behind. status prints
+# `instance I pid PID port PORT ready|down` per instance and `nginx pid PID port P` (with `down`
+# when it is not running), and exits 1 if anything is down.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+run="${IMAGE_ENGINE_CLUSTER_RUN:-/tmp/image-engine-cluster-$(id -u)}"
+
+usage() {
+    echo "usage: scripts/cluster.sh start --instances N --port P [--cache-dir DIR] [-- SERVE-FLAGS...] | status | stop" >&2
+    exit 64
+}
+
+# True when PID runs and is the program we started (a pid file can outlive its process, and the
+# number can be reused by another).
+alive() {
+    local pid=$1 program=$2
+    [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null && tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q "$program"
+}
+
+ready() { curl -fs -o /dev/null --max-time 2 "http://127.0.0.1:$1/ready"; }
+
+status() {
+    [[ -f "$run/cluster.env" ]] || { echo "no cluster in $run" >&2; return 1; }
+    # shellcheck source=/dev/null
+    source "$run/cluster.env"
+    local down=0 i pid port
+    for ((i = 1; i <= instances; i++)); do
+        pid=$(cat "$run/instance-$i.pid" 2>/dev/null || true)
+        port=$((nginx_port + i))
+        if alive "$pid" "image-engine" && ready "$port"; then
+            echo "instance $i pid $pid port $port ready"
+        else
+            echo "instance $i pid ${pid:--} port $port down"
+            down=1
+        fi
+    done
+    pid=$(cat "$run/nginx.pid" 2>/dev/null || true)
+    if alive "$pid" "nginx"; then
+        echo "nginx pid $pid port $nginx_port"
+    else
+        echo "nginx pid ${pid:--} port $nginx_port down"
+        down=1
+    fi
+    return $down
+}
+
+# Stops PID (if it is still PROGRAM) with SIGNAL, then SIGKILL after GRACE seconds.
+stop_process() {
+    local pid=$1 program=$2 signal=$3 grace=$4
+    alive "$pid" "$program" || return 0
+    kill "-$signal" "$pid" 2>/dev/null || true
+    local waited=0
+    while alive "$pid" "$program" && ((waited < grace * 10)); do sleep 0.1; waited=$((waited + 1)); done
+    if alive "$pid" "$program"; then
+        echo "pid $pid did not stop in ${grace} s: killing it" >&2
+        kill -KILL "$pid" 2>/dev/null || true
+    fi
+}
+
+stop() {
+    [[ -d "$run" ]] || { echo "no cluster in $run" >&2; return 0; }
+    local file
+    # nginx first, so no new request reaches an instance that is going away.
+    [[ -f "$run/nginx.pid" ]] && stop_process "$(cat "$run/nginx.pid")" nginx QUIT 10
+    for file in "$run"/instance-*.pid; do
+        [[ -f "$file" ]] && stop_process "$(cat "$file")" image-engine TERM 15
+    done
+    # (nginx's master exits only after its workers have.)
+    rm -f "$run"/*.pid "$run/cluster.env"
+    echo "stopped the cluster in $run" >&2
+}
+
+start() {
+    local instances="" port="" cache_dir=""
+    while (($#)); do
+        case "$1" in
+            --instances) instances=${2:-}; shift 2 || usage ;;
+            --port) port=${2:-}; shift 2 || usage ;;
+            --cache-dir) cache_dir=${2:-}; shift 2 || usage ;;
+            --) shift; break ;;
+            *) echo "cluster.sh: unknown option $1" >&2; usage ;;
+        esac
+    done
+    local serve_flags=("$@")
+    [[ "$instances" =~ ^[1-9][0-9]*$ ]] || { echo "cluster.sh: --instances needs a positive number" >&2; usage; }
+    [[ "$port" =~ ^[1-9][0-9]*$ ]] && ((port + instances + 1000 < 65536)) || { echo "cluster.sh: --port needs a port number" >&2; usage; }
+    if [[ -f "$run/cluster.env" ]] && status >/dev/null 2>&1; then
+        echo "cluster.sh: a cluster is already running in $run (scripts/cluster.sh stop)" >&2
+        exit 1
+    fi
+    stop >/dev/null 2>&1 || true
+
+    command -v nginx >/dev/null || {
+        echo "Installing nginx-light" >&2
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends nginx-light >/dev/null
+    }
+    local binary="${IMAGE_ENGINE:-}"
+    if [[ -z "$binary" ]]; then
+        (cd "$root" && swift build -c release --product image-engine >&2)
+        binary="$root/.build/release/image-engine"
+    fi
+
+    mkdir -p "$run/logs" "$run/nginx-temp"
+    local nginx_cache="$run/nginx-cache"
+    if [[ -n "$cache_dir" ]]; then
+        mkdir -p "$cache_dir"
+        cache_dir="$(cd "$cache_dir" && pwd)"
+        nginx_cache="$cache_dir/nginx"
+    fi
+    mkdir -p "$nginx_cache"
+
+    if [[ -z "${IMAGE_ENGINE_KEY:-}" && " ${serve_flags[*]:-} " != *" --unsafe "* ]]; then
+        IMAGE_ENGINE_KEY=$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')
+        IMAGE_ENGINE_SALT=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
+        printf 'export IMAGE_ENGINE_KEY=%s IMAGE_ENGINE_SALT=%s\n' "$IMAGE_ENGINE_KEY" "$IMAGE_ENGINE_SALT" >"$run/keys.env"
+        chmod 600 "$run/keys.env"
+        export IMAGE_ENGINE_KEY IMAGE_ENGINE_SALT
+        echo "generated a key pair: source $run/keys.env before image-engine sign" >&2
+    fi
+    printf 'instances=%d\nnginx_port=%d\n' "$instances" "$port" >"$run/cluster.env"
+
+    local i instance_port
+    for ((i = 1; i <= instances; i++)); do
+        instance_port=$((port + i))
+        local flags=(serve --bind "127.0.0.1:$instance_port" --metrics-bind "127.0.0.1:$((instance_port + 1000))")
+        if [[ -n "$cache_dir" ]]; then flags+=(--cache-dir "$cache_dir/instance-$i"); fi
+        # setsid: the instances are not the terminal's, so a ^C there does not reach them.
+        setsid "$binary" "${flags[@]}" ${serve_flags[@]+"${serve_flags[@]}"} \
+            >"$run/logs/instance-$i.log" 2>"$run/logs/instance-$i.err" </dev/null &
+        echo $! >"$run/instance-$i.pid"
+    done
+
+    # The committed configuration with the instances, the port and the cache directory filled in.
+    local servers=""
+    for ((i = 1; i <= instances; i++)); do
+        servers+="    server 127.0.0.1:$((port + i)) max_fails=2 fail_timeout=5s;\n"
+    done
+    awk -v servers="$servers" -v port="$port" -v cache="$nginx_cache" '
+        /# BEGIN instances/ { print; printf "%s", servers; skipping = 1; next }
+        /# END instances/ { skipping = 0 }
+        skipping { next }
+        /^proxy_cache_path / { sub(/\/var\/cache\/nginx\/image-engine/, cache) }
+        /^    listen 8080;/ { sub(/8080/, "127.0.0.1:" port) }
+        { print }
+    ' "$root/deploy/nginx/image-engine.conf" >"$run/image-engine.conf"
+    local user_line=""
+    if [[ $(id -u) == 0 ]]; then
+        # nginx's workers drop root to www-data: give them the cache and temp directories, if
+        # www-data can reach them; under a private directory (mktemp -d) they stay root.
+        chown -R www-data "$nginx_cache" "$run/nginx-temp"
+        if runuser -u www-data -- test -w "$nginx_cache" -a -w "$run/nginx-temp" 2>/dev/null; then
+            user_line="user www-data;"
+        else
+            user_line="user root;"
+            echo "cluster.sh: www-data cannot reach $nginx_cache or $run: nginx workers run as root" >&2
+        fi
+    fi
+    cat >"$run/nginx.conf" <<EOF
+# Generated by scripts/cluster.sh: deploy/nginx/image-engine.conf for this cluster.
+$user_line
+worker_processes auto;
+pid $run/nginx.pid;
+error_log $run/logs/nginx-error.log warn;
+events { worker_connections 4096; }
+http {
+    access_log $run/logs/nginx-access.log;
+    client_body_temp_path $run/nginx-temp/body;
+    proxy_temp_path $run/nginx-temp/proxy;
+    fastcgi_temp_path $run/nginx-temp/fastcgi;
+    uwsgi_temp_path $run/nginx-temp/uwsgi;
+    scgi_temp_path $run/nginx-temp/scgi;
+    include $run/image-engine.conf;
+}
+EOF
+    nginx -t -q -c "$run/nginx.conf" -p "$run" 2>"$run/logs/nginx-test.err" || {
+        cat "$run/logs/nginx-test.err" >&2; stop; exit 1
+    }
+    nginx -c "$run/nginx.conf" -p "$run" 2>>"$run/logs/nginx-error.log"
+
+    # Ready: every instance answers /ready (or one died: say why and stop everything).
+    local deadline=$((SECONDS + 60))
+    for ((i = 1; i <= instances; i++)); do
+        until ready $((port + i)); do
+            if ! alive "$(cat "$run/instance-$i.pid")" image-engine; then
+                echo "cluster.sh: instance $i exited:" >&2
+                tail -n 5 "$run/logs/instance-$i.err" >&2
+                stop; exit 1
+            fi
+            if ((SECONDS > deadline)); then echo "cluster.sh: instance $i not ready after 60 s" >&2; stop; exit 1; fi
+            sleep 0.1
+        done
+    done
+    until ready "$port"; do
+        if ((SECONDS > deadline)); then echo "cluster.sh: nginx not ready after 60 s" >&2; stop; exit 1; fi
+        sleep 0.1
+    done
+    echo "cluster: $instances instance(s) behind nginx on http://127.0.0.1:$port; run directory $run" >&2
+    echo "$run"
+}
+
+case "${1:-}" in
+    start) shift; start "$@" ;;
+    stop) stop ;;
+    status) status ;;
+    *) usage ;;
+esac
