@@ -33,9 +33,11 @@ struct CLIRunner {
     /// (a loopback server among them).
     ///
     /// `environment`, when given, replaces the signing variables (`IMAGE_ENGINE_KEY`,
-    /// `IMAGE_ENGINE_SALT`) of the test process's own environment.
-    static func run(_ arguments: [String], environment: [String: String]? = nil) async throws -> Outcome {
-        try await offCooperativePool { try runBlocking(arguments, environment: environment) }
+    /// `IMAGE_ENGINE_SALT`) of the test process's own environment. A child still running after
+    /// `timeout` seconds is terminated (a command that should have exited must fail its test,
+    /// not hang it).
+    static func run(_ arguments: [String], environment: [String: String]? = nil, timeout: TimeInterval = 600) async throws -> Outcome {
+        try await offCooperativePool { try runBlocking(arguments, environment: environment, timeout: timeout) }
     }
 
     /// Runs blocking work (waiting for processes, sleeping) on a dispatch thread.
@@ -45,7 +47,7 @@ struct CLIRunner {
         }
     }
 
-    private static func runBlocking(_ arguments: [String], environment: [String: String]?) throws -> Outcome {
+    private static func runBlocking(_ arguments: [String], environment: [String: String]?, timeout: TimeInterval) throws -> Outcome {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -59,6 +61,7 @@ struct CLIRunner {
         process.standardOutput = out
         process.standardError = err
         try process.run()
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { if process.isRunning { process.terminate() } }
         // Read before waiting so a full pipe cannot block the child.
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
         let stderr = err.fileHandleForReading.readDataToEndOfFile()

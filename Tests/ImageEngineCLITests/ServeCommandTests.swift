@@ -42,7 +42,8 @@ struct ServeCommandTests {
         (["--allowed-source", "ftp://x/"], environment, "--allowed-source"), ([], ["IMAGE_ENGINE_KEY": "abc", "IMAGE_ENGINE_SALT": "00"], "IMAGE_ENGINE_KEY"),
     ])
     func usage(_ arguments: [String], _ environment: [String: String], _ named: String) async throws {
-        let outcome = try await CLIRunner.run(["serve"] + arguments, environment: environment)
+        // A serve that starts instead of refusing is stopped after 20 s, and fails here.
+        let outcome = try await CLIRunner.run(["serve", "--bind", "127.0.0.1:0"] + arguments, environment: environment, timeout: 20)
         #expect(outcome.status == 64, "\(arguments): \(outcome.stderr)")
         #expect(outcome.stderr.contains(named) && outcome.stderr.split(separator: "\n").count == 1, "\(arguments): \(outcome.stderr)")
     }

@@ -31,9 +31,12 @@ struct CPUAdmissionTests {
         for index in 0..<5 { tasks.append(try await enqueue(admission, memory: 1, order: order, name: "\(index)", expectWaiting: index + 1)) }
         for expected in 0..<5 {
             admission.release(memory: 1)
-            #expect(try await tasks[expected].value.get())
+            // Waits for whoever is admitted (not for task `expected`: a wrong order must fail, not hang).
+            let deadline = ContinuousClock.now + .seconds(10)
+            while order.names.count < expected + 1, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
             #expect(order.names.last == "\(expected)")
         }
+        for task in tasks { #expect(try await task.value.get()) }
         #expect(order.names == ["0", "1", "2", "3", "4"])
         admission.release(memory: 1)
         #expect(admission.snapshot == .init(busy: 0, waiting: 0, memoryInUse: 0))
