@@ -182,7 +182,9 @@ pid $run/nginx.pid;
 error_log $run/logs/nginx-error.log warn;
 events { worker_connections 4096; }
 http {
-    access_log $run/logs/nginx-access.log;
+    # The cache status last: load tests count HIT, MISS, STALE… from here.
+    log_format cache '\$remote_addr [\$time_local] "\$request" \$status \$body_bytes_sent \$request_time \$upstream_cache_status';
+    access_log $run/logs/nginx-access.log cache;
     client_body_temp_path $run/nginx-temp/body;
     proxy_temp_path $run/nginx-temp/proxy;
     fastcgi_temp_path $run/nginx-temp/fastcgi;
