@@ -23,15 +23,6 @@ struct DiskCacheQueueTests {
         func open() { semaphore.signal() }
     }
 
-    /// How many times the queue reported a disk error.
-    private final class ErrorCount: @unchecked Sendable {
-        // @unchecked: `count` is only touched while `lock` is held.
-        private let lock = NSLock()
-        private var count = 0
-        func increment() { lock.withLock { count += 1 } }
-        var value: Int { lock.withLock { count } }
-    }
-
     @Test("a queued write is read back before it reaches the disk; a queued removal hides the entry at once")
     func queuedStateIsVisible() async throws {
         let directory = try TemporaryDirectory()
@@ -105,7 +96,7 @@ struct DiskCacheQueueTests {
         let fileSystem = FaultyFileSystem()
         let disk = try Fixture.open(directory, fileSystem: fileSystem)
         try disk.setValue(payload(9, size: 100), forKey: "stored")
-        let errors = ErrorCount()
+        let errors = CallCounter()
         let queue = DiskCacheQueue(disk: disk, onError: { errors.increment() })
 
         fileSystem.fail(.write, with: ENOSPC)

@@ -174,7 +174,7 @@ struct CoalescingTests {
     func imageTaskEvents() async throws {
         let fixture = try await PipelineFixture.start(throttle: ImageServer.Throttle(bytesPerSecond: 200_000))
         let pipeline = fixture.pipeline()
-        let completions = Counter()
+        let completions = CallCounter()
         let task = pipeline.imageTask(with: ImageRequest(url: fixture.url("kite.jpg"), maxPixelSize: 120)) { result in
             if case .success = result { completions.increment() }
         }
@@ -196,18 +196,3 @@ struct CoalescingTests {
     }
 }
 
-/// Polls `condition` every 10 ms for up to 10 s.
-func pollUntil(_ condition: () -> Bool) async -> Bool {
-    for _ in 0..<1000 {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(10))
-    }
-    return condition()
-}
-
-final class Counter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var count = 0
-    func increment() { lock.withLock { count += 1 } }
-    var value: Int { lock.withLock { count } }
-}

@@ -1,6 +1,7 @@
 import Foundation
 @testable import ImageService
 import Testing
+import TestSupport
 
 @Suite("Service: CPU admission")
 struct CPUAdmissionTests {
@@ -16,8 +17,7 @@ struct CPUAdmissionTests {
                 return .failure(error)
             }
         }
-        let deadline = ContinuousClock.now + .seconds(10)
-        while admission.snapshot.waiting < expectWaiting, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+        _ = await pollUntil { admission.snapshot.waiting >= expectWaiting }
         try #require(admission.snapshot.waiting == expectWaiting)
         return task
     }
@@ -32,8 +32,7 @@ struct CPUAdmissionTests {
         for expected in 0..<5 {
             admission.release(memory: 1)
             // Waits for whoever is admitted (not for task `expected`: a wrong order must fail, not hang).
-            let deadline = ContinuousClock.now + .seconds(10)
-            while order.names.count < expected + 1, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+            _ = await pollUntil { order.names.count >= expected + 1 }
             #expect(order.names.last == "\(expected)")
         }
         for task in tasks { #expect(try await task.value.get()) }

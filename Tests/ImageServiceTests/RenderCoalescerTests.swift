@@ -1,6 +1,7 @@
 import Foundation
 @testable import ImageService
 import Testing
+import TestSupport
 
 @Suite("Service: render coalescing")
 struct RenderCoalescerTests {
@@ -20,8 +21,7 @@ struct RenderCoalescerTests {
             }
         }
         #expect(await gate.waitForArrivals(1))
-        let deadline = ContinuousClock.now + .seconds(10)
-        while joins.names.count < 9, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+        _ = await pollUntil { joins.names.count >= 9 }
         gate.open()
         for waiter in waiters { #expect(try await waiter.value.get() == 42) }
         #expect(runs.names.count == 1 && joins.names.count == 9 && coalescer.count == 0)
@@ -44,7 +44,7 @@ struct RenderCoalescerTests {
         let first = Task { await coalescer.result(for: "k", work: work) }
         #expect(await gate.waitForArrivals(1))
         let second = Task { await coalescer.result(for: "k", onJoin: { joined.append("x") }, work: work) }
-        while joined.names.isEmpty { try await Task.sleep(for: .milliseconds(1)) }
+        #expect(await pollUntil { !joined.names.isEmpty })
         second.cancel()
         #expect(await second.value == .failure(.cancelled))
         gate.open()
@@ -68,8 +68,7 @@ struct RenderCoalescerTests {
         #expect(await started.waitForArrivals(1))
         waiter.cancel()
         #expect(await waiter.value == .failure(.cancelled))
-        let deadline = ContinuousClock.now + .seconds(10)
-        while sawCancellation.names.isEmpty, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+        _ = await pollUntil { !sawCancellation.names.isEmpty }
         #expect(sawCancellation.names == ["cancelled"] && coalescer.count == 0)
     }
 }

@@ -183,7 +183,7 @@ struct ServiceStatusTests {
         let running = Task { try await harness.get(harness.path("w:60", harness.source("kite.jpg"))) }
         #expect(await gate.waitForArrivals(1))
         let queued = Task { try await harness.get(harness.path("w:60", harness.source("ladybird.jpg"))) }
-        while harness.service.admission.snapshot.waiting < 1 { try await Task.sleep(for: .milliseconds(2)) }
+        #expect(await pollUntil { harness.service.admission.snapshot.waiting >= 1 })
         let ready = try await harness.get("/ready")
         #expect(ready.status == 503 && ready.header("Cache-Control") == "no-store")
         #expect(try await harness.get("/health").status == 200)

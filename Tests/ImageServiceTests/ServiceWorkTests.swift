@@ -17,8 +17,7 @@ struct ServiceWorkTests {
         let replies = (0..<20).map { _ in Task { try await harness.get(path) } }
         // All 20 are in the service, sharing the one fetch the origin is holding.
         #expect(await harness.origin.waitFor { $0.requests == 1 })
-        let deadline = ContinuousClock.now + .seconds(20)
-        while harness.service.pipeline.statistics.coalescedRequests < 19, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
+        _ = await pollUntil(timeout: .seconds(20)) { harness.service.pipeline.statistics.coalescedRequests >= 19 }
         harness.origin.release("/kite.jpg")
         var bodies = Set<Data>()
         for reply in replies {
@@ -39,8 +38,7 @@ struct ServiceWorkTests {
         let sizes = ["rs:fit:100:100", "rs:fill:64:64", "rs:force:30:90"]
         let replies = sizes.map { options in Task { try await harness.get(harness.path(options, harness.source("ladybird.jpg"))) } }
         #expect(await harness.origin.waitFor { $0.requests == 1 })
-        let deadline = ContinuousClock.now + .seconds(20)
-        while harness.service.pipeline.statistics.coalescedRequests < 2, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
+        _ = await pollUntil(timeout: .seconds(20)) { harness.service.pipeline.statistics.coalescedRequests >= 2 }
         harness.origin.release("/ladybird.jpg")
         var shapes: [String] = []
         for reply in replies {
@@ -142,14 +140,13 @@ struct ServiceWorkTests {
         let running = Task { try await harness.get(harness.path("w:70", harness.source("kite.jpg"))) }
         #expect(await gate.waitForArrivals(1))
         let leaving = try RawConnection(port: harness.port, path: harness.path("w:70", harness.source("ladybird.jpg")))
-        while harness.service.admission.snapshot.waiting < 1 { try await Task.sleep(for: .milliseconds(2)) }
+        #expect(await pollUntil { harness.service.admission.snapshot.waiting >= 1 })
         leaving.close()
-        let deadline = ContinuousClock.now + .seconds(20)
-        while harness.service.admission.snapshot.waiting > 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
+        _ = await pollUntil(timeout: .seconds(20)) { harness.service.admission.snapshot.waiting == 0 }
         #expect(harness.service.admission.snapshot.waiting == 0, "the slot in the queue is free again")
         // So the next request queues instead of being refused.
         let next = Task { try await harness.get(harness.path("w:70", harness.source("grey.jpg"))) }
-        while harness.service.admission.snapshot.waiting < 1 { try await Task.sleep(for: .milliseconds(2)) }
+        #expect(await pollUntil { harness.service.admission.snapshot.waiting >= 1 })
         gate.open()
         #expect(try await running.value.status == 200)
         #expect(try await next.value.status == 200)
@@ -166,9 +163,9 @@ struct ServiceWorkTests {
         leaving.close()
         // The request's task is cancelled as soon as the server sees the connection go.
         let deadline = ContinuousClock.now + .seconds(20)
-        while harness.service.renders.count > 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
+        _ = await pollUntil(timeout: deadline - .now) { harness.service.renders.count == 0 }
         gate.open()
-        while harness.service.admission.snapshot.busy > 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
+        _ = await pollUntil(timeout: deadline - .now) { harness.service.admission.snapshot.busy == 0 }
         #expect(harness.service.admission.snapshot.busy == 0 && harness.service.statistics.decodes == 0)
         #expect(try await harness.get(harness.path("w:70", harness.source("ladybird.jpg"))).status == 200)
         await harness.stop()
@@ -181,8 +178,7 @@ struct ServiceWorkTests {
         let inFlight = Task { try await harness.get(harness.path("w:40", harness.source("kite.jpg"))) }
         #expect(await harness.origin.waitFor { $0.requests == 1 })
         let stopping = Task { await harness.server.shutDown() }
-        let deadline = ContinuousClock.now + .seconds(20)
-        while !harness.service.isDraining, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
+        _ = await pollUntil(timeout: .seconds(20)) { harness.service.isDraining }
         #expect(harness.service.isDraining && !harness.service.isReady)
         #expect(await harness.service.respond(to: ServiceRequest(path: "/ready")).status == 503)
         harness.origin.release("/kite.jpg")

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// Holds whoever calls `pass()` until `open()`, counting them: a test keeps a worker slot busy
 /// exactly as long as it needs, with no clock involved.
@@ -37,8 +38,6 @@ final class Gate: @unchecked Sendable {
 
     /// Waits until `pass()` has been called `count` times.
     func waitForArrivals(_ count: Int, timeout: Duration = .seconds(20)) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while self.count < count, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(5)) }
-        return self.count >= count
+        await pollUntil(timeout: timeout) { self.count >= count }
     }
 }
