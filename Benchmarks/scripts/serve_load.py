@@ -588,7 +588,6 @@ def part_faults(args, origin, names, workdir, rng):
         restarted_at = time.time() - load.start
         time.sleep(10)
         records = load.stop()
-        lines_1 = sum(1 for _ in open(os.path.join(args.cluster_run, "logs", "instance-1.log")))
         results["kill9"] = {"requests": len(records), "failed": failures(records),
                             "failed_after_kill_1s": failures(records, killed_at + 1.0),
                             "killed_at_s": killed_at, "restarted_at_s": restarted_at}
