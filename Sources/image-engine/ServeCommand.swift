@@ -32,6 +32,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Disk the caches may use: bytes or 2GB, 2GiB (3/4 sources, 1/4 results).", valueName: "size"))
     var cacheSize: ByteCount = ByteCount(bytes: 1 << 30)
 
+    @Option(name: .long, help: ArgumentHelp("Memory for finished thumbnails and recently fetched sources, half each (behind nginx or a CDN, more buys little): bytes or 32MB, 32MiB.", valueName: "size"))
+    var memoryCache: ByteCount = ByteCount(bytes: ThumbnailService.Configuration.defaultMemoryCache)
+
     @Option(name: .long, parsing: .singleValue, help: ArgumentHelp("Only fetch sources starting with PREFIX (repeatable).", valueName: "prefix"))
     var allowedSource: [String] = []
 
@@ -115,7 +118,8 @@ struct ServeCommand: AsyncParsableCommand {
             sourcePolicy: SourcePolicy(allowedPrefixes: allowedSource, allowsPrivateAddresses: allowPrivateSources),
             workers: workers, queueLimit: queue, memoryBudget: maxMemory.bytes, maxSourceBytes: maxSrcBytes.bytes,
             maxSourcePixels: maxSrcPixels, downloadTimeout: downloadTimeout, timeToLive: ttl,
-            cacheDirectory: cacheDir.map { URL(fileURLWithPath: $0, isDirectory: true) }, cacheSize: cacheSize.bytes)
+            cacheDirectory: cacheDir.map { URL(fileURLWithPath: $0, isDirectory: true) }, cacheSize: cacheSize.bytes,
+            resultMemoryLimit: memoryCache.bytes / 2, sourceMemoryLimit: memoryCache.bytes - memoryCache.bytes / 2)
         let service = try Output.failing { () throws(DiskCacheOpeningError) in
             do {
                 return try ThumbnailService(configuration: configuration, logger: Logger(label: "image-engine"), metricsFactory: factory)

@@ -37,6 +37,7 @@ struct ServeCommandTests {
         ([], [String: String](), "IMAGE_ENGINE_KEY"), (["--bind", "8080"], environment, "--bind"), (["--workers", "0"], environment, "--workers"),
         (["--queue", "-1"], environment, "--queue"), (["--max-memory", "lots"], environment, "--max-memory"),
         (["--max-src-bytes", "0"], environment, "--max-src-bytes"), (["--max-src-pixels", "0"], environment, "--max-src-pixels"),
+        (["--memory-cache", "0"], environment, "--memory-cache"),
         (["--download-timeout", "0"], environment, "--download-timeout"), (["--ttl", "-5"], environment, "--ttl"),
         (["--metrics-bind", "nowhere"], environment, "--metrics-bind"), (["--shutdown-timeout", "-1"], environment, "--shutdown-timeout"),
         (["--allowed-source", "ftp://x/"], environment, "--allowed-source"), ([], ["IMAGE_ENGINE_KEY": "abc", "IMAGE_ENGINE_SALT": "00"], "IMAGE_ENGINE_KEY"),

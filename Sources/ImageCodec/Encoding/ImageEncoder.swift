@@ -93,6 +93,10 @@ public enum ImageEncoder {
             let text = message.shimMessage
             throw .encodingFailed(text)
         }
-        return Data(bytesNoCopy: output, count: length, deallocator: .free)
+        // The encoders grow their buffer by doubling, so up to half of it can be slack; a cache
+        // holding thousands of thumbnails would keep that slack resident. Shrinking in place is
+        // cheap (glibc splits the block) and, should it fail, the larger block is still valid.
+        let fitted = realloc(output, max(1, length))?.assumingMemoryBound(to: UInt8.self) ?? output
+        return Data(bytesNoCopy: fitted, count: length, deallocator: .free)
     }
 }

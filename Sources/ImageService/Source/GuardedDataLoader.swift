@@ -111,6 +111,10 @@ public final class GuardedDataLoader: DataLoading, @unchecked Sendable {
             let announced = response.headers.first(name: "content-length").flatMap(Int.init)
             if let announced, announced > limit { throw .bodyTooLarge(limit: limit) }
             var data = Data()
+            // Appending grows the buffer by doubling; a source kept in the memory cache would
+            // hold that slack for as long as it stays there. The announced length (already
+            // checked against the limit) sizes it exactly.
+            if let announced { data.reserveCapacity(announced) }
             do {
                 for try await chunk in response.body {
                     guard data.count + chunk.readableBytes <= limit else { throw DataLoadingError.bodyTooLarge(limit: limit) }
