@@ -17,7 +17,7 @@ struct ServiceWorkTests {
         let replies = (0..<20).map { _ in Task { try await harness.get(path) } }
         // All 20 are in the service, sharing the one fetch the origin is holding.
         #expect(await harness.origin.waitFor { $0.requests == 1 })
-        _ = await pollUntil(timeout: .seconds(20)) { harness.service.pipeline.statistics.coalescedRequests >= 19 }
+        _ = await pollUntil(timeout: .seconds(20)) { harness.service.statistics.coalescedRequests >= 19 }
         harness.origin.release("/kite.jpg")
         var bodies = Set<Data>()
         for reply in replies {
@@ -28,6 +28,30 @@ struct ServiceWorkTests {
         #expect(bodies.count == 1)
         #expect(harness.origin.requests("/kite.jpg") == 1)
         #expect(harness.service.statistics.decodes == 1)
+        await harness.stop()
+    }
+
+    @Test("a source to revalidate on every use (no-cache): requests arriving while it renders join the render, the origin sees one request")
+    func hotURLWithSourceToRevalidate() async throws {
+        let gate = Gate()
+        let harness = try await ServiceHarness.start(gate: gate)
+        // Stale at once, like a photo uploaded a second ago (heuristic freshness: 10% of its
+        // age): any later fetch of this source through the pipeline revalidates it.
+        harness.origin.serve("/new.jpg", .init(data: try SmallPhotos.data("kite.jpg"), etag: "\"v1\"", cacheControl: "no-cache"))
+        let path = harness.path("rs:fit:100:100", harness.source("new.jpg"))
+        let first = Task { try await harness.get(path) }
+        #expect(await gate.waitForArrivals(1), "the first request's render holds its worker, its source downloaded")
+        let later = (0..<9).map { _ in Task { try await harness.get(path) } }
+        #expect(await pollUntil { harness.service.statistics.coalescedRequests >= 9 })
+        gate.open()
+        var bodies = Set<Data>()
+        for reply in [first] + later {
+            let answer = try await reply.value
+            #expect(answer.status == 200)
+            bodies.insert(answer.body)
+        }
+        #expect(bodies.count == 1)
+        #expect(harness.origin.requests("/new.jpg") == 1 && harness.service.statistics.decodes == 1)
         await harness.stop()
     }
 

@@ -49,6 +49,10 @@ struct ProcessingJob: Sendable {
 
     /// The keys a result for this job may be under: the format asked for, or with none, either
     /// (which one applies depends on the source, recorded with each result).
+    /// Identifies the whole answer, whatever format the source turns out to need: the result
+    /// keys of every candidate format.
+    var flightKey: String { candidateFormats.map(resultKey).joined(separator: "|") }
+
     var candidateFormats: [ProcessingOptions.OutputFormat] {
         options.format.map { [$0] } ?? [.jpeg, .png]
     }

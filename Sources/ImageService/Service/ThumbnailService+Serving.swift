@@ -17,12 +17,49 @@ extension ThumbnailService {
             }
         }
 
+        // A request that cannot be answered 304 joins whatever is already fetching and rendering
+        // the same result, before touching the source: a source that just changed (so
+        // heuristically stale at once) would otherwise be revalidated by every request arriving
+        // while the first one renders, and a hot new URL would cost the origin a request each.
+        let outcome: Result<Outcome, ServiceError>
+        if let ifNoneMatch = request.ifNoneMatch {
+            outcome = await produce(job, ifNoneMatch: ifNoneMatch)
+        } else {
+            outcome = await flights.result(for: job.flightKey, onJoin: { [counters, metrics] in
+                counters.addCoalesced()
+                metrics.coalesced.increment()
+            }) { [self] in
+                await produce(job, ifNoneMatch: nil)
+            }
+        }
+        switch outcome {
+        case .success(.rendered(let image, let layer)):
+            return respond(with: image, to: request, layer: layer, timing: image.timing)
+        case .success(.notModified(let etag, let lastModified, let layer)):
+            counters.addNotModified()
+            return notModified(etag: etag, lastModified: lastModified, layer: layer)
+        case .failure(let error):
+            return .error(error)
+        }
+    }
+
+    /// What fetching the source and rendering produced for a request.
+    enum Outcome: Sendable {
+        /// The result, and where its source came from.
+        case rendered(RenderedImage, layer: String)
+        /// `If-None-Match` named the result's `ETag`: nothing was decoded.
+        case notModified(etag: String, lastModified: String?, layer: String)
+    }
+
+    /// Source (through the pipeline: memory, disk, origin) → validator → 304, or one render
+    /// shared by every identical request whose source has the same validator.
+    private func produce(_ job: ProcessingJob, ifNoneMatch: String?) async -> Result<Outcome, ServiceError> {
         let downloadStarted = ContinuousClock.now
         let source: DataResponse
         do {
             source = try await pipeline.data(for: sourceRequest(job.source))
         } catch {
-            return .error(ServiceError(error))
+            return .failure(ServiceError(error))
         }
         let layer: String
         var timing = PhaseTiming()
@@ -41,14 +78,13 @@ extension ThumbnailService {
             header = try ImageDecoder.header(of: source.data, limits: limits)
         } catch {
             pipeline.removeCachedData(for: sourceRequest(job.source))
-            return .error(ServiceError(error))
+            return .failure(ServiceError(error))
         }
         let format = job.options.format ?? (header.hasAlpha ? .png : .jpeg)
         let validator = EntityTag.sourceValidator(etag: source.etag, lastModified: source.lastModified, data: source.data)
         let etag = EntityTag.make(sourceValidator: validator, canonicalOptions: job.options.canonical, format: format.rawValue)
-        if let ifNoneMatch = request.ifNoneMatch, EntityTag.matches(ifNoneMatch, etag) {
-            counters.addNotModified()
-            return notModified(etag: etag, lastModified: source.lastModified, layer: layer)
+        if let ifNoneMatch, EntityTag.matches(ifNoneMatch, etag) {
+            return .success(.notModified(etag: etag, lastModified: source.lastModified, layer: layer))
         }
 
         let resultKey = job.resultKey(format)
@@ -60,12 +96,7 @@ extension ThumbnailService {
         }) { [self] in
             await self.render(render)
         }
-        switch result {
-        case .success(let image):
-            return respond(with: image, to: request, layer: layer, timing: image.timing)
-        case .failure(let error):
-            return .error(error)
-        }
+        return result.map { .rendered($0, layer: layer) }
     }
 
     /// The source fetch as the pipeline sees it: the URL, and a `User-Agent` that names us.

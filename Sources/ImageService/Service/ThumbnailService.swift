@@ -33,6 +33,9 @@ public final class ThumbnailService: Sendable {
     let results: ResultCache
     let admission: CPUAdmission
     let renders = RenderCoalescer<RenderedImage>()
+    /// Fetch + render per identical request (without `If-None-Match`), joined before the source
+    /// is touched.
+    let flights = RenderCoalescer<Outcome>()
     let metrics: ServiceMetrics
     let logger: Logger
     let limits: DecodingLimits
