@@ -177,7 +177,7 @@ public enum StructuralSimilarity {
     /// out[c] = Σ window[t] · line(t)[c] over the 2·radius + 1 taps, pairing the taps the
     /// symmetric window weighs alike: six passes over `out` instead of eleven, and half the
     /// multiplications. Taps are the outer loop so the column loops vectorise.
-    private static func convolve(_ window: UnsafePointer<Float>, into out: UnsafeMutablePointer<Float>, count: Int,
+    static func convolve(_ window: UnsafePointer<Float>, into out: UnsafeMutablePointer<Float>, count: Int,
                                  line: (Int) -> UnsafePointer<Float>) {
         let centre = line(radius)
         let weight = window[radius]
