@@ -20,6 +20,7 @@ let package = Package(
             name: "CodecBenchmarks",
             dependencies: [
                 .product(name: "Benchmark", package: "package-benchmark"),
+                .product(name: "ImageBudget", package: engine),
                 .product(name: "ImageCodec", package: engine),
             ],
             path: "Benchmarks/CodecBenchmarks",

@@ -13,11 +13,13 @@ import json
 import os
 import platform
 import shutil
+import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BENCHMARKS = os.path.dirname(HERE)
@@ -36,8 +38,10 @@ LABELS = {
     "S4": "S4 engine decoded (full size)",
     "S5": "S5 engine downsampled (default)",
     "S6": "S6 engine downsampled + thumbnails, relaunch",
+    "S7": "S7 server thumbnails (serve, fill 400×400), server warm",
+    "S7-cold": "S7' server thumbnails, server cold",
 }
-ORDER = ["S1", "S1-off", "S2", "S3", "S3-off", "S4", "S5", "S6"]
+ORDER = ["S1", "S1-off", "S2", "S3", "S3-off", "S4", "S5", "S6", "S7", "S7-cold"]
 NETWORKS = {"none": [], "phone": ["--latency-ms", "50", "--mbit", "20"]}
 NETWORK_LABELS = {"none": "loopback, no throttle", "phone": "50 ms, 20 Mbit/s per connection"}
 
@@ -58,14 +62,15 @@ def configurations(quick):
 
 
 def build():
+    subprocess.run(["swift", "build", "-c", "release", "--product", "image-engine"], cwd=ROOT, check=True)
     subprocess.run(["swift", "build", "-c", "release", "--product", "image-server"], cwd=BENCHMARKS, check=True)
     subprocess.run(["swift", "build", "-c", "release", "--product", "strategy-run"], cwd=BENCHMARKS, check=True)
 
 
-def start_server(network):
+def start_server(network, extra=()):
     process = subprocess.Popen(
         [os.path.join(BENCHMARKS, ".build/release/image-server"), "--samples", os.path.join(ROOT, "SampleImages"),
-         "--products", str(PRODUCTS), "--photos", ",".join(PHOTOS)] + NETWORKS[network],
+         "--products", str(PRODUCTS), "--photos", ",".join(PHOTOS)] + NETWORKS[network] + list(extra),
         stdout=subprocess.PIPE, text=True)
     line = process.stdout.readline().split()
     if len(line) != 2 or line[0] != "listening":
@@ -74,9 +79,42 @@ def start_server(network):
     return process, int(line[1])
 
 
-def run_one(port, strategy, memory, prefetch, cancel, cache_dir, output):
+def start_thumbnail_service(network):
+    """S7's server side, a fresh one for every run: an unthrottled origin (the data centre's network),
+    `image-engine serve` fetching from it, and a front on the phone's network (an image-server
+    forwarding to serve, throttled like the other strategies' server). What the phone receives
+    is counted by the front. Returns the processes, the front's port and the origin's."""
+    origin, origin_port = start_server("none")
+    port = free_port()
+    service = subprocess.Popen([os.path.join(ROOT, ".build/release/image-engine"), "serve", "--unsafe", "--allow-private-sources",
+                                "--bind", f"127.0.0.1:{port}"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 30
+    while True:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/ready", timeout=1) as response:
+                if response.status == 200:
+                    break
+        except OSError:
+            if time.time() > deadline or service.poll() is not None:
+                for process in (service, origin):
+                    process.kill()
+                sys.exit("image-engine serve did not start")
+            time.sleep(0.05)
+    front, front_port = start_server(network, ["--upstream", f"http://127.0.0.1:{port}"])
+    return [front, service, origin], front_port, origin_port
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def run_one(port, strategy, memory, prefetch, cancel, cache_dir, output, origin_port=None):
     command = [os.path.join(BENCHMARKS, ".build/release/strategy-run"), "--strategy", strategy, "--port", str(port),
                "--memory-mib", str(memory), "--cache-dir", cache_dir, "--output", output, "--products", str(PRODUCTS)]
+    if origin_port is not None:
+        command += ["--origin-port", str(origin_port)]
     if not prefetch:
         command.append("--no-prefetch")
     if not cancel:
@@ -209,6 +247,18 @@ def markdown(results, info, repetitions):
            ("frames > 8.3 ms", revisit("framesOver8ms")), ("memory cache", run("peakMemoryCacheMiB", 1, " MiB")),
            ("peak RSS", run("peakResidentMiB", 0, " MiB")), ("server requests", run("serverRequests"))])
     table("Phone network (50 ms, 20 Mbit/s per connection), revisit, 128 MiB", by("phone", 128), frame_columns)
+    server_side = [row for network in ("phone", "none") for row in by(network, 128) if row["strategy"] in ("S5", "S7", "S7-cold")]
+    table("Server-side thumbnails (S7, S7') against client-side downsampling (S5), 128 MiB", server_side,
+          [name, ("network", lambda row: row["networkLabel"]), ("first visit shown", first("shown")),
+           ("revisit shown at once", lambda row: f"{cell(row['passes'][1]['shownAtOnce'])} of {cell(row['passes'][1]['cellAppearances'])}"),
+           ("revisit blank cell-frames", revisit("blankCellFrames")), ("revisit time to image p50", revisit("timeToImageP50Ms", 1, " ms")),
+           ("MiB sent to the phone", run("serverMiBSent", 1)), ("decodes", run("decodes")), ("CPU", run("cpuSeconds", 1, " s"))])
+    for network in ("phone", "none"):
+        pair = {row["strategy"]: row for row in by(network, 128)}
+        for variant in ("S7", "S7-cold"):
+            if "S5" in pair and variant in pair and pair["S5"]["run"]["serverMiBSent"]["median"]:
+                ratio = pair[variant]["run"]["serverMiBSent"]["median"] / pair["S5"]["run"]["serverMiBSent"]["median"]
+                lines.append(f"\n{NETWORK_LABELS[network]}: {variant} sends the phone {100 * ratio:.1f}% of the bytes S5 does.")
     knobs = [result for strategy in ("S1", "S5") for result in results if result["strategy"] == strategy and result["network"] == "phone"
              and result["memoryLimitMiB"] == 128]
     table("Prefetch and cancellation on the fast flick (phone network, 128 MiB, whole trace)", knobs,
@@ -233,7 +283,7 @@ def charts(raw, path):
     headline = [(strategy, raw[("none", strategy, 128, True, True)][0]) for strategy in ORDER if ("none", strategy, 128, True, True) in raw]
     colors = plt.get_cmap("tab10")
 
-    figure, axis = plt.subplots(figsize=(9, 5.5))
+    figure, axis = plt.subplots(figsize=(12, 5.5))
     for index, (strategy, record) in enumerate(headline):
         passes = record["frameLoop"]["passes"][1]
         times = sorted(passes["timeToImageMs"])
@@ -251,7 +301,8 @@ def charts(raw, path):
     axis.set_ylabel("fraction of cells that appeared")
     axis.set_ylim(0, 1.02)
     axis.set_title("Revisit (scrolling back up): time to image, 128 MiB, no throttle")
-    axis.legend(fontsize=7.5, loc="lower right")
+    # Beside the plot: inside it, the legend hid the curves that stay near 0.
+    axis.legend(fontsize=7.5, loc="center left", bbox_to_anchor=(1.01, 0.5))
     axis.grid(True, which="both", alpha=0.3)
     figure.tight_layout()
     figure.savefig(os.path.join(path, "strategies-time-to-image.png"), dpi=110)
@@ -319,7 +370,21 @@ def main():
                         if strategy == "S6":
                             # Fill the disk in one process, then measure a new one on it: a relaunch.
                             run_one(port, strategy, memory, prefetch, cancel, cache_dir, output)
-                        record = run_one(port, strategy, memory, prefetch, cancel, cache_dir, output)
+                        if strategy.startswith("S7"):
+                            processes, front_port, origin_port = start_thumbnail_service(network)
+                            try:
+                                if strategy == "S7":
+                                    # Warm: another client went through the grid first, as
+                                    # users before this one did (the CDN's or serve's cache).
+                                    run_one(front_port, strategy, memory, prefetch, cancel, tempfile.mkdtemp(dir=scratch), output,
+                                            origin_port)
+                                record = run_one(front_port, strategy, memory, prefetch, cancel, cache_dir, output, origin_port)
+                            finally:
+                                for process in processes:
+                                    process.kill()
+                                    process.wait()
+                        else:
+                            record = run_one(port, strategy, memory, prefetch, cancel, cache_dir, output)
                         raw.setdefault(config, []).append(record)
                         shutil.rmtree(cache_dir, ignore_errors=True)
                         print(f"  {network:5} {strategy:6} {memory:3} MiB prefetch={prefetch} cancel={cancel} "

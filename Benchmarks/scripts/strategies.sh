@@ -2,7 +2,7 @@
 # The cache-strategy benchmark in one command: installs what is missing (the engine's C
 # libraries; matplotlib from PyPI for the charts), builds in release, starts the loopback image
 # server, runs every strategy on the same scrolled grid, and writes Benchmarks/Results/
-# strategies.md, strategies.json and strategies-*.png. About 11 minutes on 2 cores with the
+# strategies.md, strategies.json and strategies-*.png. About 15 minutes on 2 cores with the
 # default 3 repetitions; --quick (128 MiB only, one repetition) takes about 3.
 set -euo pipefail
 cd "$(dirname "$0")/../.."

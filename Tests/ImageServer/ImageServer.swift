@@ -1,6 +1,9 @@
 import FlyingFox
 import FlyingSocks
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// An HTTP image server on the loopback interface, for tests and benchmarks: it serves images
 /// with `ETag`, `Last-Modified` and `Cache-Control`, answers conditional requests with 304,
@@ -150,6 +153,12 @@ public final class ImageServer: Sendable {
     }
 
     /// Serves `resource` at every path that has no resource of its own (nil: 404 there).
+    /// Answers paths it has no resource for with what `upstream` answers for the same path,
+    /// throttled like everything else here.
+    public func forward(to upstream: URL?) {
+        state.update { $0.upstream = upstream }
+    }
+
     public func serveEverywhereElse(_ resource: Resource?) {
         state.update { $0.fallback = resource }
     }
@@ -232,6 +241,9 @@ extension ImageServer {
             var throttle: Throttle?
             var statistics = Statistics()
             var held: Set<String> = []
+            /// Paths with no resource of their own are fetched from here (a throttled front for
+            /// another server: the phone's link to a thumbnail service).
+            var upstream: URL?
             var waiting: [String: [CheckedContinuation<Void, Never>]] = [:]
         }
 
@@ -256,7 +268,8 @@ extension ImageServer {
             let ifModifiedSince = request.headers[HTTPHeader("If-Modified-Since")]
             var headers: [String: String] = [:]
             for (name, value) in request.headers { headers[name.rawValue.lowercased()] = value }
-            let (resource, fault, throttle) = read { ($0.resources[path] ?? $0.fallback, $0.faults[path], $0.throttle) }
+            var (resource, fault, throttle) = read { ($0.resources[path] ?? $0.fallback, $0.faults[path], $0.throttle) }
+            if resource == nil, let upstream = read({ $0.upstream }) { resource = await Self.fetch(path, from: upstream) }
             update {
                 $0.statistics.requests += 1
                 $0.statistics.requestsByPath[path, default: 0] += 1
@@ -325,6 +338,16 @@ extension ImageServer {
 
         /// `/_control/stats` (statistics as JSON) and `/_control/reset` (zero them), so a client
         /// in another process (a benchmark) can read what the server saw.
+        /// `path` from the upstream server, as a resource (its type and caching headers kept);
+        /// nil when the upstream does not answer 200, which becomes a 404 here.
+        private static func fetch(_ path: String, from upstream: URL) async -> Resource? {
+            guard let url = URL(string: upstream.absoluteString + path),
+                  let (data, response) = try? await URLSession.shared.data(from: url),
+                  let http = response as? HTTPURLResponse, http.statusCode == 200 else { return nil }
+            return Resource(data: data, contentType: http.value(forHTTPHeaderField: "Content-Type") ?? "application/octet-stream",
+                            etag: http.value(forHTTPHeaderField: "ETag"), cacheControl: http.value(forHTTPHeaderField: "Cache-Control"))
+        }
+
         private func control(_ path: String, _ request: HTTPRequest) -> HTTPResponse {
             switch path {
             case "/_control/stats":

@@ -1,5 +1,6 @@
 import Benchmark
 import Foundation
+import ImageBudget
 import ImageCodec
 
 /// Decode + downsample to 1080 px + encode at q85, per sample file: the thumbnail hot path.
@@ -59,6 +60,37 @@ let benchmarks: @Sendable () -> Void = {
                 let bitmap = try ImageDecoder().decode(data).downsampled(maxPixelSize: 1080)
                 blackHole(try ImageEncoder.jpeg(bitmap, options: JPEGEncodingOptions(quality: 85)))
             }
+        }
+    }
+    // The budget's quality metrics on a 1280×960 pair (a photo and its q75 JPEG): SSIMULACRA2
+    // one-off and against a prepared reference (how the budget search calls it), with luma
+    // SSIM, the metric it replaces, as the in-run reference.
+    if files.contains("Sunset.jpg") {
+        func pair() -> (Bitmap, Bitmap) {
+            do {
+                let decoder = ImageDecoder(options: DecodingOptions(resize: .fill(width: 1280, height: 960)))
+                let reference = try decoder.decode(load("Sunset.jpg"))
+                let distorted = try ImageDecoder().decode(try ImageEncoder.jpeg(reference, options: JPEGEncodingOptions(quality: 75)))
+                return (reference, distorted)
+            } catch {
+                fatalError("CodecBenchmarks: cannot make the 1280×960 pair: \(error)")
+            }
+        }
+        Benchmark("SSIMULACRA2 1280x960 pair") { benchmark in
+            let (reference, distorted) = pair()
+            benchmark.startMeasurement()
+            for _ in benchmark.scaledIterations { blackHole(SSIMULACRA2.score(reference, distorted)) }
+        }
+        Benchmark("SSIMULACRA2 1280x960 against a prepared reference") { benchmark in
+            let (reference, distorted) = pair()
+            let prepared = SSIMULACRA2.Reference(reference)
+            benchmark.startMeasurement()
+            for _ in benchmark.scaledIterations { blackHole(SSIMULACRA2.score(prepared, distorted)) }
+        }
+        Benchmark("SSIM (luma) 1280x960 pair") { benchmark in
+            let (reference, distorted) = pair()
+            benchmark.startMeasurement()
+            for _ in benchmark.scaledIterations { blackHole(StructuralSimilarity.score(LumaPlane(reference), LumaPlane(distorted))) }
         }
     }
     if files.contains("Dragonfly-P3.jpg") {

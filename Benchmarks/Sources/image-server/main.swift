@@ -5,9 +5,12 @@ import ImageServer
 // memory and CPU are not counted against the strategy being measured.
 //
 // image-server --samples DIR --products N [--latency-ms MS] [--mbit MBIT] [--photos A.jpg,B.jpg,...]
+//              [--upstream URL]
 // Serves /products/NNN.jpg (product i is photo i mod count, each its own URL), cacheable for a
 // day with an ETag and Last-Modified; prints "listening PORT" once ready; /_control/stats and
-// /_control/reset report and zero what it saw. Runs until killed.
+// /_control/reset report and zero what it saw. Runs until killed. With --upstream, any other
+// path is fetched from URL + path and sent on throttled: the phone's link to a thumbnail
+// service (`image-engine serve`) in front of another image-server.
 
 func option(_ name: String) -> String? {
     guard let index = CommandLine.arguments.firstIndex(of: name), index + 1 < CommandLine.arguments.count else { return nil }
@@ -32,6 +35,13 @@ let modified = Date(timeIntervalSince1970: 1_700_000_000)
 for product in 0..<products {
     server.serve(String(format: "products/%03d.jpg", product),
                  ImageServer.Resource(data: photos[product % photos.count], lastModified: modified, cacheControl: "max-age=86400"))
+}
+if let upstream = option("--upstream") {
+    guard let url = URL(string: upstream) else {
+        FileHandle.standardError.write(Data("image-server: --upstream is not a URL\n".utf8))
+        exit(64)
+    }
+    server.forward(to: url)
 }
 // Unbuffered, so the driver reading the pipe sees it at once.
 FileHandle.standardOutput.write(Data("listening \(server.port)\n".utf8))

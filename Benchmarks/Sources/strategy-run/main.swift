@@ -9,8 +9,9 @@ import ImagePipeline
 // One strategy, one memory limit, one network, over the scroll trace, in a process of its own;
 // writes one JSON record. Driven by Benchmarks/scripts/strategies.py.
 //
-// strategy-run --strategy S1|S1-off|S2|S3|S3-off|S4|S5|S6 --port PORT --memory-mib N --cache-dir DIR
+// strategy-run --strategy S1|S1-off|S2|S3|S3-off|S4|S5|S6|S7|S7-cold --port PORT --memory-mib N --cache-dir DIR
 //              --output FILE [--products 120] [--no-prefetch] [--no-cancel] [--label TEXT]
+//              [--origin-port PORT]   (S7: where the thumbnail service fetches the originals)
 
 func option(_ name: String) -> String? {
     guard let index = CommandLine.arguments.firstIndex(of: name), index + 1 < CommandLine.arguments.count else { return nil }
@@ -40,6 +41,23 @@ options.cancels = !CommandLine.arguments.contains("--no-cancel")
 let server = URL(string: "http://127.0.0.1:\(port)")!
 let urls = (0..<products).map { server.appendingPathComponent(String(format: "products/%03d.jpg", $0)) }
 
+/// S7's origin: the port `--origin-port` names; a usage error without it.
+func originPort() -> Int {
+    guard let port = option("--origin-port").flatMap(Int.init) else { fail("S7 needs --origin-port") }
+    return port
+}
+
+/// S7: each cell's thumbnail from `image-engine serve` (unsigned, --unsafe), filled to the
+/// 400 px cell, the service fetching the original from the origin server.
+func thumbnailURLs(originPort: Int) -> [URL] {
+    (0..<products).map { product in
+        let source = String(format: "http://127.0.0.1:%d/products/%03d.jpg", originPort, product)
+        let encoded = Data(source.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        return URL(string: "\(server.absoluteString)/unsafe/rs:fill:400:400/\(encoded).jpg")!
+    }
+}
+
 /// GET on the image server's control endpoint, synchronously (before and after the run).
 func control(_ path: String) -> Data {
     let done = DispatchSemaphore(value: 0)
@@ -52,14 +70,15 @@ func control(_ path: String) -> Data {
     return body
 }
 
-func engine(_ strategy: ImagePipeline.CacheStrategy, thumbnails: Bool = false, lookUpOnFrame: Bool = true) -> EngineSource {
+func engine(_ strategy: ImagePipeline.CacheStrategy, thumbnails: Bool = false, lookUpOnFrame: Bool = true,
+            sourceURLs: [URL]? = nil) -> EngineSource {
     let disk: DiskCache
     do {
         disk = try DiskCache(directory: cacheDirectory.appendingPathComponent("engine"), configuration: DiskCacheConfiguration(sizeLimit: 1 << 30))
     } catch {
         fail("cannot open the disk cache: \(error)")
     }
-    return EngineSource(urls: urls, configuration: .init(strategy: strategy, storesThumbnails: thumbnails, memoryCacheLimit: memoryLimit,
+    return EngineSource(urls: sourceURLs ?? urls, configuration: .init(strategy: strategy, storesThumbnails: thumbnails, memoryCacheLimit: memoryLimit,
                                                          diskCache: disk),
                         lookUpOnFrame: lookUpOnFrame)
 }
@@ -73,6 +92,7 @@ case "S3-off": engine(.encodedResponse, lookUpOnFrame: false)
 case "S4": engine(.decoded)
 case "S5": engine(.downsampled)
 case "S6": engine(.downsampled, thumbnails: true)
+case "S7", "S7-cold": engine(.downsampled, sourceURLs: thumbnailURLs(originPort: originPort()))
 default: fail("unknown strategy \(strategy)")
 }
 
