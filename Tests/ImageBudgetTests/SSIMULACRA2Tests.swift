@@ -78,11 +78,10 @@ struct SSIMULACRA2Tests {
 
     @Test("halving averages 2×2 blocks, and only the pixels that exist at odd edges")
     func halving() {
-        var planes = ColorPlanes(width: 3, height: 3)
-        planes.planes[0] = [1, 3, 5,
-                            7, 9, 11,
-                            13, 15, 17]
-        let half = planes.halved()
+        let plane: [Float] = [1, 3, 5,
+                              7, 9, 11,
+                              13, 15, 17]
+        let half = ColorPlanes(width: 3, height: 3, planes: [plane, plane, plane]).halved()
         #expect(half.width == 2 && half.height == 2)
         #expect(half.planes[0] == [5, 8, 14, 17])
     }

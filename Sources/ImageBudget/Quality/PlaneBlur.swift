@@ -7,45 +7,48 @@ struct PlaneBlur {
     let height: Int
     private var padded: [Float]
     private var horizontal: [Float]
-    private var input: [Float] = []
 
     init(width: Int, height: Int) {
         self.width = width
         self.height = height
         padded = [Float](repeating: 0, count: width + 2 * StructuralSimilarity.radius)
-        horizontal = [Float](repeating: 0, count: width * height)
+        horizontal = ColorPlanes.uninitialized(width * height)
     }
 
     /// `out` = the blur of `plane` (`width × height`).
     mutating func blur(_ plane: [Float], into out: inout [Float]) {
-        plane.withUnsafeBufferPointer { blur($0.baseAddress!, into: &out) }
+        let width = width
+        plane.withUnsafeBufferPointer { plane in
+            blur(into: &out) { y, row in row.update(from: plane.baseAddress! + y * width, count: width) }
+        }
     }
 
-    /// `out` = the blur of `a · b`, pixel by pixel.
+    /// `out` = the blur of `a · b`, pixel by pixel. The products are made a row at a time as
+    /// the horizontal pass needs them: a product plane written and read back cost more than
+    /// the multiplications.
     mutating func blur(_ a: [Float], times b: [Float], into out: inout [Float]) {
-        if input.count != width * height { input = [Float](repeating: 0, count: width * height) }
-        let count = width * height
-        input.withUnsafeMutableBufferPointer { input in
-            a.withUnsafeBufferPointer { a in
-                b.withUnsafeBufferPointer { b in
-                    for index in 0..<count { input[index] = a[index] * b[index] }
+        let width = width
+        a.withUnsafeBufferPointer { a in
+            b.withUnsafeBufferPointer { b in
+                blur(into: &out) { y, row in
+                    let (left, right) = (a.baseAddress! + y * width, b.baseAddress! + y * width)
+                    for x in 0..<width { row[x] = left[x] * right[x] }
                 }
             }
         }
-        let product = input
-        product.withUnsafeBufferPointer { blur($0.baseAddress!, into: &out) }
     }
 
-    private mutating func blur(_ source: UnsafePointer<Float>, into out: inout [Float]) {
+    /// The blur of the plane whose row y `fill(y, row)` writes into `row` (`width` floats).
+    private mutating func blur(into out: inout [Float], fill: (Int, UnsafeMutablePointer<Float>) -> Void) {
         let (width, height, radius) = (width, height, StructuralSimilarity.radius)
-        if out.count != width * height { out = [Float](repeating: 0, count: width * height) }
+        if out.count != width * height { out = ColorPlanes.uninitialized(width * height) }
         StructuralSimilarity.window.withUnsafeBufferPointer { window in
             let window = window.baseAddress!
             padded.withUnsafeMutableBufferPointer { padded in
                 horizontal.withUnsafeMutableBufferPointer { horizontal in
                     // Rows: the zeros either side of `padded` stay zero; only the middle is copied.
                     for y in 0..<height {
-                        (padded.baseAddress! + radius).update(from: source + y * width, count: width)
+                        fill(y, padded.baseAddress! + radius)
                         let line = UnsafePointer(padded.baseAddress!)
                         StructuralSimilarity.convolve(window, into: horizontal.baseAddress! + y * width, count: width) { line + $0 }
                     }

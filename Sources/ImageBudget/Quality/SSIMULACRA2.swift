@@ -176,7 +176,7 @@ public enum SSIMULACRA2 {
         /// which only the first counts).
         private static func rowSums(_ x1: UnsafePointer<Float>, _ mu1: UnsafePointer<Float>, _ s11: UnsafePointer<Float>,
                                     _ x2: UnsafePointer<Float>, _ mu2: UnsafePointer<Float>, _ s22: UnsafePointer<Float>,
-                                    _ s12: UnsafePointer<Float>, _ start: Int, _ end: Int) -> [Float] {
+                                    _ s12: UnsafePointer<Float>, _ start: Int, _ end: Int) -> SIMD8<Float> {
             typealias Lanes = SIMD8<Float>
             func maps(_ x1: Lanes, _ mu1: Lanes, _ s11: Lanes, _ x2: Lanes, _ mu2: Lanes, _ s22: Lanes, _ s12: Lanes)
                 -> (ssim: Lanes, artefact: Lanes, detail: Lanes) {
@@ -187,13 +187,11 @@ public enum SSIMULACRA2 {
                 let covariance: Lanes = s12 - mu1 * mu2
                 let structure: Lanes = 2 * covariance + c2
                 let variances: Lanes = (s11 - mu1 * mu1) + (s22 - mu2 * mu2) + c2
-                let ssim = pointwiseMax(one - luminance * structure / variances, Lanes())
+                let ssim = (one - luminance * structure / variances).positivePart
                 let ownEdge: Lanes = x2 - mu2
                 let originalEdge: Lanes = x1 - mu1
-                let own: Lanes = one + pointwiseMax(ownEdge, -ownEdge)
-                let original: Lanes = one + pointwiseMax(originalEdge, -originalEdge)
-                let edge: Lanes = own / original - one
-                return (ssim, pointwiseMax(edge, Lanes()), pointwiseMax(-edge, Lanes()))
+                let edge: Lanes = (one + ownEdge.absolute) / (one + originalEdge.absolute) - one
+                return (ssim, edge.positivePart, (-edge).positivePart)
             }
             func load(_ pointer: UnsafePointer<Float>, _ index: Int) -> Lanes {
                 UnsafeRawPointer(pointer + index).loadUnaligned(as: Lanes.self)
@@ -215,7 +213,8 @@ public enum SSIMULACRA2 {
                 lanes.5 += fourth(detail)
                 index += 8
             }
-            var sums = [lanes.0.sum(), lanes.1.sum(), lanes.2.sum(), lanes.3.sum(), lanes.4.sum(), lanes.5.sum()]
+            // Lanes 0-5: the six sums (a vector, not an array: one allocation per row added up).
+            var sums = SIMD8<Float>(lanes.0.sum(), lanes.1.sum(), lanes.2.sum(), lanes.3.sum(), lanes.4.sum(), lanes.5.sum(), 0, 0)
             while index < end {
                 let (ssim, artefact, detail) = maps(Lanes(repeating: x1[index]), Lanes(repeating: mu1[index]), Lanes(repeating: s11[index]),
                                                     Lanes(repeating: x2[index]), Lanes(repeating: mu2[index]), Lanes(repeating: s22[index]),
