@@ -32,7 +32,7 @@ PRODUCTS = 120
 LABELS = {
     "S1": "S1 URLSession + URLCache, decode on frame",
     "S1-off": "S1' URLSession + URLCache, decode off frame",
-    "S2": "S2 NSCache of full-size bitmaps",
+    "S2": "S2 NSCache of full-size bitmaps (no disk tier)",
     "S3": "S3 engine encodedResponse, decode on frame",
     "S3-off": "S3' engine encodedResponse, decode off frame",
     "S4": "S4 engine decoded (full size)",
@@ -206,6 +206,8 @@ def markdown(results, info, repetitions):
              f"Machine: {info}. {PRODUCTS} products (8 photos of 8-15 MP, 1.1-4.2 MB, each product its own URL), "
              f"2 columns, 400 px cells, scroll at 3000 pt/s down, up (revisit), down, resting 0.3 s at each end; "
              f"frame thread at 120 Hz. Time to image counts the cells whose image arrived before they scrolled off. "
+             f"Blank cell-frames count, for every 120 Hz tick (ticks an overrunning frame missed included), the cells "
+             f"on screen without their image. S2 has no disk tier; the others keep what they download on disk. "
              f"Medians of {repetitions} repetitions, range in parentheses.\n"]
 
     def table(title, rows, columns):
@@ -305,7 +307,7 @@ def charts(raw, path):
     axis.legend(fontsize=7.5, loc="center left", bbox_to_anchor=(1.01, 0.5))
     axis.grid(True, which="both", alpha=0.3)
     figure.tight_layout()
-    figure.savefig(os.path.join(path, "strategies-time-to-image.png"), dpi=110)
+    figure.savefig(os.path.join(path, "strategies-time-to-image.png"), dpi=110, bbox_inches="tight")
     plt.close(figure)
 
     figure, axes = plt.subplots(len(headline), 1, figsize=(9, 1.35 * len(headline) + 0.8), sharex=True)

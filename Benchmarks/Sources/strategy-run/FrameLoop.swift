@@ -37,7 +37,8 @@ final class FrameLoop {
         var shownAtOnce = 0
         /// Cells that scrolled off before their image arrived.
         var neverShown = 0
-        /// Sum over frames of the cells on screen without their image.
+        /// Sum over 120 Hz ticks (frames run and ticks missed) of the cells on screen without
+        /// their image.
         var blankCellFrames = 0
         /// Milliseconds from the start of the frame a cell appeared in to its image being set.
         var timeToImageMs: [Double] = []
@@ -91,8 +92,11 @@ final class FrameLoop {
             if milliseconds > 1000 / 120 { metrics.framesOver8ms += 1 }
             if milliseconds > 1000 / 60 { metrics.framesOver16ms += 1 }
             metrics.longestFrameMs = max(metrics.longestFrameMs, milliseconds)
-            metrics.blankCellFrames += cells.values.filter { !$0.shown }.count
             let nextTick = max(tick + 1, Int((Double(frameEnd - start) / period).rounded(.up)))
+            // Per elapsed tick, not per frame run: the screen keeps showing these blanks through
+            // the ticks an overrunning frame missed, and counting frames would flatter the
+            // strategies that jank most.
+            metrics.blankCellFrames += cells.values.filter { !$0.shown }.count * (nextTick - tick)
             metrics.missedTicks += nextTick - tick - 1
             result.passes[pass - 1] = metrics
             result.frames.append([time, milliseconds, Double(pass)])
