@@ -152,13 +152,13 @@ public final class ImageServer: Sendable {
         state.update { $0.resources[Self.normalized(path)] = resource }
     }
 
-    /// Serves `resource` at every path that has no resource of its own (nil: 404 there).
     /// Answers paths it has no resource for with what `upstream` answers for the same path,
     /// throttled like everything else here.
     public func forward(to upstream: URL?) {
         state.update { $0.upstream = upstream }
     }
 
+    /// Serves `resource` at every path that has no resource of its own (nil: 404 there).
     public func serveEverywhereElse(_ resource: Resource?) {
         state.update { $0.fallback = resource }
     }
@@ -268,8 +268,9 @@ extension ImageServer {
             let ifModifiedSince = request.headers[HTTPHeader("If-Modified-Since")]
             var headers: [String: String] = [:]
             for (name, value) in request.headers { headers[name.rawValue.lowercased()] = value }
-            var (resource, fault, throttle) = read { ($0.resources[path] ?? $0.fallback, $0.faults[path], $0.throttle) }
-            if resource == nil, let upstream = read({ $0.upstream }) { resource = await Self.fetch(path, from: upstream) }
+            let (stored, fault, throttle, upstream) = read { ($0.resources[path] ?? $0.fallback, $0.faults[path], $0.throttle, $0.upstream) }
+            var resource = stored
+            if resource == nil, let upstream { resource = await Self.fetch(path, from: upstream) }
             update {
                 $0.statistics.requests += 1
                 $0.statistics.requestsByPath[path, default: 0] += 1
@@ -336,8 +337,6 @@ extension ImageServer {
             }
         }
 
-        /// `/_control/stats` (statistics as JSON) and `/_control/reset` (zero them), so a client
-        /// in another process (a benchmark) can read what the server saw.
         /// `path` from the upstream server, as a resource (its type and caching headers kept);
         /// nil when the upstream does not answer 200, which becomes a 404 here.
         private static func fetch(_ path: String, from upstream: URL) async -> Resource? {
@@ -348,6 +347,8 @@ extension ImageServer {
                             etag: http.value(forHTTPHeaderField: "ETag"), cacheControl: http.value(forHTTPHeaderField: "Cache-Control"))
         }
 
+        /// `/_control/stats` (statistics as JSON) and `/_control/reset` (zero them), so a client
+        /// in another process (a benchmark) can read what the server saw.
         private func control(_ path: String, _ request: HTTPRequest) -> HTTPResponse {
             switch path {
             case "/_control/stats":

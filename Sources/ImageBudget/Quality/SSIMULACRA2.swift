@@ -40,9 +40,9 @@ public enum SSIMULACRA2 {
             var linear = ColorPlanes(linearRGBOf: bitmap)
             (width, height) = (linear.width, linear.height)
             var scales: [Scale] = []
-            var blur = PlaneBlur(width: linear.width, height: linear.height)
             for _ in 0..<SSIMULACRA2.scaleCount where linear.width >= 8 && linear.height >= 8 {
                 let xyb = linear.positiveXYB()
+                var blur = PlaneBlur(width: xyb.width, height: xyb.height)
                 var mean = ColorPlanes(width: xyb.width, height: xyb.height)
                 var meanSquare = mean
                 for plane in 0..<3 {
@@ -51,7 +51,6 @@ public enum SSIMULACRA2 {
                 }
                 scales.append(Scale(xyb: xyb, mean: mean, meanSquare: meanSquare))
                 linear = linear.halved()
-                blur = PlaneBlur(width: linear.width, height: linear.height)
             }
             self.scales = scales
         }

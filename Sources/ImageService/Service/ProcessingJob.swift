@@ -47,12 +47,12 @@ struct ProcessingJob: Sendable {
         options.canonical + "|" + format.rawValue + "|" + source.absoluteString
     }
 
-    /// The keys a result for this job may be under: the format asked for, or with none, either
-    /// (which one applies depends on the source, recorded with each result).
     /// Identifies the whole answer, whatever format the source turns out to need: the result
     /// keys of every candidate format.
     var flightKey: String { candidateFormats.map(resultKey).joined(separator: "|") }
 
+    /// The keys a result for this job may be under: the format asked for, or with none, either
+    /// (which one applies depends on the source, recorded with each result).
     var candidateFormats: [ProcessingOptions.OutputFormat] {
         options.format.map { [$0] } ?? [.jpeg, .png]
     }

@@ -114,7 +114,7 @@ public final class GuardedDataLoader: DataLoading, @unchecked Sendable {
             // Appending grows the buffer by doubling; a source kept in the memory cache would
             // hold that slack for as long as it stays there. The announced length (already
             // checked against the limit) sizes it exactly.
-            if let announced { data.reserveCapacity(announced) }
+            if let announced, announced > 0 { data.reserveCapacity(announced) }
             do {
                 for try await chunk in response.body {
                     guard data.count + chunk.readableBytes <= limit else { throw DataLoadingError.bodyTooLarge(limit: limit) }
