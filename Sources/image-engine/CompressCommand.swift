@@ -35,6 +35,9 @@ struct CompressCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Below this longest side, quality drops instead of size.", valueName: "n"))
     var minPixelSize: Int = 640
 
+    @Option(name: .long, help: ArgumentHelp("What the allocator maximises: ssimulacra2 (colour-aware; chooses 4:2:0 or 4:4:4 per image) or ssim (luma, 4:2:0 everywhere).", valueName: "metric"))
+    var metric: UploadQualityMetric = .ssimulacra2
+
     @Flag(name: .long, help: "Keep PNG sources as PNG when that is smaller at the chosen size.")
     var keepPNG = false
 
@@ -76,6 +79,7 @@ struct CompressCommand: AsyncParsableCommand {
     func run() async throws {
         var options = UploadBudgetOptions(budget: budget.bytes, maxPixelSize: maxPixelSize, minPixelSize: minPixelSize)
         options.keepsPNGWhenSmaller = keepPNG
+        options.metric = metric
         let set: CompressedUploadSet
         do {
             set = try await UploadCompressor(options: options).compress(files.map { .file(URL(fileURLWithPath: $0)) })
@@ -152,6 +156,27 @@ struct CompressCommand: AsyncParsableCommand {
             var quality: Int?
             var bytes: Int
             var score: Double
+            var ssimulacra2: Double
+            /// "4:2:0" or "4:4:4"; null for PNG and grayscale outputs.
+            var chroma: String?
+
+            enum CodingKeys: String, CodingKey {
+                case input, output, width, height, quality, bytes, score, ssimulacra2, chroma
+            }
+
+            // `chroma` is null, not missing, for a PNG; `quality` is left out, as it always was.
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(input, forKey: .input)
+                try container.encode(output, forKey: .output)
+                try container.encode(width, forKey: .width)
+                try container.encode(height, forKey: .height)
+                try container.encodeIfPresent(quality, forKey: .quality)
+                try container.encode(bytes, forKey: .bytes)
+                try container.encode(score, forKey: .score)
+                try container.encode(ssimulacra2, forKey: .ssimulacra2)
+                try container.encode(chroma, forKey: .chroma)
+            }
         }
         var budget: Int
         var total: Int
@@ -162,16 +187,18 @@ struct CompressCommand: AsyncParsableCommand {
         Output.pretty(Report(budget: set.budget, total: set.totalBytes, images: zip(files, zip(set.images, outputs)).map { file, pair in
             let (image, output) = pair
             return Report.Image(input: file, output: output.path, width: image.width,
-                         height: image.height, quality: image.quality, bytes: image.bytes, score: (image.score * 10000).rounded() / 10000)
+                         height: image.height, quality: image.quality, bytes: image.bytes, score: (image.score * 10000).rounded() / 10000,
+                         ssimulacra2: (image.ssimulacra2 * 100).rounded() / 100, chroma: image.chroma?.rawValue)
         }))
     }
 
     private func printTable(_ set: CompressedUploadSet) {
-        let header = ["file", "source → output", "size", "quality", "bytes", "score"]
+        let header = ["file", "source → output", "size", "quality", "chroma", "bytes", "score", "ssimulacra2"]
         var rows = [header]
         for image in set.images {
             rows.append([image.sourceName, "\(image.sourceBytes) → \(image.fileName)", "\(image.width)×\(image.height)",
-                         image.quality.map(String.init) ?? "png", "\(image.bytes)", String(format: "%.4f", image.score)])
+                         image.quality.map(String.init) ?? "png", image.chroma?.rawValue ?? "-", "\(image.bytes)",
+                         String(format: "%.4f", image.score), String(format: "%.2f", image.ssimulacra2)])
         }
         let widths = header.indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
         for row in rows {
@@ -180,3 +207,5 @@ struct CompressCommand: AsyncParsableCommand {
         print("total \(set.totalBytes) of \(set.budget) bytes (\(String(format: "%.1f", 100 * Double(set.totalBytes) / Double(set.budget)))%)")
     }
 }
+
+extension UploadQualityMetric: ExpressibleByArgument {}

@@ -178,6 +178,31 @@ struct UploadCompressorTests {
         #expect(set.totalBytes <= options.budget)
     }
 
+    @Test("""
+        SSIMULACRA2 metric: the worst SSIMULACRA2 rises over the SSIM metric's within the budget, luma SSIM stays \
+        within 0.01, and each reported score and chroma is the output file's own
+        """)
+    func colourMetric() async throws {
+        let sources = try SmallPhotos.names.map { UploadSource.data(try SmallPhotos.data($0), name: $0) }
+        var options = UploadBudgetOptions(budget: 20_000, maxPixelSize: 320, minPixelSize: 160)
+        options.metric = .ssim
+        let luma = try await UploadCompressor(options: options).compress(sources)
+        options.metric = .ssimulacra2
+        let colour = try await UploadCompressor(options: options).compress(sources)
+        #expect(colour.totalBytes <= options.budget)
+        #expect(luma.images.map(\.chroma) == [.s420, .s420, nil, .s420], "the SSIM metric is 4:2:0 everywhere, gray has none")
+        let (lumaWorst, colourWorst) = (luma.images.map(\.ssimulacra2).min()!, colour.images.map(\.ssimulacra2).min()!)
+        #expect(colourWorst > lumaWorst + 1, "worst SSIMULACRA2 \(colourWorst) vs \(lumaWorst) with the SSIM metric")
+        #expect(colour.images.map(\.score).min()! >= luma.images.map(\.score).min()! - 0.01)
+        for (source, image) in zip(sources, colour.images + luma.images) {
+            guard case .data(let bytes, _) = source else { continue }
+            let display = try ImageDecoder(options: DecodingOptions(maxPixelSize: options.maxPixelSize)).decode(bytes)
+            let output = try ImageDecoder().decode(image.data).resampled(width: display.width, height: display.height)
+            #expect(abs(SSIMULACRA2.score(display, output) - image.ssimulacra2) < 1e-9, "\(image.fileName)")
+            #expect(image.chroma?.rawValue == JPEGSampling.chroma(of: image.data), "\(image.fileName)")
+        }
+    }
+
     @Test("output names are unique and never contain a path")
     func outputNames() {
         #expect(UploadCompressor.outputNames(for: ["a.jpg", "a.png", "A.jpeg", "../../etc/x.jpg", ".jpg"], pngs: [false, false, false, false, true])

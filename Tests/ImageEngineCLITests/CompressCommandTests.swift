@@ -37,9 +37,16 @@ struct CompressCommandTests {
         #expect(images.count == 3)
         var sum = 0
         for image in images {
-            for key in ["input", "output", "width", "height", "quality", "bytes", "score"] { #expect(image[key] != nil, "missing \(key)") }
+            for key in ["input", "output", "width", "height", "quality", "bytes", "score", "ssimulacra2", "chroma"] {
+                #expect(image[key] != nil, "missing \(key)")
+            }
             let path = try #require(image["output"] as? String)
             let data = try Data(contentsOf: URL(fileURLWithPath: path))
+            // `chroma` is what the file's sampling factors say: null for the gray photo.
+            #expect(image["chroma"] as? String == JPEGSampling.chroma(of: data), "\(path)")
+            #expect((image["chroma"] is NSNull) == path.hasSuffix("Grey.jpg"), "\(path)")
+            let ssimulacra2 = try #require(image["ssimulacra2"] as? Double)
+            #expect(ssimulacra2 > 10 && ssimulacra2 <= 100)
             #expect(data.count == image["bytes"] as? Int)
             sum += data.count
             #expect(try ImageDecoder.header(of: data).width == image["width"] as? Int)
@@ -48,6 +55,21 @@ struct CompressCommandTests {
         #expect(directory.contents.contains("request.body"))
         let text = String(decoding: try Data(contentsOf: body), as: UTF8.self)
         #expect(text.contains(#"name="params""#) && text.contains(#"filename="Kite.jpg""#) && text.contains(#"{"title":"chair"}"#))
+    }
+
+    @Test("--metric ssim keeps every JPEG 4:2:0; an unknown metric is a usage error naming --metric")
+    func metric() async throws {
+        let directory = try TemporaryDirectory()
+        let inputs = try Self.photos(in: directory)
+        let output = directory.url.appendingPathComponent("out")
+        let outcome = try await CLIRunner.run(["compress"] + inputs + ["--output", output.path, "--budget", "40KB", "--max-pixel-size", "400",
+                                                                 "--min-pixel-size", "200", "--json", "--metric", "ssim"])
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [String: Any])
+        let images = try #require(document["images"] as? [[String: Any]])
+        #expect(images.map { $0["chroma"] as? String } == ["4:2:0", nil, "4:2:0"])
+        let wrong = try await CLIRunner.run(["compress"] + inputs + ["--output", output.path, "--metric", "psnr"])
+        #expect(wrong.status == 64 && wrong.stderr.contains("--metric"), "\(wrong.stderr)")
     }
 
     @Test("an unreachable budget exits non-zero with a clear message and writes nothing")

@@ -2,6 +2,7 @@ import Foundation
 
 /// Chooses a size and quality for every image so the total fits the budget: first the
 /// highest worst-image SSIM, then (within `worstDistortionSlack` of it) the highest mean.
+/// (With SSIMULACRA2 as the metric, `ChromaRefinement` then starts from this choice.)
 ///
 /// Only measured candidates are ever chosen, so the total is exact, never estimated.
 /// 1. Every image is encoded on a coarse grid of sizes × qualities (in parallel) and scored
@@ -22,7 +23,8 @@ struct BudgetAllocator {
     /// overestimated, never exceed the budget.
     private static let byteUnit = 256
 
-    func allocate() async throws(UploadBudgetError) -> [Evaluation] {
+    /// The chosen evaluations (one per image) and every candidate measured on the way.
+    func allocate() async throws(UploadBudgetError) -> (choice: [Evaluation], measured: [[Evaluation]]) {
         let ladders = store.images.map(sideLadder)
         var measured: [[Evaluation]] = Array(repeating: [], count: ladders.count)
         var requests: [(image: Int, candidate: Candidate)] = []
@@ -38,7 +40,7 @@ struct BudgetAllocator {
             }) {
                 measured[request.image].append(evaluation)
             }
-            guard let chosen = choose(from: measured) else {
+            guard let chosen = choose(from: measured, objective: .ssim(slack: options.worstDistortionSlack)) else {
                 let smallest = measured.reduce(0) { $0 + ($1.map(\.bytes).min() ?? 0) }
                 throw .budgetUnreachable(budget: options.budget, smallestTotal: smallest)
             }
@@ -47,7 +49,7 @@ struct BudgetAllocator {
             requests = neighbours(of: choice, measured: measured, ladders: ladders)
             if requests.isEmpty { break }
         }
-        return choice
+        return (choice, measured)
     }
 
     // MARK: - Grid
@@ -99,22 +101,23 @@ struct BudgetAllocator {
 
     // MARK: - Choice over measured candidates
 
-    /// The best choice among measured candidates, or nil when even the cheapest do not fit.
-    func choose(from measured: [[Evaluation]]) -> [Evaluation]? {
-        guard let worst = bestWorstScore(measured) else { return nil }
+    /// The best choice among measured candidates by `objective`, or nil when even the cheapest
+    /// do not fit. Every candidate in `measured` must have the objective's score.
+    func choose(from measured: [[Evaluation]], objective: Objective) -> [Evaluation]? {
+        guard let worst = bestWorstScore(measured, objective) else { return nil }
         // The knapsack rounds sizes up, so it can miss a choice that fits with bytes to spare
         // only in rounding; the max-min choice itself is exact and always fits.
-        let floor = 1 - (1 - worst.score) * (1 + options.worstDistortionSlack)
-        return maximumSum(measured, floor: floor) ?? worst.choice
+        return maximumSum(measured, objective, floor: objective.floor(worst.score)) ?? worst.choice
     }
 
     /// The highest t such that, for every image, the cheapest candidate scoring ≥ t fits
     /// the budget together with the others', and that choice.
-    private func bestWorstScore(_ measured: [[Evaluation]]) -> (score: Double, choice: [Evaluation])? {
-        let thresholds = Set(measured.flatMap { $0.map(\.score) }).sorted(by: >)
+    private func bestWorstScore(_ measured: [[Evaluation]], _ objective: Objective) -> (score: Double, choice: [Evaluation])? {
+        let thresholds = Set(measured.flatMap { $0.map(objective.score) }).sorted(by: >)
         for threshold in thresholds {
             let choice = measured.compactMap { candidates in
-                candidates.filter { $0.score >= threshold }.min { ($0.bytes, $0.candidate.longestSide) < ($1.bytes, $1.candidate.longestSide) }
+                candidates.filter { objective.score($0) >= threshold }
+                    .min { ($0.bytes, $0.candidate.longestSide) < ($1.bytes, $1.candidate.longestSide) }
             }
             if choice.count == measured.count && choice.reduce(0, { $0 + $1.bytes }) <= options.budget {
                 return (threshold, choice)
@@ -126,7 +129,7 @@ struct BudgetAllocator {
     /// Multiple-choice knapsack: one candidate per image, each scoring ≥ `floor`, total bytes
     /// ≤ budget, maximum sum of scores. Ties go to fewer bytes, then to input order, so the
     /// result is deterministic.
-    private func maximumSum(_ measured: [[Evaluation]], floor: Double) -> [Evaluation]? {
+    private func maximumSum(_ measured: [[Evaluation]], _ objective: Objective, floor: Double) -> [Evaluation]? {
         let capacity = options.budget / Self.byteUnit
         let units = { (evaluation: Evaluation) in (evaluation.bytes + Self.byteUnit - 1) / Self.byteUnit }
         // best[c] = highest score sum with exactly c units used so far; choices remember the path.
@@ -134,7 +137,7 @@ struct BudgetAllocator {
         best[0] = 0
         var picks: [[Int]] = []
         for candidates in measured {
-            let eligible = candidates.indices.filter { candidates[$0].score >= floor }
+            let eligible = candidates.indices.filter { objective.score(candidates[$0]) >= floor }
                 .sorted { (candidates[$0].bytes, $0) < (candidates[$1].bytes, $1) }
             var next = [Double](repeating: -.infinity, count: capacity + 1)
             var pick = [Int](repeating: -1, count: capacity + 1)
@@ -142,7 +145,7 @@ struct BudgetAllocator {
                 for candidate in eligible {
                     let total = used + units(candidates[candidate])
                     guard total <= capacity else { continue }
-                    let value = best[used] + candidates[candidate].score
+                    let value = best[used] + objective.score(candidates[candidate])
                     if value > next[total] + 1e-12 {
                         next[total] = value
                         pick[total] = candidate
@@ -164,5 +167,22 @@ struct BudgetAllocator {
             used -= units(measured[image][candidate])
         }
         return chosen.reversed()
+    }
+}
+
+/// What a choice maximises: each candidate's score, and how low the knapsack may let the worst
+/// image go below the best achievable worst score so that the sum gains more.
+struct Objective {
+    var score: (Evaluation) -> Double
+    var floor: (Double) -> Double
+
+    /// Luma SSIM, the worst image allowed `slack` more relative distortion (1 − SSIM).
+    static func ssim(slack: Double) -> Objective {
+        Objective(score: \.ssim, floor: { 1 - (1 - $0) * (1 + slack) })
+    }
+
+    /// SSIMULACRA2 (measured), the worst image allowed 5 × `slack` points below the best.
+    static func ssimulacra2(slack: Double) -> Objective {
+        Objective(score: { $0.ssimulacra2 ?? -.infinity }, floor: { $0 - 5 * slack })
     }
 }

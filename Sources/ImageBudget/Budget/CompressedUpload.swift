@@ -22,13 +22,19 @@ public struct CompressedUpload: Sendable, Hashable {
     /// SSIM on luma against the source at display size (longest side `maxPixelSize`), both
     /// resampled there with Lanczos: 1 is indistinguishable.
     public var score: Double
+    /// SSIMULACRA2 (0-100; 90 ≈ visually lossless, 70 high, 50 medium, 30 low) against the same
+    /// reference at the same display size, in colour.
+    public var ssimulacra2: Double
+    /// The JPEG's chroma resolution (4:2:0 or 4:4:4, as its sampling factors say); nil for a
+    /// PNG and for a grayscale JPEG.
+    public var chroma: JPEGEncodingOptions.ChromaSubsampling?
 
     /// Size of ``data`` in bytes.
     public var bytes: Int { data.count }
 
     /// Builds a result, e.g. a fake for an app's own tests; the compressor makes the real ones.
     public init(fileName: String, sourceName: String, sourceBytes: Int, data: Data, width: Int, height: Int, quality: Int?,
-                mimeType: String, score: Double) {
+                mimeType: String, score: Double, ssimulacra2: Double = 0, chroma: JPEGEncodingOptions.ChromaSubsampling? = nil) {
         self.fileName = fileName
         self.sourceName = sourceName
         self.sourceBytes = sourceBytes
@@ -38,6 +44,8 @@ public struct CompressedUpload: Sendable, Hashable {
         self.quality = quality
         self.mimeType = mimeType
         self.score = score
+        self.ssimulacra2 = ssimulacra2
+        self.chroma = chroma
     }
 }
 

@@ -12,6 +12,11 @@ final class EvaluationStore: @unchecked Sendable {
     /// Display bitmaps resized to each candidate size: one resize per size, not per quality.
     private var scaled: [SizeKey: Bitmap] = [:]
     private var encodes = 0
+    /// SSIMULACRA2 scores already measured.
+    private var colourScores: [Key: Double] = [:]
+    /// SSIMULACRA2 references, built when an image is first scored in colour and kept for the
+    /// rest of the search (about 45 MB each at 1280×853; building one costs half a score).
+    private var colourReferences: [Int: SSIMULACRA2.Reference] = [:]
 
     struct SizeKey: Hashable {
         var image: Int
@@ -71,5 +76,45 @@ final class EvaluationStore: @unchecked Sendable {
 
     func evaluate(image: Int, _ candidate: Candidate) async throws(UploadBudgetError) -> Evaluation {
         try await evaluate([(image, candidate)])[0]
+    }
+
+    /// The evaluations with their SSIMULACRA2 filled in, in request order; each measured once.
+    /// Images run in parallel.
+    func scoringSSIMULACRA2(_ requests: [(image: Int, evaluation: Evaluation)]) async throws(UploadBudgetError) -> [Evaluation] {
+        var pending: [Int: [Evaluation]] = [:]
+        lock.withLock {
+            for request in requests where colourScores[Key(image: request.image, candidate: request.evaluation.candidate)] == nil {
+                let known = pending[request.image, default: []]
+                if !known.contains(where: { $0.candidate == request.evaluation.candidate }) {
+                    pending[request.image] = known + [request.evaluation]
+                }
+            }
+        }
+        let jobs = pending.sorted { $0.key < $1.key }.map { image, evaluations in
+            (image: image, prepared: images[image], evaluations: evaluations, reference: lock.withLock { colourReferences[image] })
+        }
+        let scored = try await concurrentMap(jobs) { (job) throws(UploadBudgetError) -> (SSIMULACRA2.Reference, [Double]) in
+            do throws(ImageCodecError) {
+                let reference = job.reference ?? SSIMULACRA2.Reference(job.prepared.display)
+                var scores: [Double] = []
+                for evaluation in job.evaluations { scores.append(try job.prepared.ssimulacra2(of: evaluation.data, reference: reference)) }
+                return (reference, scores)
+            } catch {
+                throw .sourceFailures([UploadSourceFailure(index: job.image, name: job.prepared.name, error: error)])
+            }
+        }
+        return lock.withLock {
+            for (job, (reference, jobScores)) in zip(jobs, scored) {
+                colourReferences[job.image] = reference
+                for (evaluation, score) in zip(job.evaluations, jobScores) {
+                    colourScores[Key(image: job.image, candidate: evaluation.candidate)] = score
+                }
+            }
+            return requests.map { request in
+                var evaluation = request.evaluation
+                evaluation.ssimulacra2 = colourScores[Key(image: request.image, candidate: evaluation.candidate)]
+                return evaluation
+            }
+        }
     }
 }

@@ -30,19 +30,25 @@ struct PreparedImage: Sendable {
     }
 }
 
-/// One way to encode an image: a size and a JPEG quality (nil = PNG).
+/// One way to encode an image: a size, a JPEG quality (nil = PNG) and the JPEG's chroma
+/// resolution.
 struct Candidate: Hashable, Sendable {
     var longestSide: Int
     var quality: Int?
+    var chroma: JPEGEncodingOptions.ChromaSubsampling = .s420
 }
 
-/// An encoded candidate and its score.
+/// An encoded candidate and its scores.
 struct Evaluation: Sendable {
     var candidate: Candidate
     var data: Data
     var width: Int
     var height: Int
-    var score: Double
+    /// Luma SSIM at display size: measured for every candidate, it is cheap.
+    var ssim: Double
+    /// SSIMULACRA2 at display size, once measured (only for the candidates that need it: it
+    /// costs about ten times as much as SSIM).
+    var ssimulacra2: Double?
 
     var bytes: Int { data.count }
 }
@@ -55,17 +61,26 @@ extension PreparedImage {
         if let quality = candidate.quality {
             // No ICC profile: uploads are viewed as sRGB, and profiles cost bytes.
             // Progressive: 5-10% smaller than baseline at the same quality, which the budget turns into quality.
-            data = try ImageEncoder.jpeg(bitmap, options: JPEGEncodingOptions(quality: quality, progressive: true, preservesICCProfile: false,
-                                                                              quantization: quantization))
+            data = try ImageEncoder.jpeg(bitmap, options: JPEGEncodingOptions(quality: quality, chromaSubsampling: candidate.chroma, progressive: true,
+                                                                              preservesICCProfile: false, quantization: quantization))
         } else {
             data = try ImageEncoder.png(bitmap, options: PNGEncodingOptions(compressionLevel: 9, preservesICCProfile: false))
         }
         // Luma is all SSIM looks at; for a JPEG, libjpeg then skips chroma entirely.
-        var decoded = try ImageDecoder(options: DecodingOptions(grayscale: true)).decode(data)
-        if decoded.width != display.width || decoded.height != display.height {
-            decoded = try decoded.resampled(width: display.width, height: display.height)
-        }
+        let decoded = try atDisplaySize(ImageDecoder(options: DecodingOptions(grayscale: true)).decode(data))
         let score = StructuralSimilarity.score(reference, LumaPlane(decoded))
-        return Evaluation(candidate: candidate, data: data, width: bitmap.width, height: bitmap.height, score: score)
+        return Evaluation(candidate: candidate, data: data, width: bitmap.width, height: bitmap.height, ssim: score)
+    }
+
+    /// The SSIMULACRA2 of an encoded candidate: decoded in colour, brought to display size and
+    /// scored against `reference` (made from `display`).
+    func ssimulacra2(of data: Data, reference: SSIMULACRA2.Reference) throws(ImageCodecError) -> Double {
+        SSIMULACRA2.score(reference, try atDisplaySize(ImageDecoder().decode(data)))
+    }
+
+    /// `decoded` resampled (Lanczos) to the display size, the size every score is taken at.
+    private func atDisplaySize(_ decoded: Bitmap) throws(ImageCodecError) -> Bitmap {
+        guard decoded.width != display.width || decoded.height != display.height else { return decoded }
+        return try decoded.resampled(width: display.width, height: display.height)
     }
 }

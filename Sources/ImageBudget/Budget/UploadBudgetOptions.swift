@@ -14,11 +14,16 @@ public struct UploadBudgetOptions: Sendable, Hashable {
     /// Keep a PNG source as PNG when that is smaller than the chosen JPEG (screenshots,
     /// flat graphics). Otherwise every output is JPEG, alpha flattened on white.
     public var keepsPNGWhenSmaller: Bool
+    /// What the allocator maximises: SSIMULACRA2 (the default; it sees colour and chooses each
+    /// image's chroma resolution) or luma SSIM with 4:2:0 everywhere (the behaviour before).
+    public var metric: UploadQualityMetric
     /// How much more distortion (1 − SSIM) than the best achievable the worst image may keep
     /// so that the others gain more: 0.2 lets a worst score of 0.90 settle at 0.88, and one
     /// of 0.97 at 0.964. Relative because SSIM saturates: near 1 a small difference is a large
     /// step (0.2 is about 1 dB of SSIM, −10·log10(1 − SSIM)), while holding a low worst score
     /// to its last 0.01 can cost every other image a lot of bytes. 0 means strictly max-min.
+    /// On SSIMULACRA2, whose scale does not saturate, the same setting is 5 × slack points
+    /// below the best worst score (1 point at 0.2).
     public var worstDistortionSlack: Double
     /// Luma quantization of the JPEG outputs. `.ssimTuned` spends fewer bytes for the same
     /// SSIM than the standard table, and chroma is encoded as with the standard one.
@@ -28,13 +33,14 @@ public struct UploadBudgetOptions: Sendable, Hashable {
 
     /// Options with the defaults of the registration API: a 300 KB budget, 1280 px longest side.
     public init(budget: Int = 300_000, maxPixelSize: Int = 1280, minPixelSize: Int = 640, qualityRange: ClosedRange<Int> = 30...92,
-                keepsPNGWhenSmaller: Bool = false, worstDistortionSlack: Double = 0.2, quantization: JPEGQuantization = .ssimTuned,
+                keepsPNGWhenSmaller: Bool = false, metric: UploadQualityMetric = .ssimulacra2, worstDistortionSlack: Double = 0.2, quantization: JPEGQuantization = .ssimTuned,
                 limits: DecodingLimits = DecodingLimits()) {
         self.budget = budget
         self.maxPixelSize = maxPixelSize
         self.minPixelSize = minPixelSize
         self.qualityRange = qualityRange
         self.keepsPNGWhenSmaller = keepsPNGWhenSmaller
+        self.metric = metric
         self.worstDistortionSlack = worstDistortionSlack
         self.quantization = quantization
         self.limits = limits

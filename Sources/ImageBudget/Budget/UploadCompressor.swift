@@ -28,15 +28,22 @@ public struct UploadCompressor: Sendable {
         try validate()
         let images = try await prepare(sources)
         let store = EvaluationStore(images: images, quantization: options.quantization)
-        var chosen = try await BudgetAllocator(options: options, store: store).allocate()
+        let allocation = try await BudgetAllocator(options: options, store: store).allocate()
+        var chosen = allocation.choice
+        if options.metric == .ssimulacra2 {
+            chosen = try await ChromaRefinement(options: options, store: store).refine(chosen, measured: allocation.measured)
+        }
         if options.keepsPNGWhenSmaller {
             chosen = try await preferPNG(chosen, store: store)
         }
+        // Every output reports its SSIMULACRA2; most were measured during the search already.
+        chosen = try await store.scoringSSIMULACRA2(chosen.enumerated().map { (image: $0, evaluation: $1) })
         let names = Self.outputNames(for: images.map(\.name), pngs: chosen.map { $0.candidate.quality == nil })
         let uploads = zip(images, zip(chosen, names)).map { image, pair in
             CompressedUpload(fileName: pair.1, sourceName: image.name, sourceBytes: image.sourceBytes, data: pair.0.data,
                              width: pair.0.width, height: pair.0.height, quality: pair.0.candidate.quality,
-                             mimeType: pair.0.candidate.quality == nil ? "image/png" : "image/jpeg", score: pair.0.score)
+                             mimeType: pair.0.candidate.quality == nil ? "image/png" : "image/jpeg", score: pair.0.ssim,
+                             ssimulacra2: pair.0.ssimulacra2 ?? 0, chroma: Self.chroma(of: pair.0, image.display))
         }
         return CompressedUploadSet(images: uploads, budget: options.budget, encodeCount: store.encodeCount)
     }
@@ -81,6 +88,13 @@ public struct UploadCompressor: Sendable {
             if png.bytes <= evaluation.bytes { result[index] = png }
         }
         return result
+    }
+
+    /// The chroma subsampling the output's file declares: nil for PNG and for a grayscale JPEG
+    /// (one component), which the encoder writes for a gray display bitmap.
+    static func chroma(of evaluation: Evaluation, _ display: Bitmap) -> JPEGEncodingOptions.ChromaSubsampling? {
+        guard evaluation.candidate.quality != nil, !display.format.isGray else { return nil }
+        return evaluation.candidate.chroma
     }
 
     /// `<source name without extension>.jpg|.png`, with `-2`, `-3`, ... added to repeats.
