@@ -62,16 +62,57 @@ enum Strategies {
     }
 }
 
-/// SSIM at display size: output and source (full decode) both resized with Lanczos so the
-/// longest side is 1280 px, compared on luma.
+/// Scores at display size: output and source (full decode) both resized with Lanczos so the
+/// longest side is 1280 px; SSIM on luma, SSIMULACRA2 in colour.
 enum DisplayScore {
-    static func reference(_ file: Data) throws -> StructuralSimilarity.Reference {
-        StructuralSimilarity.Reference(LumaPlane(try ImageDecoder().decode(file).downsampled(maxPixelSize: 1280)))
+    struct Reference {
+        var luma: StructuralSimilarity.Reference
+        var colour: SSIMULACRA2.Reference
     }
 
-    static func score(_ output: Data, against reference: StructuralSimilarity.Reference) throws -> Double {
+    static func reference(_ file: Data) throws -> Reference {
+        let display = try ImageDecoder().decode(file).downsampled(maxPixelSize: 1280)
+        return Reference(luma: StructuralSimilarity.Reference(LumaPlane(display)), colour: SSIMULACRA2.Reference(display))
+    }
+
+    static func score(_ output: Data, against reference: Reference) throws -> (ssim: Double, ssimulacra2: Double) {
         let decoded = try ImageDecoder().decode(output)
-        let display = try decoded.resampled(width: reference.plane.width, height: reference.plane.height)
-        return StructuralSimilarity.score(reference, LumaPlane(display))
+        let display = try decoded.resampled(width: reference.colour.width, height: reference.colour.height)
+        return (StructuralSimilarity.score(reference.luma, LumaPlane(display)), SSIMULACRA2.score(reference.colour, display))
+    }
+}
+
+/// The oracle the issue measures against: SSIMULACRA2 max-min over 4:2:0 candidates only (the
+/// allocator's sizes, qualities every 3 over its range), every candidate scored — what the best
+/// quality search can reach without choosing chroma. Slow by design (about 60 scores a photo).
+enum QualityOnlyOracle {
+    struct Candidate {
+        var data: Data
+        var ssimulacra2: Double
+    }
+
+    static func candidates(_ file: Data, reference: DisplayScore.Reference, options: UploadBudgetOptions) throws -> [Candidate] {
+        let display = try ImageDecoder(options: DecodingOptions(maxPixelSize: options.maxPixelSize)).decode(file)
+        let longest = max(display.width, display.height)
+        let sides = Set([1.0, 0.75, 0.5].map { min(longest, max(options.minPixelSize, Int((Double(options.maxPixelSize) * $0).rounded()))) })
+        var result: [Candidate] = []
+        for side in sides {
+            let bitmap = try display.downsampled(maxPixelSize: side)
+            for quality in stride(from: options.qualityRange.lowerBound, through: options.qualityRange.upperBound, by: 3) {
+                let data = try ImageEncoder.jpeg(bitmap, options: JPEGEncodingOptions(quality: quality, progressive: true,
+                                                                                      preservesICCProfile: false, quantization: options.quantization))
+                result.append(Candidate(data: data, ssimulacra2: try DisplayScore.score(data, against: reference).ssimulacra2))
+            }
+        }
+        return result
+    }
+
+    /// The highest worst score whose cheapest candidates fit, and those candidates.
+    static func choose(_ candidates: [[Candidate]], budget: Int) -> [Data] {
+        for threshold in Set(candidates.flatMap { $0.map(\.ssimulacra2) }).sorted(by: >) {
+            let choice = candidates.compactMap { $0.filter { $0.ssimulacra2 >= threshold }.min { $0.data.count < $1.data.count } }
+            if choice.count == candidates.count && choice.reduce(0, { $0 + $1.data.count }) <= budget { return choice.map(\.data) }
+        }
+        return candidates.map { $0.min { $0.data.count < $1.data.count }!.data }
     }
 }

@@ -3,9 +3,11 @@ import Foundation
 import ImageBudget
 import ImageCodec
 
-// Naive split vs one shared quality vs the allocator, on sets of 1, 3 and 5 photos of 8 MP or
-// more, budget 300,000 bytes. Scores are SSIM at display size against a full decode. Wall
-// times are medians of 3 runs, each including decoding.
+// Naive split vs one shared quality vs the allocator with each metric (SSIM, SSIMULACRA2) vs a
+// 4:2:0 quality-only SSIMULACRA2 oracle, on sets of 1, 3 and 5 photos of 8 MP or more, budget
+// 300,000 bytes. Scores are SSIM and SSIMULACRA2 at display size against a full decode. Wall
+// times include decoding: medians of 3 runs for the baselines; for the allocator, the faster of
+// two alternating runs per metric.
 //
 // Usage: budget-report [--outputs DIR] [SAMPLES-DIR [FILE...]]. Without files it runs two
 // collections: camera photos like a listing's (the issue's case), then wallpapers (rendered
@@ -70,41 +72,63 @@ for collection in collections {
     let names = collection.names
     let sets = Array(Set([1, 3, 5].map { min($0, names.count) })).sorted().map { Array(names.prefix($0)) }
     print("### \(collection.title): \(names.joined(separator: ", "))\n")
-    print("| set | method | total bytes | min SSIM | mean SSIM | wall | encodes |")
-    print("|---|---|---|---|---|---|---|")
+    print("| set | method | total bytes | min SSIM | mean SSIM | min SSIMULACRA2 | mean SSIMULACRA2 | chroma | wall | encodes |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     var summary: [String] = []
+    var oracleCandidates: [String: [QualityOnlyOracle.Candidate]] = [:]
     for set in sets {
         let files = try set.map { try Data(contentsOf: samples.appendingPathComponent($0)) }
         let references = try files.map(DisplayScore.reference)
-        func report(_ method: String, _ outputs: [Data], wall: Double, encodes: Int) throws -> (worst: Double, mean: Double) {
+        typealias Scores = (worst: Double, mean: Double, worstColour: Double, meanColour: Double)
+        func report(_ method: String, _ outputs: [Data], chroma: [String], wall: Double?, encodes: Int?) throws -> Scores {
             let scores = try zip(outputs, references).map { try DisplayScore.score($0, against: $1) }
-            let (worst, mean) = (scores.min() ?? 0, scores.reduce(0, +) / Double(scores.count))
+            let (luma, colour) = (scores.map(\.ssim), scores.map(\.ssimulacra2))
+            let result = (luma.min() ?? 0, luma.reduce(0, +) / Double(luma.count), colour.min() ?? 0, colour.reduce(0, +) / Double(colour.count))
             let total = outputs.reduce(0) { $0 + $1.count }
-            print("| \(set.count) | \(method) | \(total) | \(format(worst)) | \(format(mean)) | \(format(wall, "%.2f")) s | \(encodes) |")
+            print("| \(set.count) | \(method) | \(total) | \(format(result.0)) | \(format(result.1)) | \(format(result.2, "%.2f")) | "
+                + "\(format(result.3, "%.2f")) | \(chroma.joined(separator: " ")) | \(wall.map { format($0, "%.2f") + " s" } ?? "–") | "
+                + "\(encodes.map(String.init) ?? "–") |")
             try save(outputs, collection: collection.title, set: set, method: method)
-            return (worst, mean)
+            return result
         }
         let (naive, naiveWall) = try await timed { try Strategies.naiveSplit(files, budget: budget) }
-        let naiveScores = try report("naive split (budget/N, q85, −10% steps)", naive.data, wall: naiveWall, encodes: naive.encodes)
+        let subsampled = set.map { _ in "4:2:0" }
+        _ = try report("naive split (budget/N, q85, −10% steps)", naive.data, chroma: subsampled, wall: naiveWall, encodes: naive.encodes)
         let (shared, sharedWall) = try await timed { try Strategies.sharedQuality(files, budget: budget) }
-        let sharedScores = try report("one shared quality at 1280 px", shared.data, wall: sharedWall, encodes: shared.encodes)
+        _ = try report("one shared quality at 1280 px", shared.data, chroma: subsampled, wall: sharedWall, encodes: shared.encodes)
         let sources: [UploadSource] = files.enumerated().map { .data($1, name: set[$0]) }
-        // The allocator alone (same standard tables as the two baselines), then as shipped.
-        var standard = options
-        standard.quantization = .annexK
-        let (plain, plainWall) = try await timed { try await UploadCompressor(options: standard).compress(sources) }
-        _ = try report("allocator, standard (Annex K) tables", plain.images.map(\.data), wall: plainWall, encodes: plain.encodeCount)
-        let (ours, oursWall) = try await timed { try await UploadCompressor(options: options).compress(sources) }
-        let oursScores = try report("allocator + SSIM-tuned luma table (this engine)", ours.images.map(\.data), wall: oursWall,
-                                    encodes: ours.encodeCount)
-        let gains = (naive: oursScores.worst - naiveScores.worst, shared: oursScores.worst - sharedScores.worst,
-                     mean: oursScores.mean - sharedScores.mean)
-        var line = "\(set.count) photos: worst SSIM \(format(gains.naive, "%+.4f")) vs naive, "
-            + "\(format(gains.shared, "%+.4f")) vs shared; mean \(format(gains.mean, "%+.4f")) vs shared"
+        // The two metrics alternate, twice each; the faster run of each counts.
+        var luma = options
+        luma.metric = .ssim
+        var runs: [UploadQualityMetric: (set: CompressedUploadSet, wall: Double)] = [:]
+        for _ in 0..<2 {
+            for metric in [UploadQualityMetric.ssim, .ssimulacra2] {
+                let start = DispatchTime.now().uptimeNanoseconds
+                let result = try await UploadCompressor(options: metric == .ssim ? luma : options).compress(sources)
+                let wall = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+                if wall < runs[metric]?.wall ?? .infinity { runs[metric] = (result, wall) }
+            }
+        }
+        func chroma(_ set: CompressedUploadSet) -> [String] { set.images.map { $0.chroma?.rawValue ?? "–" } }
+        let before = runs[.ssim]!, after = runs[.ssimulacra2]!
+        let lumaScores = try report("allocator, --metric ssim (before)", before.set.images.map(\.data), chroma: chroma(before.set),
+                                    wall: before.wall, encodes: before.set.encodeCount)
+        let colourScores = try report("allocator, --metric ssimulacra2 (this engine)", after.set.images.map(\.data), chroma: chroma(after.set),
+                                      wall: after.wall, encodes: after.set.encodeCount)
+        for (name, (file, reference)) in zip(set, zip(files, references)) where oracleCandidates[name] == nil {
+            oracleCandidates[name] = try QualityOnlyOracle.candidates(file, reference: reference, options: options)
+        }
+        let oracle = QualityOnlyOracle.choose(set.map { oracleCandidates[$0]! }, budget: budget)
+        let oracleScores = try report("oracle: 4:2:0, quality-only SSIMULACRA2 max-min", oracle, chroma: subsampled, wall: nil, encodes: nil)
+        let gains = (overSSIM: colourScores.worstColour - lumaScores.worstColour, overOracle: colourScores.worstColour - oracleScores.worstColour,
+                     mean: colourScores.meanColour - lumaScores.meanColour, ssim: colourScores.worst - lumaScores.worst,
+                     wall: after.wall / before.wall)
+        var line = "\(set.count) photos: worst SSIMULACRA2 \(format(gains.overSSIM, "%+.2f")) vs --metric ssim, "
+            + "\(format(gains.overOracle, "%+.2f")) vs the 4:2:0 oracle; mean \(format(gains.mean, "%+.2f")); "
+            + "worst SSIM \(format(gains.ssim, "%+.4f")); wall \(format(gains.wall, "%.2f"))×"
         if set.count == 5 {
-            // The issue's targets, stated for five photos of 8 MP or more.
-            let met = [gains.naive >= 0.15, gains.shared >= 0.03, gains.mean >= 0.005, oursWall <= 2]
-            line += "; targets (worst +0.15 / +0.03, mean +0.005, ≤ 2 s): " + met.map { $0 ? "met" : "MISSED" }.joined(separator: " ")
+            let met = [gains.overSSIM >= 2, gains.overOracle >= 2, gains.mean >= 0, gains.ssim >= -0.01, gains.wall <= 1.25]
+            line += "; targets (+2, +2, mean ≥, SSIM ≥ −0.01, wall ≤ 1.25×): " + met.map { $0 ? "met" : "MISSED" }.joined(separator: " ")
         }
         summary.append(line)
     }
