@@ -172,18 +172,10 @@ struct HostileInputTests {
     /// Rewrites the frame header (SOF0/SOF2) dimensions.
     static func patchingJPEGSize(_ data: Data, width: Int, height: Int) throws -> Data {
         var bytes = [UInt8](data)
-        var offset = 2
-        while offset + 9 < bytes.count, bytes[offset] == 0xFF {
-            let marker = bytes[offset + 1]
-            let length = Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
-            if marker == 0xC0 || marker == 0xC2 {
-                bytes[offset + 5] = UInt8(height >> 8); bytes[offset + 6] = UInt8(height & 0xFF)
-                bytes[offset + 7] = UInt8(width >> 8); bytes[offset + 8] = UInt8(width & 0xFF)
-                return Data(bytes)
-            }
-            offset += 2 + length
-        }
-        throw ImageCodecError.corruptData("test JPEG has no SOF")
+        guard let offset = JPEGSampling.frameHeaderOffset(bytes) else { throw ImageCodecError.corruptData("test JPEG has no SOF") }
+        bytes[offset + 5] = UInt8(height >> 8); bytes[offset + 6] = UInt8(height & 0xFF)
+        bytes[offset + 7] = UInt8(width >> 8); bytes[offset + 8] = UInt8(width & 0xFF)
+        return Data(bytes)
     }
 
     /// Rewrites IHDR width and height and fixes its CRC so only the size is wrong.

@@ -11,8 +11,9 @@ import ImageCodec
 /// 2. for the images within `contenderMargin` of the worst, the same size in 4:4:4 at about
 ///    the same bytes (found by encoding, which is cheap, and interpolating bytes over quality);
 ///    busy images keep colour edges with 4:4:4 and gain several points, calm ones lose;
-/// 3. after a max-min choice over those, one rebalancing round: images well above the worst
-///    give about `donation` of their bytes, the worst images get a candidate with them.
+/// 3. after a max-min choice over those, a levelling round: water filling on a local model of
+///    each image's score over bytes gives each the bytes that would bring all to one level;
+///    the images that would grow are also tried at their next larger size.
 /// The final choice is the allocator's max-min then knapsack over the measured candidates, on
 /// SSIMULACRA2. No candidate may lose more than `ssimAllowance` of luma SSIM below the SSIM
 /// choice's worst image, so the colour gain never costs visible luma detail.
@@ -44,15 +45,16 @@ struct ChromaRefinement {
         var current = pool.map { $0[0] }
         let worst = current.compactMap(\.ssimulacra2).min() ?? 0
 
-        // 2. 4:4:4 at the same size and about the same bytes, for the contenders.
-        var probes: [[Evaluation]] = Array(repeating: [], count: choice.count)
-        // A gray image is one JPEG component: it has no chroma to choose.
-        for (index, chosen) in current.enumerated() where chosen.candidate.quality != nil && !store.images[index].display.format.isGray
-            && (chosen.ssimulacra2 ?? 0) <= worst + Self.contenderMargin {
-            probes[index] = [chosen]
+        // 2. 4:4:4 at the same size and about the same bytes, for the contenders. A gray image
+        // is one JPEG component: it has no chroma to choose.
+        let contenders = current.enumerated().map { index, chosen -> Int? in
+            let contends = chosen.candidate.quality != nil && !store.images[index].display.format.isGray
+                && (chosen.ssimulacra2 ?? 0) <= worst + Self.contenderMargin
+            return contends ? chosen.bytes : nil
         }
-        let fullChroma = try await matchingBytes(of: current, in: probes, chroma: .s444, measured: measured)
-        pool = try await merge(pool, scored(fullChroma.map { $0.filter { $0.ssim >= ssimFloor } }))
+        let fullChroma = try await search(targets: contenders, side: current.map(\.candidate.longestSide),
+                                          chroma: current.map { _ in .s444 }, known: measured)
+        pool = try await merge(pool, scored(fullChroma.map { [$0].compactMap { $0 }.filter { $0.ssim >= ssimFloor } }))
         current = allocator.choose(from: pool, objective: objective) ?? current
 
         // 3. Rebalancing rounds towards the worst images.
@@ -137,18 +139,6 @@ struct ChromaRefinement {
         zip(pool, more).map { existing, added in
             existing + added.filter { candidate in !existing.contains { $0.candidate == candidate.candidate } }
         }
-    }
-
-    /// For each image with a non-empty list, the candidate in `chroma` at the chosen size whose
-    /// bytes come closest to the chosen candidate's without exceeding them (or the smallest
-    /// found): two encodes, the second corrected by how far the first landed.
-    private func matchingBytes(of choice: [Evaluation], in images: [[Evaluation]], chroma: JPEGEncodingOptions.ChromaSubsampling,
-                               measured: [[Evaluation]]) async throws(UploadBudgetError) -> [[Evaluation]] {
-        var targets: [Int?] = choice.map { _ in nil }
-        for index in images.indices where !images[index].isEmpty { targets[index] = choice[index].bytes }
-        let found = try await search(targets: targets, side: choice.map(\.candidate.longestSide), chroma: choice.map { _ in chroma },
-                                     known: measured.map { $0 })
-        return found.map { $0.map { [$0] } ?? [] }
     }
 
     /// Per image with a target: the highest-quality candidate at `side` and `chroma` within the

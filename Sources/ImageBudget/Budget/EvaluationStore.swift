@@ -50,7 +50,7 @@ final class EvaluationStore: @unchecked Sendable {
                 guard let bitmap else { throw .invalidArgument("size \(key.candidate.longestSide) not prepared") }
                 return try image.evaluate(key.candidate, from: bitmap, quantization: quantization)
             } catch {
-                throw .sourceFailures([UploadSourceFailure(index: key.image, name: image.name, error: error)])
+                throw Self.failure(of: key.image, image, error)
             }
         }
         lock.withLock {
@@ -68,10 +68,15 @@ final class EvaluationStore: @unchecked Sendable {
             do throws(ImageCodecError) {
                 return try job.1.scaled(to: job.0.longestSide)
             } catch {
-                throw .sourceFailures([UploadSourceFailure(index: job.0.image, name: job.1.name, error: error)])
+                throw Self.failure(of: job.0.image, job.1, error)
             }
         }
         lock.withLock { for (key, bitmap) in zip(keys, bitmaps) { scaled[key] = bitmap } }
+    }
+
+    /// A codec error while working on image `index`, as the compressor reports a source's failure.
+    private static func failure(of index: Int, _ image: PreparedImage, _ error: ImageCodecError) -> UploadBudgetError {
+        .sourceFailures([UploadSourceFailure(index: index, name: image.name, error: error)])
     }
 
     func evaluate(image: Int, _ candidate: Candidate) async throws(UploadBudgetError) -> Evaluation {
@@ -100,7 +105,7 @@ final class EvaluationStore: @unchecked Sendable {
                 for evaluation in job.evaluations { scores.append(try job.prepared.ssimulacra2(of: evaluation.data, reference: reference)) }
                 return (reference, scores)
             } catch {
-                throw .sourceFailures([UploadSourceFailure(index: job.image, name: job.prepared.name, error: error)])
+                throw Self.failure(of: job.image, job.prepared, error)
             }
         }
         return lock.withLock {
