@@ -338,7 +338,17 @@ iec_status iec_jpeg_encode(const iec_jpeg_encode_params *params, const uint8_t *
     cinfo.input_components = params->components;
     cinfo.in_color_space = params->components == 1 ? JCS_GRAYSCALE : JCS_RGB;
     jpeg_set_defaults(&cinfo);
-    jpeg_set_quality(&cinfo, params->quality, TRUE);
+    if (params->chroma_quality > 0 && params->chroma_quality != params->quality) {
+        // libjpeg keeps its standard chroma table private: let it scale the table to the chroma
+        // quality, keep the result, then set the luma quality and put the chroma steps back.
+        jpeg_set_quality(&cinfo, params->chroma_quality, TRUE);
+        UINT16 chroma[DCTSIZE2];
+        memcpy(chroma, cinfo.quant_tbl_ptrs[1]->quantval, sizeof chroma);
+        jpeg_set_quality(&cinfo, params->quality, TRUE);
+        memcpy(cinfo.quant_tbl_ptrs[1]->quantval, chroma, sizeof chroma);
+    } else {
+        jpeg_set_quality(&cinfo, params->quality, TRUE);
+    }
     if (params->luma_quant_table != NULL) {
         jpeg_add_quant_table(&cinfo, 0, params->luma_quant_table, jpeg_quality_scaling(params->quality), TRUE);
     }

@@ -5,33 +5,12 @@ import TestSupport
 
 @Suite("Encoding")
 struct EncodingTests {
-    /// The segments of `data` up to the first scan: each marker (APPn, DQT, SOFn, ...) and its
-    /// payload (after the length field).
-    static func segments(_ data: Data) -> [(marker: UInt8, payload: ArraySlice<UInt8>)] {
-        let bytes = [UInt8](data)
-        var segments: [(marker: UInt8, payload: ArraySlice<UInt8>)] = []
-        var offset = 2
-        while offset + 4 <= bytes.count, bytes[offset] == 0xFF {
-            let marker = bytes[offset + 1]
-            let end = min(bytes.count, offset + 2 + (Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])))
-            segments.append((marker, bytes[min(offset + 4, end)..<end]))
-            if marker == 0xDA { break }
-            offset = end
-        }
-        return segments
-    }
-
-    /// JPEG markers present in `data`, in order, up to the first scan.
-    static func markers(_ data: Data) -> [UInt8] {
-        segments(data).map(\.marker)
-    }
-
     @Test("JPEG output has no EXIF even when the source had it; orientation is in the pixels")
     func noExifInOutput() throws {
         let source = TestImages.withOrientation(try TestImages.faithfulJPEG(TestImages.quadrants(width: 64, height: 32)), 6)
-        #expect(Self.markers(source).contains(0xE1))
+        #expect(JPEGSegments.markers(source).contains(0xE1))
         let output = try ImageEncoder.jpeg(try ImageDecoder().decode(source))
-        #expect(!Self.markers(output).contains(0xE1))
+        #expect(!JPEGSegments.markers(output).contains(0xE1))
         let header = try ImageDecoder.header(of: output)
         #expect(header.orientation == .up && header.width == 32 && header.height == 64)
     }
@@ -46,7 +25,7 @@ struct EncodingTests {
         #expect(try ImageEncoder.jpeg(photo).count < unoptimized.count)
         let progressive = try ImageEncoder.jpeg(photo, options: JPEGEncodingOptions(progressive: true))
         #expect(try ImageDecoder.header(of: progressive).progressive)
-        #expect(Self.markers(progressive).contains(0xC2))
+        #expect(JPEGSegments.markers(progressive).contains(0xC2))
         // 4:2:0 → luma sampling factors 2x2 in SOF0 (byte after component id).
         let sof = [UInt8](try ImageEncoder.jpeg(photo))
         let start = try #require((2..<sof.count - 1).first { sof[$0] == 0xFF && sof[$0 + 1] == 0xC0 })
@@ -54,27 +33,6 @@ struct EncodingTests {
         let full = [UInt8](try ImageEncoder.jpeg(photo, options: JPEGEncodingOptions(chromaSubsampling: .s444)))
         let fullStart = try #require((2..<full.count - 1).first { full[$0] == 0xFF && full[$0 + 1] == 0xC0 })
         #expect(full[fullStart + 11] == 0x11)
-    }
-
-    /// Quantization tables (id → 64 steps in natural order) from the DQT segments of `data`.
-    static func quantizationTables(_ data: Data) -> [Int: [Int]] {
-        // Zig-zag position → natural index: walk the anti-diagonals, alternating direction.
-        let zigzag = (0..<15).flatMap { sum in
-            let cells = (0...sum).map { (row: $0, column: sum - $0) }.filter { $0.row < 8 && $0.column < 8 }
-            return (sum % 2 == 0 ? cells.reversed() : cells).map { $0.row * 8 + $0.column }
-        }
-        var tables: [Int: [Int]] = [:]
-        for segment in segments(data) where segment.marker == 0xDB {
-            // 8-bit tables: one byte of precision and id, then 64 steps in zig-zag order.
-            var table = segment.payload.startIndex
-            while table + 65 <= segment.payload.endIndex {
-                var natural = [Int](repeating: 0, count: 64)
-                for position in 0..<64 { natural[zigzag[position]] = Int(segment.payload[table + 1 + position]) }
-                tables[Int(segment.payload[table] & 0x0F)] = natural
-                table += 65
-            }
-        }
-        return tables
     }
 
     /// The documented table, 13.5·(1 + 0.2·√(u² + v²))^1.2 rounded, written out by hand (from
@@ -110,17 +68,42 @@ struct EncodingTests {
             let percent = quality < 50 ? 5000 / quality : 200 - 2 * quality
             return table.map { min(255, max(1, ($0 * percent + 50) / 100)) }
         }
-        let q50 = Self.quantizationTables(try ImageEncoder.jpeg(photo, options: JPEGEncodingOptions(quality: 50, quantization: .ssimTuned)))
+        let q50 = JPEGSegments.quantizationTables(try ImageEncoder.jpeg(photo, options: JPEGEncodingOptions(quality: 50, quantization: .ssimTuned)))
         #expect(q50[0] == Self.ssimTunedAtQuality50)
         for quality in [20, 50, 75, 95] {
-            let standard = Self.quantizationTables(try ImageEncoder.jpeg(photo, options: JPEGEncodingOptions(quality: quality)))
+            let standard = JPEGSegments.quantizationTables(try ImageEncoder.jpeg(photo, options: JPEGEncodingOptions(quality: quality)))
             let tunedData = try ImageEncoder.jpeg(photo, options: JPEGEncodingOptions(quality: quality, quantization: .ssimTuned))
-            let tuned = Self.quantizationTables(tunedData)
+            let tuned = JPEGSegments.quantizationTables(tunedData)
             #expect(tuned[0] == scaled(Self.ssimTunedAtQuality50, quality), "quality \(quality)")
             #expect(standard[0] == scaled(Self.annexKLuma, quality), "quality \(quality)")
             #expect(tuned[1] == standard[1] && tuned[1] != nil, "quality \(quality)")
             #expect(try ImageDecoder().decode(tunedData).width == photo.width)
         }
+    }
+
+    @Test("a chroma quality scales only the chroma table: the luma table and the decoded luma stay, chroma bytes move")
+    func chromaQuality() throws {
+        let photo = try ImageDecoder(options: DecodingOptions(maxPixelSize: 320)).decode(TestImages.sample("ColorfulCups.jpg"))
+        let encode = { (chroma: Int?) in
+            try ImageEncoder.jpeg(photo, options: JPEGEncodingOptions(quality: 60, progressive: true, quantization: .ssimTuned, chromaQuality: chroma))
+        }
+        let (same, coarse, fine) = (try encode(nil), try encode(30), try encode(90))
+        let tables = [same, coarse, fine].map(JPEGSegments.quantizationTables)
+        for quality in [60, 30, 90] {
+            // The chroma table at `quality` is the one libjpeg writes when both use it.
+            let standard = JPEGSegments.quantizationTables(try ImageEncoder.jpeg(photo, options: JPEGEncodingOptions(quality: quality)))
+            let written = tables[[60, 30, 90].firstIndex(of: quality)!]
+            #expect(written[1] == standard[1] && written[1] != nil, "chroma quality \(quality)")
+            #expect(written[0] == tables[0][0], "luma table at chroma quality \(quality)")
+        }
+        #expect(coarse.count < same.count && same.count < fine.count, "bytes \(coarse.count) \(same.count) \(fine.count)")
+        // Luma is coded on its own: the grayscale decode is identical whatever the chroma.
+        let luma = try [same, coarse, fine].map { try ImageDecoder(options: DecodingOptions(grayscale: true)).decode($0).pixels }
+        #expect(luma[0] == luma[1] && luma[0] == luma[2])
+        let colour = try [same, coarse].map { try ImageDecoder().decode($0).pixels }
+        #expect(colour[0] != colour[1])
+        #expect(throws: ImageCodecError.invalidArgument("JPEG chroma quality must be 1...100, got 0")) { try encode(0) }
+        #expect(throws: ImageCodecError.invalidArgument("JPEG chroma quality must be 1...100, got 101")) { try encode(101) }
     }
 
     @Test("alpha is composited over the background colour for JPEG")

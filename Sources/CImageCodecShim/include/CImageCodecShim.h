@@ -86,6 +86,8 @@ typedef struct {
     /// 1 (JCS_GRAYSCALE) or 3 (JCS_RGB).
     int components;
     int quality;
+    /// Quality of the chroma table (libjpeg's standard one, scaled the same way); 0: `quality`.
+    int chroma_quality;
     int optimize_coding;
     int progressive;
     /// Luma sampling factors: 2x2 is 4:2:0, 2x1 is 4:2:2, 1x1 is 4:4:4.

@@ -16,6 +16,9 @@ public enum ImageEncoder {
         guard (1...100).contains(options.quality) else {
             throw .invalidArgument("JPEG quality must be 1...100, got \(options.quality)")
         }
+        if let chroma = options.chromaQuality, !(1...100).contains(chroma) {
+            throw .invalidArgument("JPEG chroma quality must be 1...100, got \(chroma)")
+        }
         let opaque = bitmap.flattened(over: options.background)
         let (hSamp, vSamp): (Int32, Int32) = switch options.chromaSubsampling {
         case .s420: (2, 2)
@@ -32,7 +35,7 @@ public enum ImageEncoder {
                 table.withUnsafeBufferPointer { table in
                     var parameters = iec_jpeg_encode_params(
                         width: UInt32(opaque.width), height: UInt32(opaque.height), components: Int32(opaque.format.channels),
-                        quality: Int32(options.quality), optimize_coding: options.optimizesHuffmanCoding ? 1 : 0,
+                        quality: Int32(options.quality), chroma_quality: Int32(options.chromaQuality ?? 0), optimize_coding: options.optimizesHuffmanCoding ? 1 : 0,
                         progressive: options.progressive ? 1 : 0, luma_h_samp: hSamp, luma_v_samp: vSamp,
                         icc_profile: icc.baseAddress, icc_length: UInt32(icc.count),
                         luma_quant_table: table.isEmpty ? nil : table.baseAddress, max_output_bytes: maximumOutputBytes)
