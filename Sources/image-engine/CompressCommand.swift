@@ -159,9 +159,12 @@ struct CompressCommand: AsyncParsableCommand {
             var ssimulacra2: Double
             /// "4:2:0" or "4:4:4"; null for PNG and grayscale outputs.
             var chroma: String?
+            /// The quality of the chroma tables; null with `chroma`.
+            var chromaQuality: Int?
 
             enum CodingKeys: String, CodingKey {
                 case input, output, width, height, quality, bytes, score, ssimulacra2, chroma
+                case chromaQuality = "chroma_quality"
             }
 
             // `chroma` is null, not missing, for a PNG; `quality` is left out, as it always was.
@@ -176,6 +179,7 @@ struct CompressCommand: AsyncParsableCommand {
                 try container.encode(score, forKey: .score)
                 try container.encode(ssimulacra2, forKey: .ssimulacra2)
                 try container.encode(chroma, forKey: .chroma)
+                try container.encode(chromaQuality, forKey: .chromaQuality)
             }
         }
         var budget: Int
@@ -188,7 +192,8 @@ struct CompressCommand: AsyncParsableCommand {
             let (image, output) = pair
             return Report.Image(input: file, output: output.path, width: image.width,
                          height: image.height, quality: image.quality, bytes: image.bytes, score: (image.score * 10000).rounded() / 10000,
-                         ssimulacra2: (image.ssimulacra2 * 100).rounded() / 100, chroma: image.chroma?.rawValue)
+                         ssimulacra2: (image.ssimulacra2 * 100).rounded() / 100, chroma: image.chroma?.rawValue,
+                         chromaQuality: image.chromaQuality)
         }))
     }
 

@@ -37,7 +37,7 @@ struct CompressCommandTests {
         #expect(images.count == 3)
         var sum = 0
         for image in images {
-            for key in ["input", "output", "width", "height", "quality", "bytes", "score", "ssimulacra2", "chroma"] {
+            for key in ["input", "output", "width", "height", "quality", "bytes", "score", "ssimulacra2", "chroma", "chroma_quality"] {
                 #expect(image[key] != nil, "missing \(key)")
             }
             let path = try #require(image["output"] as? String)
@@ -45,6 +45,14 @@ struct CompressCommandTests {
             // `chroma` is what the file's sampling factors say: null for the gray photo.
             #expect(image["chroma"] as? String == JPEGSampling.chroma(of: data), "\(path)")
             #expect((image["chroma"] is NSNull) == path.hasSuffix("Grey.jpg"), "\(path)")
+            // `chroma_quality` is the quality whose standard chroma table the file carries.
+            if let chromaQuality = image["chroma_quality"] as? Int {
+                let gray = try Bitmap(width: 8, height: 8, format: .rgb, pixels: [UInt8](repeating: 128, count: 192))
+                let standard = try ImageEncoder.jpeg(gray, options: JPEGEncodingOptions(quality: chromaQuality))
+                #expect(JPEGSegments.quantizationTables(data)[1] == JPEGSegments.quantizationTables(standard)[1], "\(path)")
+            } else {
+                #expect(image["chroma_quality"] is NSNull && image["chroma"] is NSNull, "\(path)")
+            }
             let ssimulacra2 = try #require(image["ssimulacra2"] as? Double)
             #expect(ssimulacra2 > 10 && ssimulacra2 <= 100)
             #expect(data.count == image["bytes"] as? Int)

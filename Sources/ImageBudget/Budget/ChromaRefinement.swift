@@ -2,27 +2,34 @@ import Foundation
 import ImageCodec
 
 /// The SSIMULACRA2 stage of the allocation: starting from the SSIM choice, it chooses each
-/// JPEG's chroma resolution and moves bytes towards the images SSIMULACRA2 scores worst.
+/// JPEG's chroma (quantization and resolution) and moves bytes towards the images SSIMULACRA2
+/// scores worst.
 ///
 /// SSIMULACRA2 costs about ten times as much per candidate as SSIM, so the search over sizes
 /// and qualities stays on SSIM (which ranks sizes and qualities of one image as SSIMULACRA2
 /// does) and SSIMULACRA2 is measured only where it can change the outcome:
 /// 1. every chosen candidate (the result reports it anyway);
-/// 2. for the images within `contenderMargin` of the worst, the same size in 4:4:4 at about
-///    the same bytes (found by encoding, which is cheap, and interpolating bytes over quality);
-///    busy images keep colour edges with 4:4:4 and gain several points, calm ones lose;
-/// 3. after a max-min choice over those, a levelling round: water filling on a local model of
-///    each image's score over bytes gives each the bytes that would bring all to one level;
-///    the images that would grow are also tried at their next larger size.
-/// The final choice is the allocator's max-min then knapsack over the measured candidates, on
-/// SSIMULACRA2. No candidate may lose more than `ssimAllowance` of luma SSIM below the SSIM
-/// choice's worst image, so the colour gain never costs visible luma detail.
+/// 2. a levelling round: water filling on a local model of each image's score over bytes
+///    gives each the bytes that would bring all to one level; the images that would grow are
+///    also tried at their next larger size;
+/// 3. chroma quality `chromaStep` finer for the images near the worst and coarser for those
+///    well above it, at the same luma quality (luma SSIM cannot move): at these rates finer
+///    chroma buys most images more SSIMULACRA2 per byte than finer luma, and an image far
+///    above the worst, often the one luma SSIM holds at its floor, gives chroma bytes away;
+/// 4. 4:4:4 at about the same bytes for the images near the worst whose finer-chroma probe
+///    gained steeply (the others would only lose with it);
+/// 5. a second levelling round, moving each image along the cheaper way: luma, or the chroma
+///    step its probe measured.
+/// Every choice in between and at the end is the allocator's max-min then knapsack over the
+/// measured candidates, on SSIMULACRA2. No candidate may lose more than `ssimAllowance` of
+/// luma SSIM below the SSIM choice's worst image, so the colour gain never costs visible luma
+/// detail.
 struct ChromaRefinement {
     let options: UploadBudgetOptions
     let store: EvaluationStore
 
     /// Points above the worst image within which an image may become the worst after a
-    /// chroma change (4:4:4 moves a score by about ±4-7).
+    /// chroma change (a chroma step or 4:4:4 moves a score by about ±2-7).
     static let contenderMargin = 8.0
     /// Rounds of levelling (each measures a candidate or two per image that moves). A second
     /// round gained 0.3-0.5 points on the five-photo benchmark sets for 0.1-0.2 s more.
@@ -33,6 +40,12 @@ struct ChromaRefinement {
     static let priorSlope = 25.0
     /// Images whose levelled bytes differ from their current ones by less than this share stay.
     static let minimumMove = 0.03
+    /// SSIMULACRA2 points per e-fold of bytes from finer chroma quantization above which an
+    /// image is worth a 4:4:4 probe: twice what finer luma typically buys (`priorSlope`).
+    static let chromaHungrySlope = 50.0
+    /// Chroma quality steps probed around each chosen candidate's (about ±5 SSIMULACRA2 points
+    /// and ±3-15% of bytes on the sample photos).
+    static let chromaStep = 15
     /// How far below the SSIM choice's worst luma SSIM a candidate may go.
     static let ssimAllowance = 0.009
 
@@ -43,21 +56,41 @@ struct ChromaRefinement {
         let ssimFloor = (choice.map(\.ssim).min() ?? 0) - Self.ssimAllowance
         var pool = try await scored(choice.enumerated().map { [$1] })
         var current = pool.map { $0[0] }
-        let worst = current.compactMap(\.ssimulacra2).min() ?? 0
 
-        // 2. 4:4:4 at the same size and about the same bytes, for the contenders. A gray image
-        // is one JPEG component: it has no chroma to choose.
+        // 2. Levelling towards the worst images.
+        (pool, current) = try await levelled(current, pool: pool, measured: measured, ssimFloor: ssimFloor)
+
+        // 3. Chroma quality around the levelled choice.
+        let probes = try await scored(chromaQualityProbes(current))
+        pool = merge(pool, probes)
+
+        // 4. 4:4:4 at the same size and about the same bytes, for the contenders that gained
+        // steeply from finer chroma quantization (where finer chroma buys little, full-resolution
+        // chroma does not pay for its bytes either: it lost on every calm photo measured).
+        let worst = current.compactMap(\.ssimulacra2).min() ?? 0
         let contenders = current.enumerated().map { index, chosen -> Int? in
-            let contends = chosen.candidate.quality != nil && !store.images[index].display.format.isGray
-                && (chosen.ssimulacra2 ?? 0) <= worst + Self.contenderMargin
-            return contends ? chosen.bytes : nil
+            guard let score = chosen.ssimulacra2, score <= worst + Self.contenderMargin,
+                  let finer = probes[index].first(where: { $0.candidate.chromaOffset > chosen.candidate.chromaOffset }),
+                  let finerScore = finer.ssimulacra2, finer.bytes > chosen.bytes else { return nil }
+            let slope = (finerScore - score) / log(Double(finer.bytes) / Double(chosen.bytes))
+            return slope >= Self.chromaHungrySlope ? chosen.bytes : nil
         }
-        let fullChroma = try await search(targets: contenders, side: current.map(\.candidate.longestSide),
-                                          chroma: current.map { _ in .s444 }, known: measured)
+        let fullChroma = try await search(targets: contenders, families: current.map { Candidate.Family(longestSide: $0.candidate.longestSide, chroma: .s444) },
+                                          known: measured)
         pool = try await merge(pool, scored(fullChroma.map { [$0].compactMap { $0 }.filter { $0.ssim >= ssimFloor } }))
         current = allocator.choose(from: pool, objective: objective) ?? current
 
-        // 3. Rebalancing rounds towards the worst images.
+        // 5. Levelling again, along luma or along the chroma step that measured cheaper.
+        (pool, current) = try await levelled(current, pool: pool, measured: measured, ssimFloor: ssimFloor)
+        return current
+    }
+
+    /// `rebalancingRounds` of levelling from `current`: the grown pool and the new choice.
+    private func levelled(_ startChoice: [Evaluation], pool start: [[Evaluation]], measured: [[Evaluation]],
+                          ssimFloor: Double) async throws(UploadBudgetError) -> (pool: [[Evaluation]], choice: [Evaluation]) {
+        let allocator = BudgetAllocator(options: options, store: store)
+        let objective = Objective.ssimulacra2(slack: options.worstDistortionSlack)
+        var (pool, current) = (start, startChoice)
         for _ in 0..<Self.rebalancingRounds {
             guard let moved = try await rebalancingProbes(current, pool: pool, measured: measured, ssimFloor: ssimFloor) else { break }
             pool = try await merge(pool, scored(moved.map { $0.filter { $0.ssim >= ssimFloor } }))
@@ -65,7 +98,31 @@ struct ChromaRefinement {
             if next.map(\.candidate) == current.map(\.candidate) { break }
             current = next
         }
-        return current
+        return (pool, current)
+    }
+
+    /// Each colour JPEG at its luma quality with chroma `chromaStep` finer or coarser. Luma is
+    /// coded alone, so its SSIM does not move; SSIMULACRA2 gains more per byte from finer
+    /// chroma than from finer luma on most photos at these rates, and an image far above the
+    /// worst gives chroma bytes away without losing luma detail.
+    private func chromaQualityProbes(_ current: [Evaluation]) async throws(UploadBudgetError) -> [[Evaluation]] {
+        var requests: [(image: Int, candidate: Candidate)] = []
+        let worst = current.compactMap(\.ssimulacra2).min() ?? 0
+        for (index, chosen) in current.enumerated() where chosen.candidate.quality != nil && !store.images[index].display.format.isGray {
+            // Coarser chroma costs about as many points as `chromaStep` finer gains: only an
+            // image well above the worst can give; only one near it needs to receive.
+            let score = chosen.ssimulacra2 ?? worst
+            let steps = (score >= worst + Self.contenderMargin / 2 ? [-Self.chromaStep] : [])
+                + (score <= worst + Self.contenderMargin ? [Self.chromaStep] : [])
+            for step in steps {
+                var candidate = chosen.candidate
+                candidate.chromaOffset += step
+                requests.append((index, candidate))
+            }
+        }
+        var probes: [[Evaluation]] = current.map { _ in [] }
+        for (request, probe) in zip(requests, try await store.evaluate(requests)) { probes[request.image].append(probe) }
+        return probes
     }
 
     /// Candidates at the bytes that would level every image's SSIMULACRA2 (water filling on
@@ -77,25 +134,40 @@ struct ChromaRefinement {
     private func rebalancingProbes(_ current: [Evaluation], pool: [[Evaluation]], measured: [[Evaluation]],
                                    ssimFloor: Double) async throws(UploadBudgetError) -> [[Evaluation]]? {
         let known = zip(measured, pool).map { $0 + $1 }
-        let models = current.indices.map { index -> (score: Double, bytes: Double, slope: Double, lowest: Double)? in
+        // Per image: the local model, and the chroma offset to move along where a measured
+        // chroma step is the better way (finer chroma gaining more per byte than luma when
+        // growing, coarser chroma losing less per byte when shrinking).
+        let models = current.indices.map { index -> Model? in
             let chosen = current[index]
             guard chosen.candidate.quality != nil, let score = chosen.ssimulacra2 else { return nil }
             let family = pool[index].filter {
-                $0.candidate.longestSide == chosen.candidate.longestSide && $0.candidate.chroma == chosen.candidate.chroma
-                    && $0.candidate != chosen.candidate && $0.ssimulacra2 != nil
+                $0.candidate.family == chosen.candidate.family && $0.candidate != chosen.candidate && $0.ssimulacra2 != nil
             }
             var slope = Self.priorSlope
             if let near = family.min(by: { abs(log(Double($0.bytes) / Double(chosen.bytes))) < abs(log(Double($1.bytes) / Double(chosen.bytes))) }) {
                 let fitted = (near.ssimulacra2! - score) / log(Double(near.bytes) / Double(chosen.bytes))
                 if fitted.isFinite && fitted > 1 { slope = fitted }
             }
-            let lowest = Self.bytes(atSSIM: ssimFloor, of: known[index], like: chosen.candidate) ?? Double(chosen.bytes)
-            return (score, Double(chosen.bytes), slope, min(lowest, Double(chosen.bytes)))
+            var model = Model(score: score, bytes: Double(chosen.bytes), up: slope, down: slope,
+                              lowest: min(Self.bytes(atSSIM: ssimFloor, of: known[index], like: chosen.candidate) ?? Double(chosen.bytes), Double(chosen.bytes)))
+            for step in [Self.chromaStep, -Self.chromaStep] {
+                var stepped = chosen.candidate
+                stepped.chromaOffset += step
+                guard let probe = pool[index].first(where: { $0.candidate == stepped }), let probeScore = probe.ssimulacra2 else { continue }
+                let chromaSlope = (probeScore - score) / log(Double(probe.bytes) / Double(chosen.bytes))
+                guard chromaSlope.isFinite, chromaSlope > 1 else { continue }
+                if step > 0, chromaSlope > model.up {
+                    (model.up, model.finer) = (chromaSlope, stepped.chromaOffset)
+                } else if step < 0, chromaSlope < model.down {
+                    (model.down, model.coarser, model.lowest) = (chromaSlope, stepped.chromaOffset, min(model.lowest, Double(probe.bytes)))
+                }
+            }
+            return model
         }
         let fixed = zip(current, models).reduce(0) { $0 + ($1.1 == nil ? $1.0.bytes : 0) }
         func bytes(at level: Double) -> [Double?] {
             models.map { model in
-                model.map { min(max($0.bytes * exp((level - $0.score) / $0.slope), $0.lowest), 3 * $0.bytes) }
+                model.map { min(max($0.bytes * exp((level - $0.score) / (level > $0.score ? $0.up : $0.down)), $0.lowest), 3 * $0.bytes) }
             }
         }
         // The highest level whose bytes fit: bisection, as total bytes only grow with it.
@@ -107,22 +179,42 @@ struct ChromaRefinement {
         }
         let levelled = bytes(at: low)
         var sameSize: [Int?] = current.map { _ in nil }
-        var larger: [Int?] = current.map { _ in nil }
-        var sides = current.map(\.candidate.longestSide)
+        var largerTargets: [Int?] = current.map { _ in nil }
+        var larger = current.map(\.candidate.family)
+        var chromaTargets: [Int?] = current.map { _ in nil }
+        var rechroma = current.map(\.candidate.family)
         let allocator = BudgetAllocator(options: options, store: store)
         for (index, target) in levelled.enumerated() {
-            guard let target, abs(target / Double(current[index].bytes) - 1) > Self.minimumMove else { continue }
+            guard let target, let model = models[index], abs(target / Double(current[index].bytes) - 1) > Self.minimumMove else { continue }
             sameSize[index] = Int(target)
-            if target > Double(current[index].bytes), let side = allocator.sideLadder(store.images[index]).last(where: { $0 > sides[index] }) {
-                sides[index] = side
-                larger[index] = Int(target)
+            let grows = target > Double(current[index].bytes)
+            if grows, let side = allocator.sideLadder(store.images[index]).last(where: { $0 > current[index].candidate.longestSide }) {
+                larger[index].longestSide = side
+                largerTargets[index] = Int(target)
+            }
+            if let offset = grows ? model.finer : model.coarser {
+                rechroma[index].chromaOffset = offset
+                chromaTargets[index] = Int(target)
             }
         }
         guard sameSize.contains(where: { $0 != nil }) else { return nil }
-        let chroma = current.map(\.candidate.chroma)
-        let moved = try await search(targets: sameSize, side: current.map(\.candidate.longestSide), chroma: chroma, known: known)
-        let enlarged = try await search(targets: larger, side: sides, chroma: chroma, known: known)
-        return current.indices.map { [moved[$0], enlarged[$0]].compactMap { $0 } }
+        let moved = try await search(targets: sameSize, families: current.map(\.candidate.family), known: known)
+        let enlarged = try await search(targets: largerTargets, families: larger, known: known)
+        let rechromed = try await search(targets: chromaTargets, families: rechroma, known: known)
+        return current.indices.map { [moved[$0], enlarged[$0], rechromed[$0]].compactMap { $0 } }
+    }
+
+    /// One image in the levelling: score = `score` + slope · ln(bytes / `bytes`), with the
+    /// slope `up` above its score and `down` below, never below `lowest` bytes.
+    private struct Model {
+        var score: Double
+        var bytes: Double
+        var up: Double
+        var down: Double
+        var lowest: Double
+        /// The chroma offset whose measured step made `up` (or `down`), if one did.
+        var finer: Int?
+        var coarser: Int?
     }
 
     /// Each image's evaluations with SSIMULACRA2 measured.
@@ -141,24 +233,26 @@ struct ChromaRefinement {
         }
     }
 
-    /// Per image with a target: the highest-quality candidate at `side` and `chroma` within the
-    /// target bytes, found by interpolating log bytes over quality through the measured points
-    /// (of this chroma, or of 4:2:0 scaled by how far the first encode lands) — two encodes.
-    private func search(targets: [Int?], side: [Int], chroma: [JPEGEncodingOptions.ChromaSubsampling],
-                        known: [[Evaluation]]) async throws(UploadBudgetError) -> [Evaluation?] {
+    /// Per image with a target: the highest-quality candidate of its family within the target
+    /// bytes, found by interpolating log bytes over quality through the measured points (of
+    /// this family, or of plain 4:2:0 at that size scaled by how far the first encode lands) —
+    /// two encodes.
+    private func search(targets: [Int?], families: [Candidate.Family], known: [[Evaluation]]) async throws(UploadBudgetError) -> [Evaluation?] {
         var tried: [[Evaluation]] = targets.map { _ in [] }
         for _ in 0..<2 {
             var requests: [(image: Int, candidate: Candidate)] = []
             for (index, target) in targets.enumerated() {
                 guard let target else { continue }
-                let own = Self.curve(known[index] + tried[index], side: side[index], chroma: chroma[index])
+                let family = families[index]
+                let own = Self.curve(known[index] + tried[index], family: family)
                 let quality: Int
                 if let own, own.count >= 2 {
                     quality = Self.quality(for: Double(target), on: own, range: options.qualityRange)
-                } else if let base = Self.curve(known[index], side: side[index], chroma: .s420) {
-                    // The 4:2:0 curve, scaled by how far this chroma's one encode landed from it
-                    // (before any, 4:4:4 is taken to cost about a quarter more at one quality).
-                    var scale = chroma[index] == .s444 ? 1.25 : 1.0
+                } else if let base = Self.curve(known[index], family: Candidate.Family(longestSide: family.longestSide)) {
+                    // The plain 4:2:0 curve, scaled by how far this family's one encode landed
+                    // from it (before any, 4:4:4 is taken to cost about a quarter more at one
+                    // quality, and each step of chroma quality half a percent).
+                    var scale = (family.chroma == .s444 ? 1.25 : 1.0) * (1 + 0.005 * Double(family.chromaOffset))
                     if let first = own?.first, let baseBytes = Self.bytes(at: first.quality, on: base) { scale = Double(first.bytes) / baseBytes }
                     quality = Self.quality(for: Double(target) / scale, on: base, range: options.qualityRange)
                 } else if let own {
@@ -166,7 +260,7 @@ struct ChromaRefinement {
                 } else {
                     continue
                 }
-                let candidate = Candidate(longestSide: side[index], quality: quality, chroma: chroma[index])
+                let candidate = family.candidate(quality: quality)
                 if !tried[index].contains(where: { $0.candidate == candidate }) { requests.append((index, candidate)) }
             }
             if requests.isEmpty { break }
@@ -179,21 +273,20 @@ struct ChromaRefinement {
         }
     }
 
-    /// (quality, bytes) of the JPEG candidates at one size and chroma, by quality; nil if none.
-    static func curve(_ evaluations: [Evaluation], side: Int, chroma: JPEGEncodingOptions.ChromaSubsampling) -> [(quality: Int, bytes: Int)]? {
-        let points = evaluations.filter { $0.candidate.longestSide == side && $0.candidate.chroma == chroma && $0.candidate.quality != nil }
+    /// (quality, bytes) of the JPEG candidates of one family, by quality; nil if none.
+    static func curve(_ evaluations: [Evaluation], family: Candidate.Family) -> [(quality: Int, bytes: Int)]? {
+        let points = evaluations.filter { $0.candidate.family == family && $0.candidate.quality != nil }
             .map { (quality: $0.candidate.quality!, bytes: $0.bytes) }
         let unique = Dictionary(points.map { ($0.quality, $0.bytes) }, uniquingKeysWith: { first, _ in first })
         return unique.isEmpty ? nil : unique.sorted { $0.key < $1.key }.map { (quality: $0.key, bytes: $0.value) }
     }
 
-    /// The fewest bytes of a measured candidate of `like`'s size and chroma whose luma SSIM
+    /// The fewest bytes of a measured candidate of `like`'s family whose luma SSIM
     /// reaches `floor`: as low as a donor may go (measured, not interpolated, because SSIM
     /// bends sharply at low qualities); nil when none does.
     static func bytes(atSSIM floor: Double, of evaluations: [Evaluation], like candidate: Candidate) -> Double? {
         evaluations.filter {
-            $0.candidate.longestSide == candidate.longestSide && $0.candidate.chroma == candidate.chroma && $0.candidate.quality != nil
-                && $0.ssim >= floor
+            $0.candidate.family == candidate.family && $0.candidate.quality != nil && $0.ssim >= floor
         }.map { Double($0.bytes) }.min()
     }
 

@@ -28,13 +28,18 @@ public struct CompressedUpload: Sendable, Hashable {
     /// The JPEG's chroma resolution (4:2:0 or 4:4:4, as its sampling factors say); nil for a
     /// PNG and for a grayscale JPEG.
     public var chroma: JPEGEncodingOptions.ChromaSubsampling?
+    /// The quality the JPEG's chroma tables were scaled at (libjpeg's scaling of its standard
+    /// chroma table): `quality` unless SSIMULACRA2 found finer or coarser chroma better for
+    /// the set; nil for a PNG and for a grayscale JPEG.
+    public var chromaQuality: Int?
 
     /// Size of ``data`` in bytes.
     public var bytes: Int { data.count }
 
     /// Builds a result, e.g. a fake for an app's own tests; the compressor makes the real ones.
     public init(fileName: String, sourceName: String, sourceBytes: Int, data: Data, width: Int, height: Int, quality: Int?,
-                mimeType: String, score: Double, ssimulacra2: Double = 0, chroma: JPEGEncodingOptions.ChromaSubsampling? = nil) {
+                mimeType: String, score: Double, ssimulacra2: Double = 0, chroma: JPEGEncodingOptions.ChromaSubsampling? = nil,
+                chromaQuality: Int? = nil) {
         self.fileName = fileName
         self.sourceName = sourceName
         self.sourceBytes = sourceBytes
@@ -46,6 +51,7 @@ public struct CompressedUpload: Sendable, Hashable {
         self.score = score
         self.ssimulacra2 = ssimulacra2
         self.chroma = chroma
+        self.chromaQuality = chromaQuality
     }
 }
 

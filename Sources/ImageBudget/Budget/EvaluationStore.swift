@@ -84,37 +84,34 @@ final class EvaluationStore: @unchecked Sendable {
     }
 
     /// The evaluations with their SSIMULACRA2 filled in, in request order; each measured once.
-    /// Images run in parallel.
+    /// The missing references are built first (one per image, in parallel), then every
+    /// evaluation is scored in parallel: a probe round is often two per image, and scoring image
+    /// by image would leave a core idle behind the last one.
     func scoringSSIMULACRA2(_ requests: [(image: Int, evaluation: Evaluation)]) async throws(UploadBudgetError) -> [Evaluation] {
-        var pending: [Int: [Evaluation]] = [:]
+        var pending: [Key: (image: Int, evaluation: Evaluation)] = [:]
         lock.withLock {
-            for request in requests where colourScores[Key(image: request.image, candidate: request.evaluation.candidate)] == nil {
-                let known = pending[request.image, default: []]
-                if !known.contains(where: { $0.candidate == request.evaluation.candidate }) {
-                    pending[request.image] = known + [request.evaluation]
-                }
+            for request in requests {
+                let key = Key(image: request.image, candidate: request.evaluation.candidate)
+                if colourScores[key] == nil { pending[key] = request }
             }
         }
-        let jobs = pending.sorted { $0.key < $1.key }.map { image, evaluations in
-            (image: image, prepared: images[image], evaluations: evaluations, reference: lock.withLock { colourReferences[image] })
+        let imagesNeeded = Set(pending.values.map(\.image)).filter { image in lock.withLock { colourReferences[image] == nil } }.sorted()
+        let references = try await concurrentMap(imagesNeeded.map { ($0, images[$0]) }) { (job) throws(UploadBudgetError) in
+            SSIMULACRA2.Reference(job.1.display)
         }
-        let scored = try await concurrentMap(jobs) { (job) throws(UploadBudgetError) -> (SSIMULACRA2.Reference, [Double]) in
+        lock.withLock { for (image, reference) in zip(imagesNeeded, references) { colourReferences[image] = reference } }
+        let jobs = pending.sorted { ($0.value.image, $0.value.evaluation.bytes) < ($1.value.image, $1.value.evaluation.bytes) }.map { key, request in
+            (key: key, prepared: images[request.image], data: request.evaluation.data, reference: lock.withLock { colourReferences[request.image]! })
+        }
+        let scores = try await concurrentMap(jobs) { (job) throws(UploadBudgetError) -> Double in
             do throws(ImageCodecError) {
-                let reference = job.reference ?? SSIMULACRA2.Reference(job.prepared.display)
-                var scores: [Double] = []
-                for evaluation in job.evaluations { scores.append(try job.prepared.ssimulacra2(of: evaluation.data, reference: reference)) }
-                return (reference, scores)
+                return try job.prepared.ssimulacra2(of: job.data, reference: job.reference)
             } catch {
-                throw Self.failure(of: job.image, job.prepared, error)
+                throw Self.failure(of: job.key.image, job.prepared, error)
             }
         }
         return lock.withLock {
-            for (job, (reference, jobScores)) in zip(jobs, scored) {
-                colourReferences[job.image] = reference
-                for (evaluation, score) in zip(job.evaluations, jobScores) {
-                    colourScores[Key(image: job.image, candidate: evaluation.candidate)] = score
-                }
-            }
+            for (job, score) in zip(jobs, scores) { colourScores[job.key] = score }
             return requests.map { request in
                 var evaluation = request.evaluation
                 evaluation.ssimulacra2 = colourScores[Key(image: request.image, candidate: evaluation.candidate)]

@@ -30,14 +30,6 @@ struct PreparedImage: Sendable {
     }
 }
 
-/// One way to encode an image: a size, a JPEG quality (nil = PNG) and the JPEG's chroma
-/// resolution.
-struct Candidate: Hashable, Sendable {
-    var longestSide: Int
-    var quality: Int?
-    var chroma: JPEGEncodingOptions.ChromaSubsampling = .s420
-}
-
 /// An encoded candidate and its scores.
 struct Evaluation: Sendable {
     var candidate: Candidate
@@ -62,7 +54,8 @@ extension PreparedImage {
             // No ICC profile: uploads are viewed as sRGB, and profiles cost bytes.
             // Progressive: 5-10% smaller than baseline at the same quality, which the budget turns into quality.
             data = try ImageEncoder.jpeg(bitmap, options: JPEGEncodingOptions(quality: quality, chromaSubsampling: candidate.chroma, progressive: true,
-                                                                              preservesICCProfile: false, quantization: quantization))
+                                                                              preservesICCProfile: false, quantization: quantization,
+                                                                              chromaQuality: candidate.chromaQuality))
         } else {
             data = try ImageEncoder.png(bitmap, options: PNGEncodingOptions(compressionLevel: 9, preservesICCProfile: false))
         }
