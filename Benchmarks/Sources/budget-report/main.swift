@@ -67,7 +67,7 @@ var manifest: [ManifestEntry] = []
                                   sources: set.map { samples.appendingPathComponent($0).path }, outputs: paths))
 }
 
-print("All methods encode progressive JPEG with optimised Huffman tables and no ICC profile.\n")
+print("All methods encode progressive JPEG with optimised Huffman tables and no ICC profile. Chroma: the subsampling, and `@cC/qQ` where the chroma table is at quality C and luma at Q (otherwise both at one quality; the oracle and the SSIM run always are).\n")
 for collection in collections {
     let names = collection.names
     let sets = Array(Set([1, 3, 5].map { min($0, names.count) })).sorted().map { Array(names.prefix($0)) }
@@ -109,7 +109,12 @@ for collection in collections {
                 if wall < runs[metric]?.wall ?? .infinity { runs[metric] = (result, wall) }
             }
         }
-        func chroma(_ set: CompressedUploadSet) -> [String] { set.images.map { $0.chroma?.rawValue ?? "–" } }
+        // Subsampling, and the chroma table's quality where it differs from the luma quality.
+        func chroma(_ set: CompressedUploadSet) -> [String] {
+            set.images.map { image in
+                (image.chroma?.rawValue ?? "–") + (image.chromaQuality.map { $0 == image.quality ? "" : "@c\($0)/q\(image.quality ?? 0)" } ?? "")
+            }
+        }
         let before = runs[.ssim]!, after = runs[.ssimulacra2]!
         let lumaScores = try report("allocator, --metric ssim (before)", before.set.images.map(\.data), chroma: chroma(before.set),
                                     wall: before.wall, encodes: before.set.encodeCount)
