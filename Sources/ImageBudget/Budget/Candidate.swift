@@ -19,6 +19,13 @@ struct Candidate: Hashable, Sendable {
         return min(max(quality + chromaOffset, Self.chromaQualities.lowerBound), Self.chromaQualities.upperBound)
     }
 
+    /// This candidate with its chroma `step` qualities finer (negative: coarser).
+    func steppingChroma(by step: Int) -> Candidate {
+        var stepped = self
+        stepped.chromaOffset += step
+        return stepped
+    }
+
     /// The candidates whose bytes and scores lie on one curve over `quality`.
     var family: Family { Family(longestSide: longestSide, chroma: chroma, chromaOffset: chromaOffset) }
 

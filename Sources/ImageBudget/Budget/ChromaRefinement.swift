@@ -49,10 +49,11 @@ struct ChromaRefinement {
     /// How far below the SSIM choice's worst luma SSIM a candidate may go.
     static let ssimAllowance = 0.009
 
+    private var allocator: BudgetAllocator { BudgetAllocator(options: options, store: store) }
+    private var objective: Objective { .ssimulacra2(slack: options.worstDistortionSlack) }
+
     /// The refined choice; `choice` and `measured` come from ``BudgetAllocator``.
     func refine(_ choice: [Evaluation], measured: [[Evaluation]]) async throws(UploadBudgetError) -> [Evaluation] {
-        let allocator = BudgetAllocator(options: options, store: store)
-        let objective = Objective.ssimulacra2(slack: options.worstDistortionSlack)
         let ssimFloor = (choice.map(\.ssim).min() ?? 0) - Self.ssimAllowance
         var pool = try await scored(choice.enumerated().map { [$1] })
         var current = pool.map { $0[0] }
@@ -88,8 +89,6 @@ struct ChromaRefinement {
     /// `rebalancingRounds` of levelling from `current`: the grown pool and the new choice.
     private func levelled(_ startChoice: [Evaluation], pool start: [[Evaluation]], measured: [[Evaluation]],
                           ssimFloor: Double) async throws(UploadBudgetError) -> (pool: [[Evaluation]], choice: [Evaluation]) {
-        let allocator = BudgetAllocator(options: options, store: store)
-        let objective = Objective.ssimulacra2(slack: options.worstDistortionSlack)
         var (pool, current) = (start, startChoice)
         for _ in 0..<Self.rebalancingRounds {
             guard let moved = try await rebalancingProbes(current, pool: pool, measured: measured, ssimFloor: ssimFloor) else { break }
@@ -106,23 +105,18 @@ struct ChromaRefinement {
     /// chroma than from finer luma on most photos at these rates, and an image far above the
     /// worst gives chroma bytes away without losing luma detail.
     private func chromaQualityProbes(_ current: [Evaluation]) async throws(UploadBudgetError) -> [[Evaluation]] {
-        var requests: [(image: Int, candidate: Candidate)] = []
         let worst = current.compactMap(\.ssimulacra2).min() ?? 0
-        for (index, chosen) in current.enumerated() where chosen.candidate.quality != nil && !store.images[index].display.format.isGray {
+        let candidates = current.enumerated().map { index, chosen -> [Candidate] in
+            // Only a colour JPEG has chroma tables (what the result reports as its chroma).
+            guard UploadCompressor.chroma(of: chosen, store.images[index].display) != nil else { return [] }
             // Coarser chroma costs about as many points as `chromaStep` finer gains: only an
             // image well above the worst can give; only one near it needs to receive.
             let score = chosen.ssimulacra2 ?? worst
             let steps = (score >= worst + Self.contenderMargin / 2 ? [-Self.chromaStep] : [])
                 + (score <= worst + Self.contenderMargin ? [Self.chromaStep] : [])
-            for step in steps {
-                var candidate = chosen.candidate
-                candidate.chromaOffset += step
-                requests.append((index, candidate))
-            }
+            return steps.map(chosen.candidate.steppingChroma)
         }
-        var probes: [[Evaluation]] = current.map { _ in [] }
-        for (request, probe) in zip(requests, try await store.evaluate(requests)) { probes[request.image].append(probe) }
-        return probes
+        return try await perImage(candidates) { (requests) throws(UploadBudgetError) in try await store.evaluate(requests) }
     }
 
     /// Candidates at the bytes that would level every image's SSIMULACRA2 (water filling on
@@ -151,8 +145,7 @@ struct ChromaRefinement {
             var model = Model(score: score, bytes: Double(chosen.bytes), up: slope, down: slope,
                               lowest: min(Self.bytes(atSSIM: ssimFloor, of: known[index], like: chosen.candidate) ?? Double(chosen.bytes), Double(chosen.bytes)))
             for step in [Self.chromaStep, -Self.chromaStep] {
-                var stepped = chosen.candidate
-                stepped.chromaOffset += step
+                let stepped = chosen.candidate.steppingChroma(by: step)
                 guard let probe = pool[index].first(where: { $0.candidate == stepped }), let probeScore = probe.ssimulacra2 else { continue }
                 let chromaSlope = (probeScore - score) / log(Double(probe.bytes) / Double(chosen.bytes))
                 guard chromaSlope.isFinite, chromaSlope > 1 else { continue }
@@ -183,7 +176,6 @@ struct ChromaRefinement {
         var larger = current.map(\.candidate.family)
         var chromaTargets: [Int?] = current.map { _ in nil }
         var rechroma = current.map(\.candidate.family)
-        let allocator = BudgetAllocator(options: options, store: store)
         for (index, target) in levelled.enumerated() {
             guard let target, let model = models[index], abs(target / Double(current[index].bytes) - 1) > Self.minimumMove else { continue }
             sameSize[index] = Int(target)
@@ -219,11 +211,18 @@ struct ChromaRefinement {
 
     /// Each image's evaluations with SSIMULACRA2 measured.
     private func scored(_ evaluations: [[Evaluation]]) async throws(UploadBudgetError) -> [[Evaluation]] {
-        let requests = evaluations.enumerated().flatMap { image, list in list.map { (image: image, evaluation: $0) } }
-        var result: [[Evaluation]] = Array(repeating: [], count: evaluations.count)
-        for (request, evaluation) in zip(requests, try await store.scoringSSIMULACRA2(requests)) {
-            result[request.image].append(evaluation)
+        try await perImage(evaluations) { (requests) throws(UploadBudgetError) in
+            try await store.scoringSSIMULACRA2(requests.map { (image: $0.image, evaluation: $0.candidate) })
         }
+    }
+
+    /// `work` done on every image's items in one call (so the store runs them all in
+    /// parallel), its results grouped back by image.
+    private func perImage<Item>(_ items: [[Item]], _ work: ([(image: Int, candidate: Item)]) async throws(UploadBudgetError) -> [Evaluation])
+        async throws(UploadBudgetError) -> [[Evaluation]] {
+        let requests = items.enumerated().flatMap { image, list in list.map { (image: image, candidate: $0) } }
+        var result: [[Evaluation]] = Array(repeating: [], count: items.count)
+        for (request, evaluation) in zip(requests, try await work(requests)) { result[request.image].append(evaluation) }
         return result
     }
 
