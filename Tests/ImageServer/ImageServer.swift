@@ -56,16 +56,20 @@ public final class ImageServer: Sendable {
         case redirect(status: Int = 302, location: String)
     }
 
-    /// Per-connection throttling, as a phone network would impose.
+    /// Throttling as a phone network imposes it: per connection, or one link all connections share.
     public struct Throttle: Sendable, Hashable {
         /// Time before the response head is sent.
         public var latency: Duration
         /// Body bytes per second; nil for unthrottled.
         public var bytesPerSecond: Int?
+        /// True: `bytesPerSecond` is the total of all connections (a phone's one radio link, on
+        /// which six parallel downloads each get a sixth); false: each connection gets it.
+        public var sharesLink: Bool
 
-        public init(latency: Duration = .zero, bytesPerSecond: Int? = nil) {
+        public init(latency: Duration = .zero, bytesPerSecond: Int? = nil, sharesLink: Bool = false) {
             self.latency = latency
             self.bytesPerSecond = bytesPerSecond
+            self.sharesLink = sharesLink
         }
 
         /// 50 ms and 20 Mbit/s.
@@ -245,6 +249,8 @@ extension ImageServer {
             /// another server: the phone's link to a thumbnail service).
             var upstream: URL?
             var waiting: [String: [CheckedContinuation<Void, Never>]] = [:]
+            /// When the shared link has sent everything reserved on it so far.
+            var linkFreeAt = ContinuousClock.now
         }
 
         private let lock = NSLock()
@@ -304,7 +310,8 @@ extension ImageServer {
                 }
                 return HTTPResponse(statusCode: .notModified, headers: responseHeaders)
             }
-            let body = Body(data: resource.data, bytesPerSecond: throttle?.bytesPerSecond, stopAfter: nil, state: self)
+            let body = Body(data: resource.data, bytesPerSecond: throttle?.bytesPerSecond, stopAfter: nil, state: self,
+                            sharesLink: throttle?.sharesLink ?? false)
             return HTTPResponse(statusCode: .ok, headers: responseHeaders, body: HTTPBodySequence(from: body, count: resource.data.count))
         }
 
@@ -399,6 +406,17 @@ extension ImageServer {
         func sent(_ count: Int) { update { $0.statistics.bytesSent += count } }
 
         func aborted() { update { $0.statistics.abortedResponses += 1 } }
+
+        /// Reserves the shared link for `bytes` after whatever is already reserved on it, and
+        /// returns when they will have been sent: chunks of all connections interleave, so the
+        /// connections share the bandwidth.
+        func reserveLink(_ bytes: Int, bytesPerSecond: Int) -> ContinuousClock.Instant {
+            update { contents in
+                let start = Swift.max(contents.linkFreeAt, ContinuousClock.now)
+                contents.linkFreeAt = start + .seconds(Double(bytes) / Double(bytesPerSecond))
+                return contents.linkFreeAt
+            }
+        }
     }
 
     /// A response body streamed in paced chunks; it notices when the client stops reading.
@@ -410,10 +428,22 @@ extension ImageServer {
         let stopAfter: Int?
         let state: State
         var chunk = 16_384
+        /// Paced on the shared link rather than on this connection alone.
+        var sharesLink = false
+
+        init(data: Data, bytesPerSecond: Int?, stopAfter: Int?, state: State, chunk: Int = 16_384, sharesLink: Bool = false) {
+            self.data = data
+            self.bytesPerSecond = bytesPerSecond
+            self.stopAfter = stopAfter
+            self.state = state
+            self.chunk = chunk
+            self.sharesLink = sharesLink
+        }
 
         func makeAsyncIterator() -> Iterator {
             Iterator(data: data, bytesPerSecond: bytesPerSecond, stopAfter: stopAfter,
-                     chunk: bytesPerSecond.map { Swift.min(chunk, Swift.max(1, $0 / 100)) } ?? chunk, tracker: Tracker(state: state))
+                     chunk: bytesPerSecond.map { Swift.min(chunk, Swift.max(1, $0 / 100)) } ?? chunk, sharesLink: sharesLink,
+                     tracker: Tracker(state: state))
         }
 
         /// Counts an abort when the body is dropped before its end (the socket write failed).
@@ -433,6 +463,7 @@ extension ImageServer {
             let bytesPerSecond: Int?
             let stopAfter: Int?
             let chunk: Int
+            let sharesLink: Bool
             let tracker: Tracker
             var offset = 0
 
@@ -452,8 +483,10 @@ extension ImageServer {
                 var length = Swift.min(chunk, data.count - offset)
                 if let stopAfter { length = Swift.min(length, stopAfter - offset) }
                 if let bytesPerSecond {
-                    // Pace against the start, so sleeping overhead does not accumulate.
-                    let due = tracker.started + .seconds(Double(offset + length) / Double(bytesPerSecond))
+                    // Pace against the start (or the link's schedule), so sleeping overhead does
+                    // not accumulate.
+                    let due = sharesLink ? tracker.state.reserveLink(length, bytesPerSecond: bytesPerSecond)
+                        : tracker.started + .seconds(Double(offset + length) / Double(bytesPerSecond))
                     try await Task.sleep(until: due, clock: .continuous)
                 }
                 let slice = data.subdata(in: offset..<offset + length)

@@ -4,13 +4,14 @@ import ImageServer
 // A loopback image server for the strategy benchmark, in a process of its own so that its
 // memory and CPU are not counted against the strategy being measured.
 //
-// image-server --samples DIR --products N [--latency-ms MS] [--mbit MBIT] [--photos A.jpg,B.jpg,...]
+// image-server --samples DIR --products N [--latency-ms MS] [--mbit MBIT [--shared-link]] [--photos A.jpg,B.jpg,...]
 //              [--upstream URL]
 // Serves /products/NNN.jpg (product i is photo i mod count, each its own URL), cacheable for a
 // day with an ETag and Last-Modified; prints "listening PORT" once ready; /_control/stats and
 // /_control/reset report and zero what it saw. Runs until killed. With --upstream, any other
 // path is fetched from URL + path and sent on throttled: the phone's link to a thumbnail
-// service (`image-engine serve`) in front of another image-server.
+// service (`image-engine serve`) in front of another image-server. --shared-link: MBIT is the
+// total of all connections (one phone link), not each connection's.
 
 func option(_ name: String) -> String? {
     guard let index = CommandLine.arguments.firstIndex(of: name), index + 1 < CommandLine.arguments.count else { return nil }
@@ -23,7 +24,8 @@ let names = (option("--photos") ?? "").split(separator: ",").map(String.init)
 let latency = Double(option("--latency-ms") ?? "0") ?? 0
 let bandwidth = option("--mbit").flatMap(Double.init)
 let throttle = latency > 0 || bandwidth != nil
-    ? ImageServer.Throttle(latency: .milliseconds(latency), bytesPerSecond: bandwidth.map { Int($0 * 1_000_000 / 8) })
+    ? ImageServer.Throttle(latency: .milliseconds(latency), bytesPerSecond: bandwidth.map { Int($0 * 1_000_000 / 8) },
+                           sharesLink: CommandLine.arguments.contains("--shared-link"))
     : nil
 let photos = try names.map { try Data(contentsOf: samples.appendingPathComponent($0)) }
 guard !photos.isEmpty else {
