@@ -32,18 +32,46 @@ PRODUCTS = 120
 LABELS = {
     "S1": "S1 URLSession + URLCache, decode on frame",
     "S1-off": "S1' URLSession + URLCache, decode off frame",
+    "S1-down": "S1↓ URLSession + URLCache, cell-size decode off frame",
     "S2": "S2 NSCache of full-size bitmaps (no disk tier)",
+    "S2-down": "S2↓ NSCache of cell-size bitmaps (no disk tier)",
     "S3": "S3 engine encodedResponse, decode on frame",
     "S3-off": "S3' engine encodedResponse, decode off frame",
     "S4": "S4 engine decoded (full size)",
     "S5": "S5 engine downsampled (default)",
-    "S6": "S6 engine downsampled + thumbnails, relaunch",
+    "S5-fit": "S5 engine downsampled, fit 400 (the size before fill)",
+    "S5-serial": "S5¹ engine downsampled, one decode at a time",
+    "S6": "S6 engine downsampled + thumbnails, warm relaunch",
     "S7": "S7 server thumbnails (serve, fill 400×400), server warm",
     "S7-cold": "S7' server thumbnails, server cold",
 }
-ORDER = ["S1", "S1-off", "S2", "S3", "S3-off", "S4", "S5", "S6", "S7", "S7-cold"]
-NETWORKS = {"none": [], "phone": ["--latency-ms", "50", "--mbit", "20"]}
-NETWORK_LABELS = {"none": "loopback, no throttle", "phone": "50 ms, 20 Mbit/s per connection"}
+# What each row is made of, so a reader can see which factor two rows differ in: what the
+# memory tier holds, the decoded size, where the decode runs, the disk tier. Every strategy
+# shares a display load with a prefetch of the same product (one download, one decode).
+FACTORS = {
+    "S1": ("encoded responses", "full size", "frame thread", "URLCache (responses)"),
+    "S1-off": ("encoded responses", "full size", "decode queue, 1 per core", "URLCache (responses)"),
+    "S1-down": ("encoded responses", "cell (fill 400×400)", "decode queue, 1 per core", "URLCache (responses)"),
+    "S2": ("full-size bitmaps", "full size", "decode queue, 1 per core", "none"),
+    "S2-down": ("cell-size bitmaps", "cell (fill 400×400)", "decode queue, 1 per core", "none"),
+    "S3": ("encoded responses", "cell (fill 400×400)", "frame thread", "originals"),
+    "S3-off": ("encoded responses", "cell (fill 400×400)", "decode threads, 1 per core", "originals"),
+    "S4": ("full-size bitmaps", "full size", "decode threads, 1 per core", "originals"),
+    "S5": ("cell-size bitmaps", "cell (fill 400×400)", "decode threads, 1 per core", "originals"),
+    "S5-fit": ("longest-side-400 bitmaps", "fit 400 (4:3 → 400×300)", "decode threads, 1 per core", "originals"),
+    "S5-serial": ("cell-size bitmaps", "cell (fill 400×400)", "one decode thread", "originals"),
+    "S6": ("cell-size bitmaps", "cell (fill 400×400)", "decode threads, 1 per core", "originals + thumbnails (filled before launch)"),
+    "S7": ("cell-size bitmaps", "400×400 from the server", "decode threads, 1 per core", "server's thumbnails"),
+    "S7-cold": ("cell-size bitmaps", "400×400 from the server", "decode threads, 1 per core", "server's thumbnails"),
+}
+ORDER = ["S1", "S1-off", "S1-down", "S2", "S2-down", "S3", "S3-off", "S4", "S5", "S5-fit", "S5-serial", "S6", "S7", "S7-cold"]
+NETWORKS = {"none": [], "phone": ["--latency-ms", "50", "--mbit", "20"],
+            "phone-shared": ["--latency-ms", "50", "--mbit", "20", "--shared-link"]}
+NETWORK_LABELS = {"none": "loopback, no throttle", "phone": "50 ms, 20 Mbit/s per connection",
+                  "phone-shared": "50 ms, 20 Mbit/s shared by all connections"}
+# The shared link's rows: a baseline and its cell-size variant, and the engine's client-side
+# and server-side strategies.
+SHARED_LINK = ["S1", "S1-down", "S2", "S2-down", "S4", "S5", "S6", "S7", "S7-cold"]
 
 
 def configurations(quick):
@@ -53,8 +81,10 @@ def configurations(quick):
         # The limit decides the hits of the caches of decoded images; 32 MiB shows where full-size
         # decoding thrashes, 512 MiB what it takes to stop it.
         configs += [("none", strategy, memory, True, True) for memory in (32, 512) for strategy in ("S2", "S4", "S5")]
-    # On the phone network the off-frame variants tell nothing new: the decode is the same.
-    configs += [("phone", strategy, 128, True, True) for strategy in ORDER if strategy not in ("S1-off", "S3-off")]
+    # On the phone network the off-frame, fit and one-decode variants tell nothing new: the
+    # network, not the decode, is the bottleneck there.
+    configs += [("phone", strategy, 128, True, True) for strategy in ORDER if strategy not in ("S1-off", "S3-off", "S5-fit", "S5-serial")]
+    configs += [("phone-shared", strategy, 128, True, True) for strategy in SHARED_LINK]
     for strategy in ("S1", "S5"):
         configs.append(("phone", strategy, 128, False, True))
         configs.append(("phone", strategy, 128, True, False))
@@ -207,8 +237,12 @@ def markdown(results, info, repetitions):
              f"2 columns, 400 px cells, scroll at 3000 pt/s down, up (revisit), down, resting 0.3 s at each end; "
              f"frame thread at 120 Hz. Time to image counts the cells whose image arrived before they scrolled off. "
              f"Blank cell-frames count, for every 120 Hz tick (ticks an overrunning frame missed included), the cells "
-             f"on screen without their image. S2 has no disk tier; the others keep what they download on disk. "
-             f"Medians of {repetitions} repetitions, range in parentheses.\n"]
+             f"on screen without their image. Every client-side row asks for what the cell shows: the strategies "
+             f"that downsample decode an aspect-fill 400×400 square, cropped while decoding. The baselines (S1, S2) "
+             f"decode on a queue as wide as the engine's decode limit (one per core), display decodes first, and "
+             f"share one download (and decode) between a display load and a prefetch of the same product, as the "
+             f"engine does. S6 is a warm relaunch: a first process filled the disk, the measured one starts with "
+             f"an empty memory cache. Medians of {repetitions} repetitions, range in parentheses.\n"]
 
     def table(title, rows, columns):
         lines.append(f"\n## {title}\n")
@@ -234,6 +268,10 @@ def markdown(results, info, repetitions):
                      ("time to image p50 / p95 / p99", lambda row: " / ".join(
                          cell(row["passes"][1][key], 1) for key in ("timeToImageP50Ms", "timeToImageP95Ms", "timeToImageP99Ms")) + " ms"),
                      ("memory cache", run("peakMemoryCacheMiB", 1, " MiB")), ("peak RSS", run("peakResidentMiB", 0, " MiB"))]
+    table("What each row is made of", [{"strategy": strategy} for strategy in ORDER],
+          [("strategy", lambda row: LABELS[row["strategy"]]), ("memory cache holds", lambda row: FACTORS[row["strategy"]][0]),
+           ("decoded size", lambda row: FACTORS[row["strategy"]][1]), ("decodes on", lambda row: FACTORS[row["strategy"]][2]),
+           ("disk tier", lambda row: FACTORS[row["strategy"]][3])])
     table("Revisit (scrolling back up), no throttle, 128 MiB memory cache", by("none", 128), frame_columns)
     table("First visit, no throttle, 128 MiB", by("none", 128),
           [name, ("frames > 8.3 ms", first("framesOver8ms")), ("frames > 16.7 ms", first("framesOver16ms")),
@@ -249,13 +287,20 @@ def markdown(results, info, repetitions):
            ("frames > 8.3 ms", revisit("framesOver8ms")), ("memory cache", run("peakMemoryCacheMiB", 1, " MiB")),
            ("peak RSS", run("peakResidentMiB", 0, " MiB")), ("server requests", run("serverRequests"))])
     table("Phone network (50 ms, 20 Mbit/s per connection), revisit, 128 MiB", by("phone", 128), frame_columns)
-    server_side = [row for network in ("phone", "none") for row in by(network, 128) if row["strategy"] in ("S5", "S7", "S7-cold")]
+    table("Phone network, one shared link (50 ms, 20 Mbit/s for all connections together), revisit, 128 MiB",
+          by("phone-shared", 128), frame_columns)
+    table("Phone network, one shared link, first visit, 128 MiB", by("phone-shared", 128),
+          [name, ("shown", first("shown")), ("never shown", first("neverShown")),
+           ("time to image p50", first("timeToImageP50Ms", 1, " ms")), ("server requests", run("serverRequests")),
+           ("MiB sent", run("serverMiBSent", 1)), ("downloads abandoned", run("serverAbortedResponses"))])
+    server_side = [row for network in ("phone-shared", "phone", "none") for row in by(network, 128)
+                   if row["strategy"] in ("S5", "S7", "S7-cold")]
     table("Server-side thumbnails (S7, S7') against client-side downsampling (S5), 128 MiB", server_side,
           [name, ("network", lambda row: row["networkLabel"]), ("first visit shown", first("shown")),
            ("revisit shown at once", lambda row: f"{cell(row['passes'][1]['shownAtOnce'])} of {cell(row['passes'][1]['cellAppearances'])}"),
            ("revisit blank cell-frames", revisit("blankCellFrames")), ("revisit time to image p50", revisit("timeToImageP50Ms", 1, " ms")),
            ("MiB sent to the phone", run("serverMiBSent", 1)), ("decodes", run("decodes")), ("CPU", run("cpuSeconds", 1, " s"))])
-    for network in ("phone", "none"):
+    for network in ("phone-shared", "phone", "none"):
         pair = {row["strategy"]: row for row in by(network, 128)}
         for variant in ("S7", "S7-cold"):
             if "S5" in pair and variant in pair and pair["S5"]["run"]["serverMiBSent"]["median"]:
@@ -283,7 +328,7 @@ def charts(raw, path):
     import matplotlib.pyplot as plt
 
     headline = [(strategy, raw[("none", strategy, 128, True, True)][0]) for strategy in ORDER if ("none", strategy, 128, True, True) in raw]
-    colors = plt.get_cmap("tab10")
+    colors = plt.get_cmap("tab20")
 
     figure, axis = plt.subplots(figsize=(12, 5.5))
     for index, (strategy, record) in enumerate(headline):

@@ -4,12 +4,13 @@ import Foundation
 import FoundationNetworking
 #endif
 import ImageCache
+import ImageCodec
 import ImagePipeline
 
 // One strategy, one memory limit, one network, over the scroll trace, in a process of its own;
 // writes one JSON record. Driven by Benchmarks/scripts/strategies.py.
 //
-// strategy-run --strategy S1|S1-off|S2|S3|S3-off|S4|S5|S6|S7|S7-cold --port PORT --memory-mib N --cache-dir DIR
+// strategy-run --strategy S1|S1-off|S1-down|S2|S2-down|S3|S3-off|S4|S5|S5-fit|S5-serial|S6|S7|S7-cold --port PORT --memory-mib N --cache-dir DIR
 //              --output FILE [--products 120] [--no-prefetch] [--no-cancel] [--label TEXT]
 //              [--origin-port PORT]   (S7: where the thumbnail service fetches the originals)
 
@@ -71,7 +72,8 @@ func control(_ path: String) -> Data {
 }
 
 func engine(_ strategy: ImagePipeline.CacheStrategy, thumbnails: Bool = false, lookUpOnFrame: Bool = true,
-            sourceURLs: [URL]? = nil) -> EngineSource {
+            sourceURLs: [URL]? = nil, decodes: Int = ProcessInfo.processInfo.activeProcessorCount,
+            resize: Resize = cellResize) -> EngineSource {
     let disk: DiskCache
     do {
         disk = try DiskCache(directory: cacheDirectory.appendingPathComponent("engine"), configuration: DiskCacheConfiguration(sizeLimit: 1 << 30))
@@ -79,18 +81,25 @@ func engine(_ strategy: ImagePipeline.CacheStrategy, thumbnails: Bool = false, l
         fail("cannot open the disk cache: \(error)")
     }
     return EngineSource(urls: sourceURLs ?? urls, configuration: .init(strategy: strategy, storesThumbnails: thumbnails, memoryCacheLimit: memoryLimit,
-                                                         diskCache: disk),
-                        lookUpOnFrame: lookUpOnFrame)
+                                                         diskCache: disk, maximumConcurrentDecodes: decodes),
+                        lookUpOnFrame: lookUpOnFrame, resize: resize)
 }
 
 let source: any GridImageSource = switch strategy {
 case "S1": URLCacheSource(urls: urls, memoryLimit: memoryLimit, directory: cacheDirectory.appendingPathComponent("urlcache"), decodesOnFrame: true)
 case "S1-off": URLCacheSource(urls: urls, memoryLimit: memoryLimit, directory: cacheDirectory.appendingPathComponent("urlcache"), decodesOnFrame: false)
+case "S1-down": URLCacheSource(urls: urls, memoryLimit: memoryLimit, directory: cacheDirectory.appendingPathComponent("urlcache"),
+                               decodesOnFrame: false, resize: cellResize)
 case "S2": NSCacheSource(urls: urls, memoryLimit: memoryLimit)
+case "S2-down": NSCacheSource(urls: urls, memoryLimit: memoryLimit, resize: cellResize)
 case "S3": engine(.encodedResponse)
 case "S3-off": engine(.encodedResponse, lookUpOnFrame: false)
 case "S4": engine(.decoded)
 case "S5": engine(.downsampled)
+// Before cells were aspect-fill squares: the longest side 400 (a 4:3 photo 400×300).
+case "S5-fit": engine(.downsampled, resize: .maxPixelSize(400))
+// Nuke's default: one decode at a time, against the engine's one per core.
+case "S5-serial": engine(.downsampled, decodes: 1)
 case "S6": engine(.downsampled, thumbnails: true)
 case "S7", "S7-cold": engine(.downsampled, sourceURLs: thumbnailURLs(originPort: originPort()))
 default: fail("unknown strategy \(strategy)")
