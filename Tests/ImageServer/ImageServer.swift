@@ -310,8 +310,7 @@ extension ImageServer {
                 }
                 return HTTPResponse(statusCode: .notModified, headers: responseHeaders)
             }
-            let body = Body(data: resource.data, bytesPerSecond: throttle?.bytesPerSecond, stopAfter: nil, state: self,
-                            sharesLink: throttle?.sharesLink ?? false)
+            let body = throttled(resource.data, throttle)
             return HTTPResponse(statusCode: .ok, headers: responseHeaders, body: HTTPBodySequence(from: body, count: resource.data.count))
         }
 
@@ -334,7 +333,7 @@ extension ImageServer {
                 let body = Body(data: data, bytesPerSecond: perSecond, stopAfter: nil, state: self, chunk: 1)
                 return HTTPResponse(statusCode: .ok, headers: [.contentType: type], body: HTTPBodySequence(from: body, count: data.count))
             case .chunked:
-                let body = Body(data: data, bytesPerSecond: throttle?.bytesPerSecond, stopAfter: nil, state: self)
+                let body = throttled(data, throttle)
                 return HTTPResponse(statusCode: .ok, headers: [.contentType: type], body: HTTPBodySequence(from: body))
             case .stall(let duration):
                 try? await Task.sleep(for: duration)
@@ -407,6 +406,11 @@ extension ImageServer {
 
         func aborted() { update { $0.statistics.abortedResponses += 1 } }
 
+        /// A whole body paced as `throttle` says: per connection, or on the shared link.
+        private func throttled(_ data: Data, _ throttle: Throttle?) -> Body {
+            Body(data: data, bytesPerSecond: throttle?.bytesPerSecond, stopAfter: nil, state: self, sharesLink: throttle?.sharesLink ?? false)
+        }
+
         /// Reserves the shared link for `bytes` after whatever is already reserved on it, and
         /// returns when they will have been sent: chunks of all connections interleave, so the
         /// connections share the bandwidth.
@@ -430,15 +434,6 @@ extension ImageServer {
         var chunk = 16_384
         /// Paced on the shared link rather than on this connection alone.
         var sharesLink = false
-
-        init(data: Data, bytesPerSecond: Int?, stopAfter: Int?, state: State, chunk: Int = 16_384, sharesLink: Bool = false) {
-            self.data = data
-            self.bytesPerSecond = bytesPerSecond
-            self.stopAfter = stopAfter
-            self.state = state
-            self.chunk = chunk
-            self.sharesLink = sharesLink
-        }
 
         func makeAsyncIterator() -> Iterator {
             Iterator(data: data, bytesPerSecond: bytesPerSecond, stopAfter: stopAfter,
