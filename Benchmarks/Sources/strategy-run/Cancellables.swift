@@ -15,6 +15,8 @@ final class DeferredTask: Cancellable, @unchecked Sendable {
     private let lock = NSLock()
     private var cancelled = false
     private var current: (any Cancellable)?
+    /// The download's completion handler ran: nothing may cancel that task any more.
+    private var downloadCompleted = false
 
     var isCancelled: Bool { lock.withLock { cancelled } }
 
@@ -22,10 +24,28 @@ final class DeferredTask: Cancellable, @unchecked Sendable {
         get { lock.withLock { current } }
         set {
             let cancelNow = lock.withLock { () -> Bool in
+                guard !downloadCompleted else { return false }
                 current = newValue
                 return cancelled
             }
             if cancelNow { newValue?.cancel() }
+        }
+    }
+
+    /// Resumes `task` and makes it the current part (resumed first: corelibs' URLSession does
+    /// not expect a cancel before `resume`).
+    func start(_ task: URLSessionTask) {
+        task.resume()
+        part = TaskCancellable(task: task)
+    }
+
+    /// Called first thing in the download's completion handler. A cancel after it must not
+    /// reach the task: corelibs' URLSession traps ("a task that is not in the registry") when
+    /// a cancel lands on a task it has already completed.
+    func downloadFinished() {
+        lock.withLock {
+            downloadCompleted = true
+            current = nil
         }
     }
 

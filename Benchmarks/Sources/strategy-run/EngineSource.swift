@@ -35,11 +35,6 @@ final class EngineSource: GridImageSource, @unchecked Sendable {
         })
     }
 
-    func display(_ payload: Payload) -> Bitmap? {
-        if case .bitmap(let bitmap) = payload { return bitmap }
-        return nil
-    }
-
     func startPrefetching(_ products: [Int]) { prefetcher.startPrefetching(with: products.map { requests[$0] }) }
 
     func stopPrefetching(_ products: [Int]) { prefetcher.stopPrefetching(with: products.map { requests[$0] }) }

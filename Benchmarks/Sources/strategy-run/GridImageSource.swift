@@ -19,7 +19,8 @@ protocol GridImageSource: AnyObject, Sendable {
     func cachedImage(for product: Int) -> Bitmap?
     /// Starts loading; `completion` runs once on any thread (nil: failed or cancelled).
     func load(_ product: Int, completion: @escaping @Sendable (Payload?) -> Void) -> any Cancellable
-    /// On the frame thread when a payload arrives: what is shown (`.encoded` is decoded here).
+    /// On the frame thread when a payload arrives: what is shown (`.encoded` is decoded here;
+    /// by default only bitmaps arrive).
     func display(_ payload: Payload) -> Bitmap?
     func startPrefetching(_ products: [Int])
     func stopPrefetching(_ products: [Int])
@@ -27,6 +28,13 @@ protocol GridImageSource: AnyObject, Sendable {
     var decodes: Int { get }
     var memoryCost: Int { get }
     var diskBytes: Int { get }
+}
+
+extension GridImageSource {
+    func display(_ payload: Payload) -> Bitmap? {
+        if case .bitmap(let bitmap) = payload { return bitmap }
+        return nil
+    }
 }
 
 /// What every strategy that downsamples makes: the aspect-fill square the 400 px cell shows,

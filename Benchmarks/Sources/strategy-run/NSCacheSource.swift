@@ -41,6 +41,7 @@ final class NSCacheSource: NSObject, GridImageSource, NSCacheDelegate, @unchecke
         loads.subscribe(product, start: { finish in
             let work = DeferredTask()
             let task = session.dataTask(with: urls[product]) { [self] data, response, _ in
+                work.downloadFinished()
                 guard let data, (response as? HTTPURLResponse)?.statusCode == 200 else { return finish(nil) }
                 decoder.decode(data, forDisplay: forDisplay, unless: work) { [self] bitmap in
                     if let bitmap {
@@ -51,19 +52,13 @@ final class NSCacheSource: NSObject, GridImageSource, NSCacheDelegate, @unchecke
                 }
             }
             if !forDisplay { task.priority = URLSessionTask.lowPriority }
-            work.part = TaskCancellable(task: task)
-            task.resume()
+            work.start(task)
             return work
         }, completion: completion)
     }
 
     func load(_ product: Int, completion: @escaping @Sendable (Payload?) -> Void) -> any Cancellable {
         fetch(product, forDisplay: true) { completion($0.map(Payload.bitmap)) }
-    }
-
-    func display(_ payload: Payload) -> Bitmap? {
-        if case .bitmap(let bitmap) = payload { return bitmap }
-        return nil
     }
 
     func startPrefetching(_ products: [Int]) {

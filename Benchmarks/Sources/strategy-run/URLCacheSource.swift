@@ -43,6 +43,7 @@ final class URLCacheSource: GridImageSource, @unchecked Sendable {
                 if let cached = cache.cachedResponse(for: request) { return finish(cached.data) }
                 guard !work.isCancelled else { return finish(nil) }
                 let task = session.dataTask(with: request) { [cache, storing] data, response, _ in
+                    work.downloadFinished()
                     guard let data, let response = response as? HTTPURLResponse, response.statusCode == 200 else { return finish(nil) }
                     // Deliver first, store after on a queue of its own, as URLSession does (on
                     // Linux a store writes the file, and on the delegate queue it held up every
@@ -53,8 +54,7 @@ final class URLCacheSource: GridImageSource, @unchecked Sendable {
                     }
                 }
                 if lowPriority { task.priority = URLSessionTask.lowPriority }
-                work.part = TaskCancellable(task: task)
-                task.resume()
+                work.start(task)
             }
             return work
         }, completion: completion)
