@@ -184,8 +184,9 @@ public final class ImageServer: Sendable {
     /// Requests seen for `path`.
     public func requests(_ path: String) -> Int { statistics.requestsByPath[Self.normalized(path), default: 0] }
 
-    /// Waits until `condition` holds for the statistics (they are updated as sockets close).
-    public func waitFor(timeout: Duration = .seconds(10), _ condition: (Statistics) -> Bool) async -> Bool {
+    /// Waits until `condition` holds for the statistics (they are updated as sockets close). The
+    /// deadline guards against a hang only: tests run a whole group in parallel on two cores.
+    public func waitFor(timeout: Duration = .seconds(60), _ condition: (Statistics) -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if condition(statistics) { return true }

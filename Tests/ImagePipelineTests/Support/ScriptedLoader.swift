@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import ImagePipeline
+import TestSupport
 
 /// A `DataLoading` double whose requests wait until the test lets each one finish, so the order
 /// the pipeline starts them in can be observed deterministically.
@@ -43,13 +44,9 @@ final class ScriptedLoader: DataLoading, @unchecked Sendable {
         return try result.get()
     }
 
-    /// Waits until `count` requests have started (up to 10 s).
+    /// Waits until `count` requests have started.
     func waitForStarts(_ count: Int) async -> Bool {
-        for _ in 0..<1000 {
-            if startedNames.count >= count { return true }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return false
+        await pollUntil { self.startedNames.count >= count }
     }
 
     /// Completes the request for `name` with its body (or a 404 if none was set).
