@@ -34,7 +34,7 @@ struct ThumbnailCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Files processed at once (default: the number of cores).", valueName: "n"))
     var jobs: Int?
 
-    @Option(name: .long, help: ArgumentHelp("Memory the decodes running at once may plan to hold together: bytes or 96MB, 96MiB, 1GB (default: 48MiB per job; one decode alone always runs).",
+    @Option(name: .long, help: ArgumentHelp("Memory the decodes running at once may plan to hold together: bytes or 96MB, 96MiB, 1GB (default: 64MiB per job; one decode alone always runs).",
                                             valueName: "size"))
     var maxMemory: ByteCount?
 

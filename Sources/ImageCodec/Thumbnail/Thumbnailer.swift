@@ -93,7 +93,7 @@ public struct Thumbnailer: Sendable {
         }
         var finished = inputs.count - work.count
         let jobs = max(1, jobs)
-        var schedule = BatchSchedule(work, budget: options.memoryBudget ?? jobs * (48 << 20))
+        var schedule = BatchSchedule(work, budget: options.memoryBudget ?? jobs * ThumbnailOptions.defaultMemoryBudgetPerJob)
 
         enum Step: Sendable {
             case decoded(index: Int, output: URL, cost: Int, Result<Decoded, ImageCodecError>)
