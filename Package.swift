@@ -50,6 +50,8 @@ let package = Package(
             pkgConfig: "lcms2",
             providers: [.apt(["liblcms2-dev"]), .brew(["little-cms2"])]
         ),
+        // glibc's allocator settings, for the CLI's thumbnail batches (BatchMallocTuning).
+        .systemLibrary(name: "CGlibcMalloc"),
         // The one lock of the package (a pthread mutex the thread sanitizer understands),
         // shared by the codec, the caches and the pipeline.
         .target(name: "Locking"),
@@ -106,6 +108,7 @@ let package = Package(
                 "MultipartForm",
                 "ImagePipeline",
                 "ImageService",
+                "CGlibcMalloc",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

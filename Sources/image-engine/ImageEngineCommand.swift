@@ -25,6 +25,8 @@ struct ImageEngineCommand: AsyncParsableCommand {
     static func main() async {
         do {
             var command = try parseAsRoot()
+            // Before the first await: no thread but this one has an allocator arena yet.
+            if command is ThumbnailCommand { BatchMallocTuning.apply() }
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
