@@ -73,7 +73,7 @@ struct ServeCommandTests {
 
         origin.hold("/kite.jpg")
         let inFlight = Task { try await Self.get(base + path) }
-        #expect(await origin.waitFor { $0.requests == 1 })
+        #expect(await pollUntil { origin.statistics.requests == 1 })
         serve.signal(SIGTERM)
         // The metrics listener stays up until the service's requests are done, and shows the drain.
         var drained = false

@@ -83,12 +83,12 @@ struct CoalescingTests {
         let request = ImageRequest(url: fixture.url("kite.jpg"), maxPixelSize: 200)
         let first = pipeline.imageTask(with: request)
         let second = pipeline.imageTask(with: request)
-        #expect(await fixture.server.waitFor { $0.bytesSent > 2_000 })
+        #expect(await pollUntil { fixture.server.statistics.bytesSent > 2_000 })
         first.cancel()
         second.cancel()
         await #expect(throws: ImagePipelineError.cancelled) { try await first.response }
         await #expect(throws: ImagePipelineError.cancelled) { try await second.response }
-        #expect(await fixture.server.waitFor { $0.abortedResponses == 1 }, "the server did not see the connection close")
+        #expect(await pollUntil { fixture.server.statistics.abortedResponses == 1 }, "the server did not see the connection close")
         #expect(fixture.server.statistics.bytesSent < (PipelineFixture.photos["kite.jpg"]?.count ?? 0))
         #expect(await pollUntil { pipeline.statistics.cancelledDownloads == 1 })
         await pipeline.flushDiskWrites()

@@ -82,7 +82,7 @@ struct FaultTests {
         }
         // Stopped early, announced (refused on the response head) or not (refused when the
         // bytes received pass the limit): the server saw the client walk away mid-body.
-        #expect(await fixture.server.waitFor { $0.abortedResponses == 1 })
+        #expect(await pollUntil { fixture.server.statistics.abortedResponses == 1 })
         #expect(fixture.server.statistics.bytesSent < 1_000_000)
         await pipeline.flushDiskWrites()
         #expect(disk.statistics.count == 0)

@@ -177,23 +177,13 @@ public final class ImageServer: Sendable {
         state.update { $0.throttle = throttle }
     }
 
+    /// What the server has seen so far; updated as sockets close, so tests poll it (`pollUntil`).
     public var statistics: Statistics { state.read { $0.statistics } }
 
     public func resetStatistics() { state.update { $0.statistics = Statistics() } }
 
     /// Requests seen for `path`.
     public func requests(_ path: String) -> Int { statistics.requestsByPath[Self.normalized(path), default: 0] }
-
-    /// Waits until `condition` holds for the statistics (they are updated as sockets close). The
-    /// deadline guards against a hang only: tests run a whole group in parallel on two cores.
-    public func waitFor(timeout: Duration = .seconds(60), _ condition: (Statistics) -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if condition(statistics) { return true }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return condition(statistics)
-    }
 
     /// Stops listening and closes connections.
     public func stop() async {

@@ -16,7 +16,7 @@ struct ServiceWorkTests {
         let path = harness.path("rs:fill:160:160", harness.source("kite.jpg"))
         let replies = (0..<20).map { _ in Task { try await harness.get(path) } }
         // All 20 are in the service, sharing the one fetch the origin is holding.
-        #expect(await harness.origin.waitFor { $0.requests == 1 })
+        #expect(await pollUntil { harness.origin.statistics.requests == 1 })
         _ = await pollUntil(timeout: .seconds(20)) { harness.service.statistics.coalescedRequests >= 19 }
         harness.origin.release("/kite.jpg")
         var bodies = Set<Data>()
@@ -61,7 +61,7 @@ struct ServiceWorkTests {
         harness.origin.hold("/ladybird.jpg")
         let sizes = ["rs:fit:100:100", "rs:fill:64:64", "rs:force:30:90"]
         let replies = sizes.map { options in Task { try await harness.get(harness.path(options, harness.source("ladybird.jpg"))) } }
-        #expect(await harness.origin.waitFor { $0.requests == 1 })
+        #expect(await pollUntil { harness.origin.statistics.requests == 1 })
         _ = await pollUntil(timeout: .seconds(20)) { harness.service.pipeline.statistics.coalescedRequests >= 2 }
         harness.origin.release("/ladybird.jpg")
         var shapes: [String] = []
@@ -200,7 +200,7 @@ struct ServiceWorkTests {
         let harness = try await ServiceHarness.start()
         harness.origin.hold("/kite.jpg")
         let inFlight = Task { try await harness.get(harness.path("w:40", harness.source("kite.jpg"))) }
-        #expect(await harness.origin.waitFor { $0.requests == 1 })
+        #expect(await pollUntil { harness.origin.statistics.requests == 1 })
         let stopping = Task { await harness.server.shutDown() }
         _ = await pollUntil(timeout: .seconds(20)) { harness.service.isDraining }
         #expect(harness.service.isDraining && !harness.service.isReady)
@@ -220,7 +220,7 @@ struct ServiceWorkTests {
         harness.origin.hold("/kite-2.jpg")
         let slow = [Task { try await harness.get(harness.path("w:50", harness.source("kite.jpg"))) },
                     Task { try await harness.get(harness.path("w:50", harness.source("kite-2.jpg"))) }]
-        #expect(await harness.origin.waitFor { $0.requests == 2 })
+        #expect(await pollUntil { harness.origin.statistics.requests == 2 })
         let fast = try await harness.get(harness.path("w:50", harness.source("ladybird.jpg")))
         #expect(fast.status == 200 && harness.origin.heldRequests == 2, "answered while both slow downloads are still held")
         harness.origin.release("/kite.jpg")
