@@ -47,8 +47,11 @@ public struct DecodingOptions: Sendable, Hashable {
 
 /// See `DecodingOptions.tuning`.
 @_spi(Tuning) public struct DecodingTuning: Sendable, Hashable {
-    /// How much larger than the target the DCT-scaled image must stay (`TargetSize.dctHeadroom`).
+    /// How much larger than the target the DCT-scaled image must stay at 3/8, 5/8, 6/8 and 7/8
+    /// (`TargetSize.dctHeadroom`).
     public var dctHeadroom = TargetSize.dctHeadroom
+    /// The same at the box-filter scales 1/8, 2/8 and 4/8 (`TargetSize.boxScaleHeadroom`).
+    public var boxScaleHeadroom = TargetSize.boxScaleHeadroom
     /// Only the scales 1/8, 1/4, 1/2 and 1, as libvips uses.
     public var powerOfTwoScalesOnly = false
     /// Average k×k blocks before Lanczos for reductions of 4× and more.

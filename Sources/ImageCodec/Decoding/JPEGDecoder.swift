@@ -34,7 +34,7 @@ enum JPEGDecoder {
         let info = decompressor.info
         let tuning = options.tuning
         let numerator = TargetSize.jpegScaleNumerator(crop: plan.crop, target: (plan.width, plan.height), headroom: tuning.dctHeadroom,
-                                                      powerOfTwoOnly: tuning.powerOfTwoScalesOnly)
+                                                      boxHeadroom: tuning.boxScaleHeadroom, powerOfTwoOnly: tuning.powerOfTwoScalesOnly)
         info.pointee.scale_num = UInt32(numerator)
         info.pointee.scale_denom = 8
         info.pointee.do_fancy_upsampling = tuning.fancyUpsampling ? 1 : 0
