@@ -147,6 +147,17 @@ let package = Package(
     swiftLanguageModes: [.v6]
 )
 
+// scripts/test.sh compiles the codec and the budget optimised (-O) in its debug test build:
+// their tests (and the CLI's, which run the debug `image-engine`) decode, resample, encode and
+// score real photos, which at -Onone took most of the suite's time. Tests still run with
+// `-enable-testing` and every precondition and overflow check (the sources use no `assert`).
+// Only the script sets it: a package that depends on this one never sees unsafe flags.
+if Context.environment["IMAGE_ENGINE_OPTIMIZED_TESTS"] != nil {
+    for target in package.targets where ["ImageCodec", "ImageBudget"].contains(target.name) {
+        target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-O"])]
+    }
+}
+
 // scripts/test.sh runs the codec, cache and pipeline tests again under the thread and address
 // sanitizers. Those builds compile every target of the package and its dependencies with the
 // sanitizer; without the service (and the CLI and tests that link it) they skip SwiftNIO,

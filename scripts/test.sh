@@ -3,8 +3,9 @@
 # test target at a time; the concurrency tests again under the thread sanitizer; the hostile-
 # input tests (truncations, bit flips, bombs, hostile cache directories, fuzz regressions)
 # again under AddressSanitizer with leak detection; then the benchmark package's strategy
-# runner builds. On 2 cores from a fresh clone: build ~2.5 min, tests ~2 min, each sanitized
-# build ~3 min and run ~0.5 min, the benchmark build ~2 min.
+# runner builds. The debug build compiles ImageCodec and ImageBudget with -O
+# (IMAGE_ENGINE_OPTIMIZED_TESTS, see Package.swift): their tests decode, resample and score real
+# photos, which at -Onone took 7 of the suite's 8 minutes.
 #
 # One target at a time: Swift Testing runs every test of a process at once, and on a 2-core
 # machine the CPU-bound codec and budget tests would hold the few cooperative threads for tens
@@ -12,6 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-dependencies.sh --tests
+export IMAGE_ENGINE_OPTIMIZED_TESTS=1
 swift build --build-tests
 # Doc comments on every public symbol, and DocC without a warning (10 s).
 scripts/check-docs.sh
@@ -27,6 +29,8 @@ done
 scripts/cluster-smoke.sh
 # Separate build folders, so the sanitized builds do not replace the normal one. Without the
 # service (Package.swift): its SwiftNIO stack would double each sanitized build's time.
+# The sanitized builds stay at -Onone: their reports are clearest there.
+unset IMAGE_ENGINE_OPTIMIZED_TESTS
 export IMAGE_ENGINE_WITHOUT_SERVICE=1
 swift test --sanitize=thread --scratch-path .build-tsan --filter Concurrency
 # SWIFT_BACKTRACE: Swift's crash backtracer, reading memory after an ASan report, can spin forever.
