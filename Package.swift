@@ -147,7 +147,8 @@ let package = Package(
     swiftLanguageModes: [.v6]
 )
 
-// scripts/test.sh compiles the codec and the budget optimised (-O) in its debug test build:
+// scripts/test.sh compiles the codec and the budget optimised (-O) in its test builds (the
+// plain one and the sanitized ones; the C shim is compiled as before):
 // their tests (and the CLI's, which run the debug `image-engine`) decode, resample, encode and
 // score real photos, which at -Onone took most of the suite's time. Tests still run with
 // `-enable-testing` and every precondition and overflow check (the sources use no `assert`).
