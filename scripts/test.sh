@@ -31,7 +31,7 @@ scripts/cluster-smoke.sh
 # service (Package.swift): its SwiftNIO stack would double each sanitized build's time.
 # The codec and budget stay at -O there too (the C shim, where memory errors would be, is
 # compiled as before): the sanitized concurrency tests took 122 s at -Onone, 28 s at -O.
-export IMAGE_ENGINE_WITHOUT_SERVICE=1
+export IMAGE_ENGINE_SANITIZER_BUILD=1
 swift test --sanitize=thread --scratch-path .build-tsan --filter Concurrency
 # SWIFT_BACKTRACE: Swift's crash backtracer, reading memory after an ASan report, can spin forever.
 SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 LSAN_OPTIONS="suppressions=$PWD/scripts/lsan-suppressions.txt" \
@@ -40,6 +40,6 @@ SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 LSAN_OPTI
 # The benchmark package builds (its own package, so `swift build` above never compiles it; the
 # strategy benchmark itself takes 11 minutes and runs on demand): the strategy runner and the
 # loopback image server it drives.
-unset IMAGE_ENGINE_WITHOUT_SERVICE IMAGE_ENGINE_OPTIMIZED_TESTS
+unset IMAGE_ENGINE_SANITIZER_BUILD IMAGE_ENGINE_OPTIMIZED_TESTS
 swift build --package-path Benchmarks --product strategy-run
 swift build --package-path Benchmarks --product image-server
