@@ -28,7 +28,10 @@ with Lanczos to the output's size; for fill, the exact centre crop of the box's 
 (fractional, as Pillow's resize box takes it) resized with Lanczos.
 
 With fill, also: for every photo alone, the engine's peak memory filling it against fitting it
-to the same output width (`--size Sx0`): cropping must not cost memory.
+to the same output width (`--size Sx0`): cropping must not cost memory. A landscape photo's
+fill output is taller than its fit output (S×S against S×S·h/w), so that ratio also carries
+the larger bitmap; beside it, filling against forcing the same S×S (`--mode force`: the
+whole photo, no crop) compares the same output with and without the crop.
 """
 import argparse
 import glob
@@ -280,19 +283,24 @@ def main():
               f"lowest engine SSIM {min(png_scores):.4f}")
         if fill:
             print()
-            print(f"| file | fill {args.size}×{args.size} peak | fit to width {args.size} peak | ratio |")
-            print("|---|---|---|---|")
-            ratios = []
+            print(f"| file | fill {args.size}×{args.size} peak | fit to width {args.size} peak | ratio "
+                  f"| force {args.size}×{args.size} peak | fill / force |")
+            print("|---|---|---|---|---|---|")
+            ratios, forced_ratios = [], []
             for source in files:
                 def peak(extra):
                     return statistics.median(run([args.engine, "thumbnail", source, "--output", os.path.join(work, "alone"),
                                                   *extra, "--jobs", "1"])[1] for _ in range(3))
                 filled = peak(["--size", f"{args.size}x{args.size}", "--mode", "fill"])
                 fitted = peak(["--size", f"{args.size}x0"])
+                forced = peak(["--size", f"{args.size}x{args.size}", "--mode", "force"])
                 ratios.append(filled / fitted)
-                print(f"| {os.path.basename(source)} | {filled:.1f} MiB | {fitted:.1f} MiB | {filled / fitted:.3f} |")
+                forced_ratios.append(filled / forced)
+                print(f"| {os.path.basename(source)} | {filled:.1f} MiB | {fitted:.1f} MiB | {filled / fitted:.3f} "
+                      f"| {forced:.1f} MiB | {filled / forced:.3f} |")
             print()
-            print(f"fill / fit peak memory, one photo at a time: worst {max(ratios):.3f}, median {statistics.median(ratios):.3f}")
+            print(f"fill / fit peak memory, one photo at a time: worst {max(ratios):.3f}, median {statistics.median(ratios):.3f}; "
+                  f"fill / force (same output): worst {max(forced_ratios):.3f}, median {statistics.median(forced_ratios):.3f}")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
