@@ -33,6 +33,23 @@ KEY = bytes.fromhex("6f1c2d3e4f5a6b7c8d9e0fa1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c
 SALT = bytes.fromhex("0a1b2c3d4e5f60718293a4b5c6d7e8f9")
 
 
+# --- inputs -------------------------------------------------------------------------------
+
+def make_inputs(engine, samples, inputs):
+    """The ~2K px JPEGs of A and B (also used by thumbor_quality.py): every JPEG in `samples`
+    with a displayed side of 2048 px or more, fitted to 2048 at q90 into `inputs`; their names."""
+    large = []
+    for name in sorted(os.listdir(samples)):
+        if name.lower().endswith(".jpg"):
+            info = json.loads(subprocess.run([engine, "inspect", os.path.join(samples, name)], capture_output=True,
+                                             text=True, check=True).stdout)
+            if max(info["displayWidth"], info["displayHeight"]) >= 2048:
+                large.append(os.path.join(samples, name))
+    subprocess.run([engine, "thumbnail", *large, "--output", inputs, "--max-pixel-size", "2048", "--quality", "90"],
+                   check=True, capture_output=True)
+    return sorted(os.listdir(inputs))
+
+
 # --- origin -------------------------------------------------------------------------------
 
 def run_origin(directory, port):
@@ -806,19 +823,8 @@ def main():
     args.cluster_run = os.path.join(workdir, "cluster")
     parts = set(args.parts.split(","))
     try:
-        # ~2K px JPEGs: every sample JPEG with a side of 2048 px or more, fitted to 2048 at q90.
         inputs = os.path.join(workdir, "inputs")
-        samples = os.path.join(args.root, "SampleImages")
-        large = []
-        for name in sorted(os.listdir(samples)):
-            if name.lower().endswith(".jpg"):
-                info = json.loads(subprocess.run([args.engine, "inspect", os.path.join(samples, name)], capture_output=True,
-                                                 text=True, check=True).stdout)
-                if max(info["displayWidth"], info["displayHeight"]) >= 2048:
-                    large.append(os.path.join(samples, name))
-        subprocess.run([args.engine, "thumbnail", *large, "--output", inputs, "--max-pixel-size", "2048", "--quality", "90"],
-                       check=True, capture_output=True)
-        names = sorted(os.listdir(inputs))
+        names = make_inputs(args.engine, os.path.join(args.root, "SampleImages"), inputs)
         origin = free_port()
         args.origin_process = subprocess.Popen([sys.executable, __file__, "--origin", inputs, str(origin)], start_new_session=True)
         wait_ready(f"http://127.0.0.1:{origin}/__count/")

@@ -12,7 +12,6 @@ does: SSIM (luma, Gaussian σ 1.5) against a full decode resized with Lanczos.
 Usage: python3 Benchmarks/scripts/thumbor_quality.py --engine .build/release/image-engine
 """
 import argparse
-import glob
 import os
 import statistics
 import subprocess
@@ -23,6 +22,7 @@ from PIL import Image
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import compare_vipsthumbnail  # noqa: E402  (its SSIM and reference)
+import serve_load  # noqa: E402  (part A's inputs)
 
 
 def main():
@@ -33,10 +33,7 @@ def main():
     with tempfile.TemporaryDirectory() as work:
         inputs, engine, thumbor = (os.path.join(work, name) for name in ("inputs", "engine", "thumbor"))
         os.makedirs(thumbor)
-        large = [f for f in sorted(glob.glob(os.path.join(args.samples, "*.jpg"))) if max(Image.open(f).size) >= 2048]
-        subprocess.run([args.engine, "thumbnail", *large, "--output", inputs, "--max-pixel-size", "2048", "--quality", "90"],
-                       check=True, stdout=subprocess.DEVNULL)
-        sources = sorted(glob.glob(os.path.join(inputs, "*.jpg")))
+        sources = [os.path.join(inputs, name) for name in serve_load.make_inputs(args.engine, args.samples, inputs)]
         subprocess.run([args.engine, "thumbnail", *sources, "--output", engine, "--max-pixel-size", "512", "--quality", "80"],
                        check=True, stdout=subprocess.DEVNULL)
         print(f"{len(sources)} JPEGs (the sample JPEGs with a side ≥ 2048 px, fitted to 2048 at q90) → fit 512×512, q80; "
