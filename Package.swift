@@ -147,12 +147,12 @@ let package = Package(
     swiftLanguageModes: [.v6]
 )
 
-// scripts/test.sh compiles the codec and the budget optimised (-O) in its test builds, plain
-// and sanitized (the C shim is compiled as before): their tests, and the CLI's, which run the
-// debug `image-engine`, decode, resample, encode and score real photos, which at -Onone took
-// most of the suite's time. Tests still run with
-// `-enable-testing` and every precondition and overflow check (the sources use no `assert`).
-// Only the script sets it: a package that depends on this one never sees unsafe flags.
+// scripts/test.sh compiles the codec and the budget optimised (-O) in its test build, and the
+// codec in its sanitized builds (the C shim is compiled as before): their tests, and the
+// CLI's, which run the debug `image-engine`, decode, resample, encode and score real photos,
+// which at -Onone took most of the suite's time. Tests still run with `-enable-testing` and
+// every precondition and overflow check (the sources use no `assert`). Only the script sets
+// it: a package that depends on this one never sees unsafe flags.
 if Context.environment["IMAGE_ENGINE_OPTIMIZED_TESTS"] != nil {
     for target in package.targets where ["ImageCodec", "ImageBudget"].contains(target.name) {
         target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-O"])]

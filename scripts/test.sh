@@ -3,9 +3,9 @@
 # test target at a time; the concurrency tests again under the thread sanitizer; the hostile-
 # input tests (truncations, bit flips, bombs, hostile cache directories, fuzz regressions)
 # again under AddressSanitizer with leak detection; then the benchmark package's strategy
-# runner builds. The test build and the sanitized builds compile ImageCodec and ImageBudget with
-# -O (IMAGE_ENGINE_OPTIMIZED_TESTS, see Package.swift): their tests decode, resample and score
-# real photos, which at -Onone took 7 of the suite's 8 minutes.
+# runner builds. The test build compiles ImageCodec and ImageBudget with -O, the sanitized
+# builds ImageCodec (IMAGE_ENGINE_OPTIMIZED_TESTS, see Package.swift): their tests decode,
+# resample and score real photos, which at -Onone took 7 of the suite's 8 minutes.
 #
 # One target at a time: Swift Testing runs every test of a process at once, and on a 2-core
 # machine the CPU-bound codec and budget tests would hold the few cooperative threads for tens
