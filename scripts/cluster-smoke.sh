@@ -19,12 +19,30 @@ cleanup() {
 trap cleanup EXIT
 fail() { echo "cluster smoke test: $*" >&2; exit 1; }
 
-(cd SampleImages && exec python3 -m http.server "$origin_port" --bind 127.0.0.1 >/dev/null 2>&1) &
-origin_pid=$!
+# The origin, on a random port: if it exits (a port already taken does that) or does not serve
+# the sample photos within 5 s, another port is tried. Once, from a fresh clone, the origin
+# was gone right after the CLI tests (its stderr was discarded then; now it is in origin.log),
+# and an unbounded wait for it hung the suite.
+origin_ready() {
+    for _ in $(seq 50); do
+        kill -0 "$origin_pid" 2>/dev/null || return 1
+        # A sample photo, so another server that holds the port does not pass for the origin.
+        curl -fs -o /dev/null "http://127.0.0.1:$origin_port/Autumn.jpg" && kill -0 "$origin_pid" 2>/dev/null && return 0
+        sleep 0.1
+    done
+    return 1
+}
+for attempt in 1 2 3 4 5; do
+    (cd SampleImages && exec python3 -m http.server "$origin_port" --bind 127.0.0.1 >/dev/null 2>"$work/origin.log") &
+    origin_pid=$!
+    origin_ready && break
+    kill "$origin_pid" 2>/dev/null || true
+    (( attempt < 5 )) || fail "the origin did not start on 5 ports: $(tail -1 "$work/origin.log")"
+    origin_port=$((port + 2000 + attempt))
+done
 scripts/cluster.sh start --instances 1 --port "$port" --cache-dir "$work/cache" -- --allow-private-sources >/dev/null
 # shellcheck source=/dev/null
 source "$IMAGE_ENGINE_CLUSTER_RUN/keys.env"
-until curl -fs -o /dev/null "http://127.0.0.1:$origin_port/"; do sleep 0.1; done
 
 path=$("$binary" sign "http://127.0.0.1:$origin_port/Autumn.jpg" --options rs:fill:200:200 --ext jpg)
 first=$(curl -s -o "$work/first.jpg" -D - "http://127.0.0.1:$port$path" | tr -d '\r')
