@@ -264,6 +264,23 @@ iec_status iec_jpeg_finish_decompress(iec_jpeg_decoder *decoder) {
     return IEC_OK;
 }
 
+/// libjpeg keeps the inverse DCT of each component in an internal struct (jpegint.h, not
+/// installed). Its head, a start_pass pointer followed by one method per component, is the same
+/// in libjpeg 6b and every libjpeg-turbo release (newer ones only append members); libjpeg reads
+/// the method from it for every iMCU row it decodes.
+struct jpeg_inverse_dct {
+    void (*start_pass)(j_decompress_ptr cinfo);
+    iec_jpeg_idct_method inverse_DCT[MAX_COMPONENTS];
+};
+
+int iec_jpeg_replace_idct(iec_jpeg_decoder *decoder, int index, iec_jpeg_idct_method method) {
+    j_decompress_ptr cinfo = &decoder->cinfo;
+    if (cinfo->idct == NULL || index < 0 || index >= cinfo->num_components || index >= MAX_COMPONENTS) return 0;
+    if (cinfo->comp_info[index].quant_table == NULL) return 0;
+    cinfo->idct->inverse_DCT[index] = method;
+    return 1;
+}
+
 // MARK: - Encoder
 
 /// A growable memory destination the shim owns (instead of jpeg_mem_dest, whose buffer changes

@@ -79,25 +79,30 @@ struct ResamplingTests {
         #expect(fitted(800, 600, nil) == (800, 600))
     }
 
-    @Test("the DCT scale is the smallest M/8 that still leaves its headroom to Lanczos: 2× at the box-filter scales")
+    @Test("the DCT scale is the smallest M/8 that still leaves its headroom to Lanczos: 1.75×, 2× at 1/8 and 2/8")
     func jpegScale() {
         // Headroom 1: just cover the target.
         #expect(TargetSize.jpegScaleNumerator(crop: PixelRect(width: 5120, height: 2880), target: (1080, 608), headroom: 1, boxHeadroom: 1) == 2)
         #expect(TargetSize.jpegScaleNumerator(crop: PixelRect(width: 4000, height: 3000), target: (500, 375), headroom: 1, boxHeadroom: 1) == 1)
         #expect(TargetSize.jpegScaleNumerator(crop: PixelRect(width: 4000, height: 3000), target: (501, 376), headroom: 1, boxHeadroom: 1) == 2)
         #expect(TargetSize.jpegScaleNumerator(crop: PixelRect(width: 2560, height: 1600), target: (1080, 675), headroom: 1, boxHeadroom: 1) == 4)
-        // 1.5× at the DCT-domain scales: 2560 → 1080 needs 1620 px, 5/8 is 1600, 6/8 1920.
+        // 1.75× at the low-pass scales: 2560 → 1080 needs 1890 px, 5/8 is 1600, 6/8 1920.
         #expect(TargetSize.jpegScaleNumerator(crop: PixelRect(width: 2560, height: 1600), target: (1080, 675)) == 6)
-        // 5120 → 1080: 2/8 (1280) would need 2160; 3/8 is 1920 ≥ 1620.
+        // 5120 → 1080: 2/8 (1280) would need 2160; 3/8 is 1920 ≥ 1890.
         #expect(TargetSize.jpegScaleNumerator(crop: PixelRect(width: 5120, height: 2880), target: (1080, 608)) == 3)
-        // 2× at 1/8, 2/8 and 4/8. 3840 → 1280: 4/8 (1920, 1.5× left; lost 0.0066 SSIM on
-        // Elephants-q90.jpg) is not enough, 5/8 (2400) is.
+        // 3840 → 1080 (Elephants-q90.jpg): 4/8 is 1920, 1.78×, with the engine's IDCT; libjpeg's
+        // averaging 4/8 needs 2×, so 5/8 (2400).
+        #expect(TargetSize.jpegScaleNumerator(crop: PixelRect(width: 3840, height: 2160), target: (1080, 608)) == 4)
+        #expect(TargetSize.jpegScaleNumerator(crop: PixelRect(width: 3840, height: 2160), target: (1080, 608), boxScales: TargetSize.libjpegBoxScales) == 5)
+        // 3840 → 1280: 4/8 leaves 1.5× (lost 0.0015 SSIM on Elephants-q90.jpg); 5/8.
         #expect(TargetSize.jpegScaleNumerator(crop: PixelRect(width: 3840, height: 2160), target: (1280, 720)) == 5)
-        // 2560 → 800 (Path.jpg): 4/8 is 1280, 1.6× (lost 0.0041); 5/8.
-        #expect(TargetSize.jpegScaleNumerator(crop: PixelRect(width: 2560, height: 1600), target: (800, 500)) == 5)
-        // A 2880×2880 crop → 800×800 (SafeLanding.jpg filled): 4/8 leaves 1.8× (lost 0.0034); 5/8.
-        #expect(TargetSize.jpegScaleNumerator(crop: PixelRect(width: 2880, height: 2880), target: (800, 800)) == 5)
-        // 3840 → 512: 2/8 is 960, 1.875× (lost 0.0043), so 3/8; 4000 → 500 at 2/8 is exactly 2×.
+        // 2560 → 640 (Path.jpg): 3/8 leaves 1.5× (lost 0.0022); 4/8.
+        #expect(TargetSize.jpegScaleNumerator(crop: PixelRect(width: 2560, height: 1600), target: (640, 400)) == 4)
+        // 5120 → 1600 (SafeLanding.jpg): 4/8 leaves 1.6× (lost 0.0017); 5/8.
+        #expect(TargetSize.jpegScaleNumerator(crop: PixelRect(width: 5120, height: 2880), target: (1600, 900)) == 5)
+        // A 2880×2880 crop → 800×800 (SafeLanding.jpg filled): 4/8 leaves 1.8×.
+        #expect(TargetSize.jpegScaleNumerator(crop: PixelRect(width: 2880, height: 2880), target: (800, 800)) == 4)
+        // 2× at 2/8: 3840 → 512 at 2/8 is 960, 1.875× (lost 0.0019), so 3/8; 4000 → 500 at 2/8 is exactly 2×.
         #expect(TargetSize.jpegScaleNumerator(crop: PixelRect(width: 3840, height: 2160), target: (512, 288)) == 3)
         #expect(TargetSize.jpegScaleNumerator(crop: PixelRect(width: 4000, height: 3000), target: (500, 375)) == 2)
         // 1/8 is the DC term alone: 6000 → 375 at 1/8 is 750, exactly 2×.

@@ -142,6 +142,6 @@ struct DecodePlanTests {
         let coefficients = 1024 * 768 * 3 / 2 * 2
         #expect(progressivePlan.memoryBytes - baselinePlan.memoryBytes == coefficients)
         #expect(baselinePlan.memoryBytes < coefficients / 4, "\(baselinePlan.memoryBytes)")
-        #expect(progressivePlan.scaleNumerator == 3 && baselinePlan.scaleNumerator == 3)
+        #expect(progressivePlan.scaleNumerator == 4 && baselinePlan.scaleNumerator == 4)
     }
 }

@@ -1,5 +1,6 @@
 // The only C in the engine: error handling and memory managers for libjpeg-turbo and libpng,
-// and the error handler and pixel-layout constants for Little CMS.
+// the error handler and pixel-layout constants for Little CMS, and the one hook that lets Swift
+// supply libjpeg's inverse DCT (the reduced-scale ones, ReducedScaleIDCT.swift).
 //
 // libjpeg and libpng report fatal errors by longjmp (libjpeg's default handler even calls exit()).
 // A longjmp must never cross a Swift frame, so every library call that can fail is made from a
@@ -77,6 +78,16 @@ iec_status iec_jpeg_crop_scanline(iec_jpeg_decoder *decoder, unsigned int *xoffs
 /// Skips `count` rows without IDCT, upsampling or colour conversion; *skipped says how many.
 iec_status iec_jpeg_skip_scanlines(iec_jpeg_decoder *decoder, unsigned int count, unsigned int *skipped);
 iec_status iec_jpeg_finish_decompress(iec_jpeg_decoder *decoder);
+
+/// libjpeg's inverse DCT for one block of one component (jpegint.h's inverse_DCT_method_ptr):
+/// dequantizes `coefficients` (natural order) and writes the component's DCT_scaled_size ×
+/// DCT_scaled_size samples at column `output_column` of rows output[0...].
+typedef void (*iec_jpeg_idct_method)(j_decompress_ptr cinfo, jpeg_component_info *component,
+                                     JCOEFPTR coefficients, JSAMPARRAY output, JDIMENSION output_column);
+/// Makes `method` the inverse DCT of component `index` for the rest of the output pass (after
+/// iec_jpeg_start_decompress, which is where libjpeg chooses its own). Returns 0 and changes
+/// nothing when the component has no quantization table yet or the index is out of range.
+int iec_jpeg_replace_idct(iec_jpeg_decoder *decoder, int index, iec_jpeg_idct_method method);
 
 // MARK: - JPEG encoding
 

@@ -47,11 +47,15 @@ public struct DecodingOptions: Sendable, Hashable {
 
 /// See `DecodingOptions.tuning`.
 @_spi(Tuning) public struct DecodingTuning: Sendable, Hashable {
-    /// How much larger than the target the DCT-scaled image must stay at 3/8, 5/8, 6/8 and 7/8
+    /// How much larger than the target the DCT-scaled image must stay at 3/8 to 7/8
     /// (`TargetSize.dctHeadroom`).
     public var dctHeadroom = TargetSize.dctHeadroom
-    /// The same at the box-filter scales 1/8, 2/8 and 4/8 (`TargetSize.boxScaleHeadroom`).
+    /// The same at the coarse scales 1/8 and 2/8, and at 4/8 with `libjpegReducedIDCT`
+    /// (`TargetSize.boxScaleHeadroom`).
     public var boxScaleHeadroom = TargetSize.boxScaleHeadroom
+    /// libjpeg-turbo's own 4×4 and 2×2 IDCTs (averages of 2 or 4 outputs) at 4/8 and 2/8,
+    /// instead of the engine's low-pass ones (`ReducedScaleIDCT`); libvips uses libjpeg's.
+    public var libjpegReducedIDCT = false
     /// Only the scales 1/8, 1/4, 1/2 and 1, as libvips uses.
     public var powerOfTwoScalesOnly = false
     /// Average k×k blocks before Lanczos for reductions of 4× and more.

@@ -34,7 +34,9 @@ enum JPEGDecoder {
         let info = decompressor.info
         let tuning = options.tuning
         let numerator = TargetSize.jpegScaleNumerator(crop: plan.crop, target: (plan.width, plan.height), headroom: tuning.dctHeadroom,
-                                                      boxHeadroom: tuning.boxScaleHeadroom, powerOfTwoOnly: tuning.powerOfTwoScalesOnly)
+                                                      boxHeadroom: tuning.boxScaleHeadroom,
+                                                      boxScales: tuning.libjpegReducedIDCT ? TargetSize.libjpegBoxScales : TargetSize.boxScales,
+                                                      powerOfTwoOnly: tuning.powerOfTwoScalesOnly)
         info.pointee.scale_num = UInt32(numerator)
         info.pointee.scale_denom = 8
         info.pointee.do_fancy_upsampling = tuning.fancyUpsampling ? 1 : 0
@@ -96,6 +98,7 @@ enum JPEGDecoder {
         // still skipped through rather than abandoned, so damage anywhere in the file is seen
         // whatever the crop (one file never decodes for one crop and fails for another).
         let columns = window.columns.count < window.rowWidth ? try decompressor.cropScanlines(to: cropSpan(window)) : 0..<window.rowWidth
+        if !options.tuning.libjpegReducedIDCT { replaceReducedIDCTs(decompressor) }
         try decompressor.skipScanlines(window.rows.lowerBound)
         let delivered = RowWindow(rowWidth: columns.count, rowCount: window.rows.count,
                                   crop: window.crop.offset(by: columns.lowerBound - window.columns.lowerBound, 0))
@@ -123,6 +126,22 @@ enum JPEGDecoder {
                            orientation: decompressor.exifOrientation() ?? .up, hasAlpha: false,
                            bitDepth: Int(info.data_precision), colorModel: model,
                            progressive: info.progressive_mode != 0)
+    }
+
+    /// The engine's low-pass IDCT for every component libjpeg decodes at 4×4 or 2×2 per block
+    /// (`ReducedScaleIDCT`). Before the first row is read or skipped: libjpeg chose its own
+    /// methods in jpeg_start_decompress and reads them again for every iMCU row.
+    ///
+    /// A component without a quantization table by now (a multi-scan file was read whole in
+    /// jpeg_start_decompress) has no data at all, which only a partial decode accepts: libjpeg's
+    /// own IDCT then makes it flat, so it keeps that one.
+    private static func replaceReducedIDCTs(_ decompressor: JPEGDecompressor) {
+        let info = decompressor.info.pointee
+        guard info.data_precision == 8 else { return }
+        for index in 0..<Int(info.num_components) {
+            guard let method = ReducedScaleIDCT.method(scaledSize: Int(info.comp_info[index].DCT_scaled_size)) else { continue }
+            _ = decompressor.replaceIDCT(component: index, with: method)
+        }
     }
 
     /// Streams scanlines into the sink.

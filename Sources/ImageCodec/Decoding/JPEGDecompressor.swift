@@ -58,6 +58,12 @@ final class JPEGDecompressor {
         guard skipped == count else { throw .corruptData("libjpeg skipped \(skipped) of \(count) rows") }
     }
 
+    /// Makes `method` the inverse DCT of component `index` for the rest of the decode (after
+    /// `startDecompress`); false when libjpeg keeps its own.
+    func replaceIDCT(component index: Int, with method: iec_jpeg_idct_method) -> Bool {
+        iec_jpeg_replace_idct(handle, Int32(index), method) != 0
+    }
+
     /// Reads up to `count` rows into the given row pointers; returns how many were read.
     func readScanlines(_ rows: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>, count: Int) throws(ImageCodecError) -> Int {
         var read: UInt32 = 0
