@@ -27,7 +27,13 @@ struct Variant {
 let variants: [Variant] = [
     Variant(name: "engine") { _ in },
     Variant(name: "DCT headroom 1.0") { $0.dctHeadroom = 1.0; $0.boxScaleHeadroom = 1.0 },
-    Variant(name: "DCT 1/2,1/4,1/8 only, 2× left (vips)") { $0.powerOfTwoScalesOnly = true; $0.boxScaleHeadroom = 2.0 },
+    Variant(name: "libjpeg's averaging 2/8, 4/8 (2× left there)") { $0.libjpegReducedIDCT = true },
+    Variant(name: "rule before: libjpeg's 2/8, 4/8, 1.5× elsewhere") { $0.libjpegReducedIDCT = true; $0.dctHeadroom = 1.5 },
+    Variant(name: "DCT 1/2,1/4,1/8 only, 2× left (vips)") {
+        $0.powerOfTwoScalesOnly = true
+        $0.boxScaleHeadroom = 2.0
+        $0.libjpegReducedIDCT = true
+    },
     Variant(name: "no box pre-reduction") { $0.boxPreReduction = false },
     Variant(name: "simple chroma upsampling") { $0.fancyUpsampling = false },
     Variant(name: "fast IDCT") { $0.fastIDCT = true },
