@@ -75,12 +75,16 @@ struct ColorPlanes: Sendable {
         return ColorPlanes(width: outWidth, height: outHeight, planes: halves)
     }
 
-    /// SSIMULACRA2's XYB of these linear planes, shifted positive as the metric expects: the
-    /// opsin absorbance mix plus bias, cube root minus the bias's cube root, X and Y from the
-    /// first two, then X · 14 + 0.42, Y + 0.01 and B − Y + 0.55.
-    func positiveXYB() -> ColorPlanes {
+    /// Turns these linear planes into SSIMULACRA2's XYB, shifted positive as the metric
+    /// expects: the opsin absorbance mix plus bias, cube root minus the bias's cube root, X and
+    /// Y from the first two, then X · 14 + 0.42, Y + 0.01 and B − Y + 0.55. In place: each pixel
+    /// is read before it is written, and a score's planes are megabytes it would otherwise
+    /// allocate (and fault in) again at every scale.
+    mutating func convertToPositiveXYB() {
         let count = width * height
-        var (planeX, planeY, planeB) = (Self.uninitialized(count), Self.uninitialized(count), Self.uninitialized(count))
+        // Out of `planes`, so each is uniquely referenced and written in place.
+        var (red, green, blue) = (planes[0], planes[1], planes[2])
+        planes = []
         let bias = SIMD8<Float>(repeating: Self.opsinBias)
         let biasRoot = SIMD8<Float>(repeating: Float(cbrt(Double(Self.opsinBias))))
         let m = Self.opsinMatrix
@@ -100,42 +104,36 @@ struct ColorPlanes: Sendable {
             let positiveB: SIMD8<Float> = (mixed2 - y) + 0.55
             return (positiveX, y + 0.01, positiveB)
         }
-        func load(_ plane: UnsafeBufferPointer<Float>, _ index: Int) -> SIMD8<Float> {
+        func load(_ plane: UnsafeMutableBufferPointer<Float>, _ index: Int) -> SIMD8<Float> {
             UnsafeRawPointer(plane.baseAddress! + index).loadUnaligned(as: SIMD8<Float>.self)
         }
         func store(_ value: SIMD8<Float>, _ plane: UnsafeMutableBufferPointer<Float>, _ index: Int) {
             UnsafeMutableRawPointer(plane.baseAddress! + index).storeBytes(of: value, as: SIMD8<Float>.self)
         }
-        planes[0].withUnsafeBufferPointer { r in
-            planes[1].withUnsafeBufferPointer { g in
-                planes[2].withUnsafeBufferPointer { b in
-                    planeX.withUnsafeMutableBufferPointer { outX in
-                        planeY.withUnsafeMutableBufferPointer { outY in
-                            planeB.withUnsafeMutableBufferPointer { outB in
-                                var index = 0
-                                while index + 8 <= count {
-                                    let (x, y, bValue) = convert(load(r, index), load(g, index), load(b, index))
-                                    store(x, outX, index)
-                                    store(y, outY, index)
-                                    store(bValue, outB, index)
-                                    index += 8
-                                }
-                                // The last few pixels lane by lane, so nothing past the planes is touched.
-                                var (red, green, blue) = (SIMD8<Float>(), SIMD8<Float>(), SIMD8<Float>())
-                                for lane in 0..<(count - index) {
-                                    (red[lane], green[lane], blue[lane]) = (r[index + lane], g[index + lane], b[index + lane])
-                                }
-                                let (x, y, bValue) = convert(red, green, blue)
-                                for lane in 0..<(count - index) {
-                                    (outX[index + lane], outY[index + lane], outB[index + lane]) = (x[lane], y[lane], bValue[lane])
-                                }
-                            }
-                        }
+        red.withUnsafeMutableBufferPointer { r in
+            green.withUnsafeMutableBufferPointer { g in
+                blue.withUnsafeMutableBufferPointer { b in
+                    var index = 0
+                    while index + 8 <= count {
+                        let (x, y, bValue) = convert(load(r, index), load(g, index), load(b, index))
+                        store(x, r, index)
+                        store(y, g, index)
+                        store(bValue, b, index)
+                        index += 8
+                    }
+                    // The last few pixels lane by lane, so nothing past the planes is touched.
+                    var (lanesR, lanesG, lanesB) = (SIMD8<Float>(), SIMD8<Float>(), SIMD8<Float>())
+                    for lane in 0..<(count - index) {
+                        (lanesR[lane], lanesG[lane], lanesB[lane]) = (r[index + lane], g[index + lane], b[index + lane])
+                    }
+                    let (x, y, bValue) = convert(lanesR, lanesG, lanesB)
+                    for lane in 0..<(count - index) {
+                        (r[index + lane], g[index + lane], b[index + lane]) = (x[lane], y[lane], bValue[lane])
                     }
                 }
             }
         }
-        return ColorPlanes(width: width, height: height, planes: [planeX, planeY, planeB])
+        planes = [red, green, blue]
     }
 
     /// The opsin absorbance matrix (row-major) and bias of JPEG XL's XYB, which SSIMULACRA2

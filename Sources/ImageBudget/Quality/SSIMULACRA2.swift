@@ -37,22 +37,59 @@ public enum SSIMULACRA2 {
 
         /// Prepares `bitmap` (sRGB; alpha composited over white) as a reference.
         public init(_ bitmap: Bitmap) {
-            var linear = ColorPlanes(linearRGBOf: bitmap)
-            (width, height) = (linear.width, linear.height)
+            var planes = ColorPlanes(linearRGBOf: bitmap)
+            (width, height) = (planes.width, planes.height)
+            let count = SSIMULACRA2.scales(width: width, height: height)
             var scales: [Scale] = []
-            for _ in 0..<SSIMULACRA2.scaleCount where linear.width >= 8 && linear.height >= 8 {
-                let xyb = linear.positiveXYB()
+            for scale in 0..<count {
+                // The next scale averages linear light, so it is made before this one turns XYB.
+                let next = scale + 1 < count ? planes.halved() : nil
+                planes.convertToPositiveXYB()
+                let xyb = planes
                 var blur = PlaneBlur(width: xyb.width, height: xyb.height)
+                // Planes no weight reads are left unwritten (see `MapNeeds`).
                 var mean = ColorPlanes(width: xyb.width, height: xyb.height)
                 var meanSquare = mean
                 for plane in 0..<3 {
-                    blur.blur(xyb.planes[plane], into: &mean.planes[plane])
-                    blur.blur(xyb.planes[plane], times: xyb.planes[plane], into: &meanSquare.planes[plane])
+                    let needs = MapNeeds(channel: plane, scale: scale, scaleCount: count)
+                    if needs.any { blur.blur(xyb.planes[plane], into: &mean.planes[plane]) }
+                    if needs.ssim { blur.blur(xyb.planes[plane], times: xyb.planes[plane], into: &meanSquare.planes[plane]) }
                 }
                 scales.append(Scale(xyb: xyb, mean: mean, meanSquare: meanSquare))
-                linear = linear.halved()
+                if let next { planes = next }
             }
             self.scales = scales
+        }
+    }
+
+    /// How many scales an image of this size has: the full size, then each 2×2 halving
+    /// (rounded up) while both sides stay at least 8, at most `scaleCount`.
+    static func scales(width: Int, height: Int) -> Int {
+        var (width, height, count) = (width, height, 0)
+        while count < scaleCount && width >= 8 && height >= 8 {
+            count += 1
+            (width, height) = ((width + 1) / 2, (height + 1) / 2)
+        }
+        return count
+    }
+
+    /// Which maps of one channel at one scale carry a weight. A third of the 108 published
+    /// weights are zero; where a channel's SSIM map has none (X and B at full size, where a
+    /// score spends three quarters of its time), its two variance blurs are skipped, and where
+    /// nothing has one (Y at the sixth scale) the channel is. Skipping adds exact zeros: the
+    /// score is unchanged.
+    struct MapNeeds {
+        var ssim: Bool
+        var edges: Bool
+        var any: Bool { ssim || edges }
+
+        /// Weight indices as `mapped` reads them: channel by channel, scale by scale, then
+        /// (mean, 4-norm) × (SSIM, artefacts, detail lost).
+        init(channel: Int, scale: Int, scaleCount: Int) {
+            let base = (channel * scaleCount + scale) * 6
+            let w = SSIMULACRA2.weights
+            ssim = w[base] != 0 || w[base + 3] != 0
+            edges = w[base + 1] != 0 || w[base + 2] != 0 || w[base + 4] != 0 || w[base + 5] != 0
         }
     }
 
@@ -64,22 +101,32 @@ public enum SSIMULACRA2 {
 
     /// The score of `distorted` against a prepared reference of the same size.
     public static func score(_ reference: Reference, _ distorted: Bitmap) -> Double {
-        var linear = ColorPlanes(linearRGBOf: distorted)
-        precondition(linear.width == reference.width && linear.height == reference.height, "SSIMULACRA2 needs images of one size")
+        var planes = ColorPlanes(linearRGBOf: distorted)
+        precondition(planes.width == reference.width && planes.height == reference.height, "SSIMULACRA2 needs images of one size")
         // Per scale and channel: SSIM, artefact and detail-lost maps, each as (mean, 4-norm).
         var pooled: [[MapPooling]] = []
         for (index, scale) in reference.scales.enumerated() {
-            if index > 0 { linear = linear.halved() }
-            let xyb = linear.positiveXYB()
+            let next = index + 1 < reference.scales.count ? planes.halved() : nil
+            planes.convertToPositiveXYB()
+            defer { if let next { planes = next } }
+            let xyb = planes
             var blur = PlaneBlur(width: xyb.width, height: xyb.height)
             var (mean, meanSquare, product) = ([Float](), [Float](), [Float]())
             var channels: [MapPooling] = []
             for plane in 0..<3 {
+                let needs = MapNeeds(channel: plane, scale: index, scaleCount: reference.scales.count)
+                guard needs.any else {
+                    channels.append(MapPooling())
+                    continue
+                }
                 blur.blur(xyb.planes[plane], into: &mean)
-                blur.blur(xyb.planes[plane], times: xyb.planes[plane], into: &meanSquare)
-                blur.blur(scale.xyb.planes[plane], times: xyb.planes[plane], into: &product)
+                if needs.ssim {
+                    blur.blur(xyb.planes[plane], times: xyb.planes[plane], into: &meanSquare)
+                    blur.blur(scale.xyb.planes[plane], times: xyb.planes[plane], into: &product)
+                }
                 channels.append(MapPooling(reference: (scale.xyb.planes[plane], scale.mean.planes[plane], scale.meanSquare.planes[plane]),
-                                           distorted: (xyb.planes[plane], mean, meanSquare), product: product, width: xyb.width))
+                                           distorted: (xyb.planes[plane], mean, meanSquare), product: product, width: xyb.width,
+                                           ssim: needs.ssim))
             }
             pooled.append(channels)
         }
@@ -138,22 +185,29 @@ public enum SSIMULACRA2 {
 
         typealias Statistics = (plane: [Float], mean: [Float], meanSquare: [Float])
 
-        init(reference: Statistics, distorted: Statistics, product: [Float], width: Int) {
+        /// Maps no weight reads: all zero.
+        init() {}
+
+        /// Without `withSSIM` the SSIM map is not computed (it stays zero) and the variance
+        /// planes (`meanSquare`, `product`) are not read.
+        init(reference: Statistics, distorted: Statistics, product: [Float], width: Int, ssim withSSIM: Bool) {
             let count = reference.plane.count
             var sums = [Double](repeating: 0, count: 6)
+            // Unread stand-ins when the SSIM map is skipped (its blurs were).
+            let (s11Plane, s22Plane, s12Plane) = withSSIM ? (reference.meanSquare, distorted.meanSquare, product) : (reference.mean, distorted.mean, distorted.mean)
             reference.plane.withUnsafeBufferPointer { x1 in
                 reference.mean.withUnsafeBufferPointer { mu1 in
-                    reference.meanSquare.withUnsafeBufferPointer { s11 in
+                    s11Plane.withUnsafeBufferPointer { s11 in
                         distorted.plane.withUnsafeBufferPointer { x2 in
                             distorted.mean.withUnsafeBufferPointer { mu2 in
-                                distorted.meanSquare.withUnsafeBufferPointer { s22 in
-                                    product.withUnsafeBufferPointer { s12 in
+                                s22Plane.withUnsafeBufferPointer { s22 in
+                                    s12Plane.withUnsafeBufferPointer { s12 in
                                         // Row by row: float lanes within a row, doubles across rows.
                                         var start = 0
                                         while start < count {
                                             let end = Swift.min(count, start + width)
                                             let row = Self.rowSums(x1.baseAddress!, mu1.baseAddress!, s11.baseAddress!, x2.baseAddress!,
-                                                                   mu2.baseAddress!, s22.baseAddress!, s12.baseAddress!, start, end)
+                                                                   mu2.baseAddress!, s22.baseAddress!, s12.baseAddress!, start, end, ssim: withSSIM)
                                             for term in 0..<6 { sums[term] += Double(row[term]) }
                                             start = end
                                         }
@@ -170,23 +224,26 @@ public enum SSIMULACRA2 {
             detailLost = [sums[4] * perPixel, pow(sums[5] * perPixel, 0.25)]
         }
 
-        /// Sums over pixels start..<end of d, d⁴ for the SSIM map, the artefact map and the
-        /// detail-lost map, eight pixels at a time (the last few through broadcast lanes, of
-        /// which only the first counts).
+        /// Sums over pixels start..<end of d, d⁴ for the SSIM map (zero without `ssim`), the
+        /// artefact map and the detail-lost map, eight pixels at a time (the last few through
+        /// broadcast lanes, of which only the first counts).
         private static func rowSums(_ x1: UnsafePointer<Float>, _ mu1: UnsafePointer<Float>, _ s11: UnsafePointer<Float>,
                                     _ x2: UnsafePointer<Float>, _ mu2: UnsafePointer<Float>, _ s22: UnsafePointer<Float>,
-                                    _ s12: UnsafePointer<Float>, _ start: Int, _ end: Int) -> SIMD8<Float> {
+                                    _ s12: UnsafePointer<Float>, _ start: Int, _ end: Int, ssim withSSIM: Bool) -> SIMD8<Float> {
             typealias Lanes = SIMD8<Float>
             func maps(_ x1: Lanes, _ mu1: Lanes, _ s11: Lanes, _ x2: Lanes, _ mu2: Lanes, _ s22: Lanes, _ s12: Lanes)
                 -> (ssim: Lanes, artefact: Lanes, detail: Lanes) {
                 let one = Lanes(repeating: 1)
-                let c2 = Lanes(repeating: SSIMULACRA2.c2)
-                let difference: Lanes = mu1 - mu2
-                let luminance: Lanes = one - difference * difference
-                let covariance: Lanes = s12 - mu1 * mu2
-                let structure: Lanes = 2 * covariance + c2
-                let variances: Lanes = (s11 - mu1 * mu1) + (s22 - mu2 * mu2) + c2
-                let ssim = (one - luminance * structure / variances).positivePart
+                var ssim = Lanes()
+                if withSSIM {
+                    let c2 = Lanes(repeating: SSIMULACRA2.c2)
+                    let difference: Lanes = mu1 - mu2
+                    let luminance: Lanes = one - difference * difference
+                    let covariance: Lanes = s12 - mu1 * mu2
+                    let structure: Lanes = 2 * covariance + c2
+                    let variances: Lanes = (s11 - mu1 * mu1) + (s22 - mu2 * mu2) + c2
+                    ssim = (one - luminance * structure / variances).positivePart
+                }
                 let ownEdge: Lanes = x2 - mu2
                 let originalEdge: Lanes = x1 - mu1
                 let edge: Lanes = (one + ownEdge.absolute) / (one + originalEdge.absolute) - one
