@@ -76,9 +76,10 @@ struct ChromaRefinement {
             let slope = (finerScore - score) / log(Double(finer.bytes) / Double(chosen.bytes))
             return slope >= Self.chromaHungrySlope ? chosen.bytes : nil
         }
-        let fullChroma = try await search(targets: contenders, families: current.map { Candidate.Family(longestSide: $0.candidate.longestSide, chroma: .s444) },
-                                          known: measured)
-        pool = try await merge(pool, scored(fullChroma.map { [$0].compactMap { $0 }.filter { $0.ssim >= ssimFloor } }))
+        let fullChroma = try await search(contenders.enumerated().compactMap { index, target in
+            target.map { SearchJob(image: index, target: $0, family: Candidate.Family(longestSide: current[index].candidate.longestSide, chroma: .s444)) }
+        }, known: measured)
+        pool = try await merge(pool, scored(fullChroma.map { $0.filter { $0.ssim >= ssimFloor } }))
         current = allocator.choose(from: pool, objective: objective) ?? current
 
         // 5. Levelling again, along luma or along the chroma step that measured cheaper.
@@ -190,10 +191,14 @@ struct ChromaRefinement {
             }
         }
         guard sameSize.contains(where: { $0 != nil }) else { return nil }
-        let moved = try await search(targets: sameSize, families: current.map(\.candidate.family), known: known)
-        let enlarged = try await search(targets: largerTargets, families: larger, known: known)
-        let rechromed = try await search(targets: chromaTargets, families: rechroma, known: known)
-        return current.indices.map { [moved[$0], enlarged[$0], rechromed[$0]].compactMap { $0 } }
+        // The same size, the next larger one and the cheaper chroma step, searched together.
+        var jobs: [SearchJob] = []
+        for (targets, families) in [(sameSize, current.map(\.candidate.family)), (largerTargets, larger), (chromaTargets, rechroma)] {
+            for (index, target) in targets.enumerated() {
+                if let target { jobs.append(SearchJob(image: index, target: target, family: families[index])) }
+            }
+        }
+        return try await search(jobs, known: known)
     }
 
     /// One image in the levelling: score = `score` + slope · ln(bytes / `bytes`), with the
@@ -232,44 +237,57 @@ struct ChromaRefinement {
         }
     }
 
-    /// Per image with a target: the highest-quality candidate of its family within the target
-    /// bytes, found by interpolating log bytes over quality through the measured points (of
-    /// this family, or of plain 4:2:0 at that size scaled by how far the first encode lands) —
-    /// two encodes.
-    private func search(targets: [Int?], families: [Candidate.Family], known: [[Evaluation]]) async throws(UploadBudgetError) -> [Evaluation?] {
-        var tried: [[Evaluation]] = targets.map { _ in [] }
+    /// One search: an image, a byte target and the family (size, chroma) to search in.
+    private struct SearchJob {
+        var image: Int
+        var target: Int
+        var family: Candidate.Family
+    }
+
+    /// Per job: the highest-quality candidate of its family within the target bytes (the
+    /// smallest tried when none fits; none when there was nothing to search from), found by
+    /// interpolating log bytes over quality through the measured points (of this family, or
+    /// of plain 4:2:0 at that size scaled by how far the first encode lands) — two encodes.
+    /// Every job's encodes of a round run together, so independent searches (another size,
+    /// another chroma) cost no more rounds than one. Results are grouped by image, in job order.
+    private func search(_ jobs: [SearchJob], known: [[Evaluation]]) async throws(UploadBudgetError) -> [[Evaluation]] {
+        var tried: [[Evaluation]] = jobs.map { _ in [] }
         for _ in 0..<2 {
             var requests: [(image: Int, candidate: Candidate)] = []
-            for (index, target) in targets.enumerated() {
-                guard let target else { continue }
-                let family = families[index]
-                let own = Self.curve(known[index] + tried[index], family: family)
+            var asking: [Int] = []
+            for (index, job) in jobs.enumerated() {
+                let family = job.family
+                let own = Self.curve(known[job.image] + tried[index], family: family)
                 let quality: Int
                 if let own, own.count >= 2 {
-                    quality = Self.quality(for: Double(target), on: own, range: options.qualityRange)
-                } else if let base = Self.curve(known[index], family: Candidate.Family(longestSide: family.longestSide)) {
+                    quality = Self.quality(for: Double(job.target), on: own, range: options.qualityRange)
+                } else if let base = Self.curve(known[job.image], family: Candidate.Family(longestSide: family.longestSide)) {
                     // The plain 4:2:0 curve, scaled by how far this family's one encode landed
                     // from it (before any, 4:4:4 is taken to cost about a quarter more at one
                     // quality, and each step of chroma quality half a percent).
                     var scale = (family.chroma == .s444 ? 1.25 : 1.0) * (1 + 0.005 * Double(family.chromaOffset))
                     if let first = own?.first, let baseBytes = Self.bytes(at: first.quality, on: base) { scale = Double(first.bytes) / baseBytes }
-                    quality = Self.quality(for: Double(target) / scale, on: base, range: options.qualityRange)
+                    quality = Self.quality(for: Double(job.target) / scale, on: base, range: options.qualityRange)
                 } else if let own {
-                    quality = Self.quality(for: Double(target), on: own, range: options.qualityRange)
+                    quality = Self.quality(for: Double(job.target), on: own, range: options.qualityRange)
                 } else {
                     continue
                 }
                 let candidate = family.candidate(quality: quality)
-                if !tried[index].contains(where: { $0.candidate == candidate }) { requests.append((index, candidate)) }
+                if !tried[index].contains(where: { $0.candidate == candidate }) {
+                    requests.append((job.image, candidate))
+                    asking.append(index)
+                }
             }
             if requests.isEmpty { break }
-            for (request, evaluation) in zip(requests, try await store.evaluate(requests)) { tried[request.image].append(evaluation) }
+            for (index, evaluation) in zip(asking, try await store.evaluate(requests)) { tried[index].append(evaluation) }
         }
-        return targets.enumerated().map { index, target in
-            guard let target else { return nil }
-            let fitting = tried[index].filter { $0.bytes <= target }
-            return fitting.max { $0.bytes < $1.bytes } ?? tried[index].min { $0.bytes < $1.bytes }
+        var found: [[Evaluation]] = store.images.map { _ in [] }
+        for (job, tried) in zip(jobs, tried) {
+            let fitting = tried.filter { $0.bytes <= job.target }
+            if let best = fitting.max(by: { $0.bytes < $1.bytes }) ?? tried.min(by: { $0.bytes < $1.bytes }) { found[job.image].append(best) }
         }
+        return found
     }
 
     /// (quality, bytes) of the JPEG candidates of one family, by quality; nil if none.
