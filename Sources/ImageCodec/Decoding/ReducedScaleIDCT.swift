@@ -77,7 +77,7 @@ enum ReducedScaleIDCT {
     }
 
     /// Coefficients u = 0..<4 of row v, dequantized (all zero without a table, as libjpeg's own
-    /// dequantization table is then; never installed so).
+    /// dequantization table is then; never installed so). Both IDCTs read their rows here.
     @inline(__always)
     private static func row(_ coefficients: JCOEFPTR, _ q: UnsafePointer<UInt16>?, _ v: Int) -> SIMD4<Float> {
         guard let q else { return .zero }
@@ -88,16 +88,13 @@ enum ReducedScaleIDCT {
 
     /// The 2-point IDCT: basis C(u) · cos((2x+1)uπ/4) / 2 is c and ±c.
     private static let twoPoint: iec_jpeg_idct_method = { _, component, coefficients, output, column in
-        guard let component, let x = coefficients, let output else { return }
-        guard let q = quantization(component) else {
-            for y in 0..<2 { output[y].map { $0[Int(column)] = 128; $0[Int(column) + 1] = 128 } }
-            return
-        }
-        // Dequantized X(u, v), u, v < 2, then the two passes: sums and differences.
-        let (x00, x01) = (Float(Int32(x[0]) * Int32(q[0])), Float(Int32(x[1]) * Int32(q[1])))
-        let (x10, x11) = (Float(Int32(x[8]) * Int32(q[8])), Float(Int32(x[9]) * Int32(q[9])))
-        let (t00, t01) = (c * (x00 + x10), c * (x01 + x11))   // y = 0, over u
-        let (t10, t11) = (c * (x00 - x10), c * (x01 - x11))   // y = 1
+        guard let component, let coefficients, let output else { return }
+        let q = quantization(component)
+        // Dequantized X(u, v), u, v < 2 (the first two lanes of rows 0 and 1), then the two
+        // passes: sums and differences.
+        let (r0, r1) = (row(coefficients, q, 0), row(coefficients, q, 1))
+        let (t00, t01) = (c * (r0[0] + r1[0]), c * (r0[1] + r1[1]))   // y = 0, over u
+        let (t10, t11) = (c * (r0[0] - r1[0]), c * (r0[1] - r1[1]))   // y = 1
         let bytes = samples(SIMD4(c * (t00 + t01), c * (t00 - t01), c * (t10 + t11), c * (t10 - t11)))
         for y in 0..<2 {
             guard let row = output[y] else { continue }
