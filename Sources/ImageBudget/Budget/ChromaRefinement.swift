@@ -76,9 +76,9 @@ struct ChromaRefinement {
             let slope = (finerScore - score) / log(Double(finer.bytes) / Double(chosen.bytes))
             return slope >= Self.chromaHungrySlope ? chosen.bytes : nil
         }
-        let fullChroma = try await search(contenders.enumerated().compactMap { index, target in
-            target.map { SearchJob(image: index, target: $0, family: Candidate.Family(longestSide: current[index].candidate.longestSide, chroma: .s444)) }
-        }, known: measured)
+        let fullChroma = try await search(SearchJob.jobs(targets: contenders, families: current.map {
+            Candidate.Family(longestSide: $0.candidate.longestSide, chroma: .s444)
+        }), known: measured)
         pool = try await merge(pool, scored(fullChroma.map { $0.filter { $0.ssim >= ssimFloor } }))
         current = allocator.choose(from: pool, objective: objective) ?? current
 
@@ -192,12 +192,8 @@ struct ChromaRefinement {
         }
         guard sameSize.contains(where: { $0 != nil }) else { return nil }
         // The same size, the next larger one and the cheaper chroma step, searched together.
-        var jobs: [SearchJob] = []
-        for (targets, families) in [(sameSize, current.map(\.candidate.family)), (largerTargets, larger), (chromaTargets, rechroma)] {
-            for (index, target) in targets.enumerated() {
-                if let target { jobs.append(SearchJob(image: index, target: target, family: families[index])) }
-            }
-        }
+        let jobs = SearchJob.jobs(targets: sameSize, families: current.map(\.candidate.family))
+            + SearchJob.jobs(targets: largerTargets, families: larger) + SearchJob.jobs(targets: chromaTargets, families: rechroma)
         return try await search(jobs, known: known)
     }
 
@@ -242,6 +238,11 @@ struct ChromaRefinement {
         var image: Int
         var target: Int
         var family: Candidate.Family
+
+        /// A job for every image with a target, in its family.
+        static func jobs(targets: [Int?], families: [Candidate.Family]) -> [SearchJob] {
+            targets.enumerated().compactMap { index, target in target.map { SearchJob(image: index, target: $0, family: families[index]) } }
+        }
     }
 
     /// Per job: the highest-quality candidate of its family within the target bytes (the

@@ -106,9 +106,9 @@ public enum SSIMULACRA2 {
         // Per scale and channel: SSIM, artefact and detail-lost maps, each as (mean, 4-norm).
         var pooled: [[MapPooling]] = []
         for (index, scale) in reference.scales.enumerated() {
+            // The next scale averages linear light, so it is made before this one turns XYB.
             let next = index + 1 < reference.scales.count ? planes.halved() : nil
             planes.convertToPositiveXYB()
-            defer { if let next { planes = next } }
             let xyb = planes
             var blur = PlaneBlur(width: xyb.width, height: xyb.height)
             var (mean, meanSquare, product) = ([Float](), [Float](), [Float]())
@@ -129,6 +129,7 @@ public enum SSIMULACRA2 {
                                            ssim: needs.ssim))
             }
             pooled.append(channels)
+            if let next { planes = next }
         }
         return mapped(pooled)
     }
