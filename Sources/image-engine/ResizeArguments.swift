@@ -8,7 +8,7 @@ struct ResizeArguments: ParsableArguments {
                                             valueName: "WxH"))
     var size: String?
 
-    @Option(name: .long, help: ArgumentHelp("fit (inside the box, aspect kept), fill (exactly the box, cropped), fill-down (fill, never enlarged), force (exactly the box, aspect not kept).",
+    @Option(name: .long, help: ArgumentHelp("fit (inside the box, aspect kept), fill (exactly the box, cropped), fill-down (fill, never enlarged, even with --enlarge), force (exactly the box, aspect not kept).",
                                             valueName: "mode"))
     var mode: Resize.Mode = .fit
 
@@ -16,7 +16,7 @@ struct ResizeArguments: ParsableArguments {
                                             valueName: "gravity"))
     var gravity: Gravity = .centre
 
-    @Flag(name: .long, help: "Let fit and fill scale a smaller source up.")
+    @Flag(name: .long, help: "Let fit and fill scale a smaller source up (fill-down never does).")
     var enlarge = false
 
     @Option(name: .long, help: ArgumentHelp("Longest side of the output in pixels: the same as --size NxN --mode fit (default: keep the size).",

@@ -16,6 +16,10 @@ struct ResizeTests {
     }
 
     static let box = (400, 400)
+
+    static func fillDownEnlarged(_ width: Int, _ height: Int) -> Resize {
+        Resize(mode: .fillDown, width: width, height: height, enlarge: true)
+    }
     static let cases: [Case] = [
         // Landscape 4:3.
         Case(resize: .fit(width: 400, height: 400), source: (4000, 3000), output: (400, 300), crop: nil),
@@ -48,6 +52,19 @@ struct ResizeTests {
         Case(resize: .fill(width: 400, height: 400), source: (500, 300), output: (400, 300), crop: (50, 0, 400, 300)),
         Case(resize: .fillDown(width: 400, height: 400), source: (500, 300), output: (300, 300), crop: (100, 0, 300, 300)),
         Case(resize: .fillDown(width: 400, height: 200), source: (300, 500), output: (300, 150), crop: (0, 175, 300, 150)),
+        // fill-down with enlarge: exactly as without, whatever the shape (issue 39's sizes too).
+        Case(resize: fillDownEnlarged(400, 400), source: (4000, 3000), output: (400, 400), crop: (500, 0, 3000, 3000)),
+        Case(resize: fillDownEnlarged(400, 400), source: (3000, 4000), output: (400, 400), crop: (0, 500, 3000, 3000)),
+        Case(resize: fillDownEnlarged(400, 400), source: (1000, 1000), output: (400, 400), crop: (0, 0, 1000, 1000)),
+        Case(resize: fillDownEnlarged(400, 400), source: (1, 500), output: (1, 1), crop: (0, 249, 1, 1)),
+        Case(resize: fillDownEnlarged(400, 400), source: (500, 1), output: (1, 1), crop: (249, 0, 1, 1)),
+        Case(resize: fillDownEnlarged(400, 400), source: (300, 200), output: (200, 200), crop: (50, 0, 200, 200)),
+        Case(resize: fillDownEnlarged(400, 400), source: (200, 300), output: (200, 200), crop: (0, 50, 200, 200)),
+        Case(resize: fillDownEnlarged(400, 400), source: (500, 300), output: (300, 300), crop: (100, 0, 300, 300)),
+        Case(resize: fillDownEnlarged(400, 200), source: (300, 500), output: (300, 150), crop: (0, 175, 300, 150)),
+        Case(resize: fillDownEnlarged(1200, 1200), source: (1680, 1050), output: (1050, 1050), crop: (315, 0, 1050, 1050)),
+        Case(resize: fillDownEnlarged(2000, 500), source: (1680, 1050), output: (1680, 420), crop: (0, 315, 1680, 420)),
+        Case(resize: fillDownEnlarged(2000, 500), source: (1200, 1), output: (4, 1), crop: (598, 0, 4, 1)),
         // A zero side: fit by the other one only.
         Case(resize: .fit(width: 400, height: 0), source: (4000, 3000), output: (400, 300), crop: nil),
         Case(resize: .fit(width: 0, height: 300), source: (4000, 3000), output: (400, 300), crop: nil),
@@ -94,7 +111,7 @@ struct ResizeTests {
         #expect(Resize.fit(width: 10, height: 20) == Resize(mode: .fit, width: 10, height: 20, gravity: .north))
         #expect(Resize.force(width: 10, height: 20) == Resize(mode: .force, width: 10, height: 20, gravity: .east, enlarge: true))
         #expect(Resize.fillDown(width: 10, height: 20) != Resize.fill(width: 10, height: 20))
-        #expect(Resize(mode: .fillDown, width: 10, height: 20, enlarge: true) == Resize.fill(width: 10, height: 20, enlarge: true))
+        #expect(Resize(mode: .fillDown, width: 10, height: 20, enlarge: true) == Resize.fillDown(width: 10, height: 20))
         #expect(Resize.maxPixelSize(400) == .fit(width: 400, height: 400))
         #expect(Resize.fit(width: 400, height: 400).maxPixelSize == 400)
         #expect(Resize.fit(width: 400, height: 300).maxPixelSize == nil && Resize.fill(width: 400, height: 400).maxPixelSize == nil)

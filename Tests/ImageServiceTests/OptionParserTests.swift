@@ -64,6 +64,10 @@ struct OptionParserTests {
         #expect(try parse("w:0/h:0").resize(sourceWidth: 1000, sourceHeight: 500) == nil)
         #expect(try parse("rs:force:100:50/dpr:2").resize(sourceWidth: 1000, sourceHeight: 500) == .force(width: 200, height: 100))
         #expect(try parse("rs:fill-down:100:100/g:sowe").resize(sourceWidth: 10, sourceHeight: 10) == .fillDown(width: 100, height: 100, gravity: .southWest))
+        // fill-down never enlarges: `:1` is the same request (one resize, one cache key), a zero side too.
+        #expect(try parse("rs:fill-down:100:100:1").resize(sourceWidth: 10, sourceHeight: 10) == .fillDown(width: 100, height: 100))
+        #expect(try parse("rs:fill-down:100:100:1").canonical == (try parse("rs:fill-down:100:100:0").canonical))
+        #expect(try parse("rs:fill-down:100:0:1").resize(sourceWidth: 10, sourceHeight: 10) == .fit(width: 100, height: 0))
         #expect(try parse("rs:fill:100:100:1/g:fp:0.25:0.75").resize(sourceWidth: 10, sourceHeight: 10)
             == .fill(width: 100, height: 100, gravity: .focusPoint(x: 0.25, y: 0.75)!, enlarge: true))
     }

@@ -30,7 +30,8 @@ public struct Resize: Sendable, Hashable, CustomStringConvertible {
         /// scaled and only what exceeds the box is cropped: min(w, W) × min(h, H).
         case fill
         /// Like `fill`, but a source smaller than the box is only cropped to the box's aspect
-        /// ratio (the largest such crop), never enlarged.
+        /// ratio (the largest such crop), never enlarged: `enlarge` has no effect on it (as
+        /// imgproxy's `fill-down`).
         case fillDown = "fill-down"
         /// Exactly the box, aspect not kept.
         case force
@@ -45,19 +46,19 @@ public struct Resize: Sendable, Hashable, CustomStringConvertible {
     /// What a fill keeps when it crops; always `.centre` for the modes that never crop.
     public let gravity: Gravity
     /// Whether fit and fill may scale a small source up; always false for `force` (which is
-    /// exact anyway) and for `fillDown` (which never enlarges; with `enlarge` it is `fill`).
+    /// exact anyway) and for `fillDown` (which never enlarges, whatever is asked).
     public let enlarge: Bool
 
     /// A resize in `mode`. Values that make no difference are normalised, so that two resizes
     /// that make the same image are equal (and share cache entries): gravity is `.centre` for
-    /// `fit` and `force`, `enlarge` is false for `force`, and `fillDown` with `enlarge` is `fill`.
+    /// `fit` and `force`, and `enlarge` is false for `force` and `fillDown`.
     public init(mode: Mode, width: Int, height: Int, gravity: Gravity = .centre, enlarge: Bool = false) {
         let crops = mode == .fill || mode == .fillDown
-        self.mode = mode == .fillDown && enlarge ? .fill : mode
+        self.mode = mode
         self.width = width
         self.height = height
         self.gravity = crops ? gravity : .centre
-        self.enlarge = mode == .force ? false : enlarge
+        self.enlarge = mode == .force || mode == .fillDown ? false : enlarge
     }
 
     /// The largest size inside `width × height`, aspect kept; a zero side means "any".

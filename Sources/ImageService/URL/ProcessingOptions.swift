@@ -51,7 +51,8 @@ public struct ProcessingOptions: Sendable, Hashable {
     public func resize(sourceWidth: Int, sourceHeight: Int) -> Resize? {
         let (boxWidth, boxHeight) = box
         guard boxWidth > 0 || boxHeight > 0 else { return nil }
-        if boxWidth == 0 || boxHeight == 0 { return .fit(width: boxWidth, height: boxHeight, enlarge: enlarge) }
+        // A zero side fits by the other; fill-down still never enlarges.
+        if boxWidth == 0 || boxHeight == 0 { return .fit(width: boxWidth, height: boxHeight, enlarge: enlarge && resizingType != .fillDown) }
         let mode: Resize.Mode = switch resizingType {
         case .fit: .fit
         case .fill: .fill
@@ -69,7 +70,9 @@ public struct ProcessingOptions: Sendable, Hashable {
     /// for a source with alpha) and keyed separately, so `f:jpg` and no format on an opaque
     /// source are one result.
     public var canonical: String {
-        var parts = ["rt:\(resizingType.rawValue)", "w:\(width)", "h:\(height)", "el:\(enlarge ? 1 : 0)", "g:\(gravity)", "dpr:\(dpr)",
+        // fill-down and force never enlarge: `:1` on them is the same request as `:0`.
+        let enlarges = enlarge && resizingType != .fillDown && resizingType != .force
+        var parts = ["rt:\(resizingType.rawValue)", "w:\(width)", "h:\(height)", "el:\(enlarges ? 1 : 0)", "g:\(gravity)", "dpr:\(dpr)",
                      "q:\(quality.map(String.init) ?? "default")"]
         if let cacheBuster { parts.append("cb:\(cacheBuster)") }
         return parts.joined(separator: "/")
