@@ -114,8 +114,9 @@ let package = Package(
         ),
 
         // Test-only writers for inputs the engine never produces: every PNG colour type × bit
-        // depth × interlace, and CMYK/YCCK JPEGs.
-        .target(name: "CTestImageWriter", dependencies: ["CJPEG", "CPNG"], path: "Tests/CTestImageWriter"),
+        // depth × interlace, CMYK/YCCK JPEGs, progressive scan scripts, deflated chunk payloads.
+        .target(name: "CTestImageWriter", dependencies: ["CJPEG", "CPNG"], path: "Tests/CTestImageWriter",
+                linkerSettings: [.linkedLibrary("z")]),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         // The loopback image server of the pipeline tests (and, through a link, the benchmarks):
         // ETag, Last-Modified, Cache-Control, conditional requests, throttling and fault modes.

@@ -1,5 +1,6 @@
 // libjpeg-turbo error manager and call wrappers. See CImageCodecShim.h for the rules.
 #include "CImageCodecShim.h"
+#include "memory_budget.h"
 
 #include <jerror.h>
 #include <setjmp.h>
@@ -21,6 +22,8 @@ typedef struct {
     int truncated_in_header;
     int code;
     iec_status status;
+    /// Set when the counting memory manager refused an allocation for the decoder's ceiling.
+    int limit_hit;
     /// The first IEC_WARNINGS_MAX warnings tolerated, for the decode result.
     int recorded;
     int warning_codes[IEC_WARNINGS_MAX];
@@ -39,7 +42,9 @@ static void iec_jpeg_error_exit(j_common_ptr cinfo) {
     iec_jpeg_format_message(cinfo, error->message);
     int code = error->pub.msg_code;
     error->code = code;
-    if (code == JERR_OUT_OF_MEMORY || code == JERR_NO_BACKING_STORE) {
+    if (code == JERR_OUT_OF_MEMORY && error->limit_hit) {
+        error->status = IEC_LIMIT_EXCEEDED;
+    } else if (code == JERR_OUT_OF_MEMORY || code == JERR_NO_BACKING_STORE) {
         error->status = IEC_OUT_OF_MEMORY;
     } else if (code == JERR_INPUT_EMPTY || code == JERR_INPUT_EOF || error->truncated) {
         // After a truncation warning (a lenient decoder read on past the end, libjpeg made up
@@ -112,12 +117,165 @@ static void iec_jpeg_error_init(iec_jpeg_error *error, int strict) {
 // MARK: - Decoder
 
 struct iec_jpeg_decoder {
+    /// First member: libjpeg's callbacks get a pointer to it, which is the decoder's too.
     struct jpeg_decompress_struct cinfo;
     iec_jpeg_error error;
     struct jpeg_progress_mgr progress;
     int max_scans;
     int created;
+    /// Where the data was when the source was last pointed at it (see rebase).
+    const uint8_t *data;
+    size_t size;
+    /// Every allocation libjpeg makes after creation passes the counter; by pool, so that
+    /// freeing a pool releases what it held.
+    iec_memory_usage memory;
+    size_t pool_bytes[JPOOL_NUMPOOLS];
+    /// libjpeg's own methods, which the counting ones call.
+    struct jpeg_memory_mgr library;
+    size_t max_icc_bytes;
+    size_t icc_bytes;
+    int icc_dropped;
+    int exif_kept;
 };
+
+// MARK: Counting memory manager
+
+/// Counts `bytes` in `pool`, or fails the call as libjpeg's own manager does when memory runs out.
+static void iec_jpeg_count(j_common_ptr cinfo, int pool, size_t bytes) {
+    iec_jpeg_decoder *decoder = (iec_jpeg_decoder *)cinfo;
+    if (!iec_memory_reserve(&decoder->memory, bytes)) {
+        decoder->error.limit_hit = 1;
+        ERREXIT1(cinfo, JERR_OUT_OF_MEMORY, 100);
+    }
+    if (pool >= 0 && pool < JPOOL_NUMPOOLS) decoder->pool_bytes[pool] += bytes;
+}
+
+/// libjpeg-turbo pads every sample row to a multiple of 32 bytes (ALIGN_SIZE in jmemmgr.c).
+static size_t iec_jpeg_sample_rows_bytes(JDIMENSION samples_per_row, JDIMENSION rows) {
+    size_t padded = ((size_t)samples_per_row + 31) / 32 * 32;
+    return iec_add(iec_multiply(padded, rows), iec_multiply(sizeof(JSAMPROW), rows));
+}
+
+static size_t iec_jpeg_block_rows_bytes(JDIMENSION blocks_per_row, JDIMENSION rows) {
+    return iec_add(iec_multiply(iec_multiply(blocks_per_row, sizeof(JBLOCK)), rows), iec_multiply(sizeof(JBLOCKROW), rows));
+}
+
+static void *iec_jpeg_alloc_small(j_common_ptr cinfo, int pool, size_t size) {
+    iec_jpeg_count(cinfo, pool, size);
+    return ((iec_jpeg_decoder *)cinfo)->library.alloc_small(cinfo, pool, size);
+}
+
+static void *iec_jpeg_alloc_large(j_common_ptr cinfo, int pool, size_t size) {
+    iec_jpeg_count(cinfo, pool, size);
+    return ((iec_jpeg_decoder *)cinfo)->library.alloc_large(cinfo, pool, size);
+}
+
+static JSAMPARRAY iec_jpeg_alloc_sarray(j_common_ptr cinfo, int pool, JDIMENSION samples_per_row, JDIMENSION rows) {
+    iec_jpeg_count(cinfo, pool, iec_jpeg_sample_rows_bytes(samples_per_row, rows));
+    return ((iec_jpeg_decoder *)cinfo)->library.alloc_sarray(cinfo, pool, samples_per_row, rows);
+}
+
+static JBLOCKARRAY iec_jpeg_alloc_barray(j_common_ptr cinfo, int pool, JDIMENSION blocks_per_row, JDIMENSION rows) {
+    iec_jpeg_count(cinfo, pool, iec_jpeg_block_rows_bytes(blocks_per_row, rows));
+    return ((iec_jpeg_decoder *)cinfo)->library.alloc_barray(cinfo, pool, blocks_per_row, rows);
+}
+
+/// A virtual array is allocated whole when libjpeg realizes it (jmemnobs.c has no backing
+/// store), so it is counted in full when requested.
+static jvirt_sarray_ptr iec_jpeg_request_virt_sarray(j_common_ptr cinfo, int pool, boolean pre_zero,
+                                                     JDIMENSION samples_per_row, JDIMENSION rows, JDIMENSION max_access) {
+    iec_jpeg_count(cinfo, pool, iec_jpeg_sample_rows_bytes(samples_per_row, rows));
+    return ((iec_jpeg_decoder *)cinfo)->library.request_virt_sarray(cinfo, pool, pre_zero, samples_per_row, rows, max_access);
+}
+
+static jvirt_barray_ptr iec_jpeg_request_virt_barray(j_common_ptr cinfo, int pool, boolean pre_zero,
+                                                     JDIMENSION blocks_per_row, JDIMENSION rows, JDIMENSION max_access) {
+    iec_jpeg_count(cinfo, pool, iec_jpeg_block_rows_bytes(blocks_per_row, rows));
+    return ((iec_jpeg_decoder *)cinfo)->library.request_virt_barray(cinfo, pool, pre_zero, blocks_per_row, rows, max_access);
+}
+
+static void iec_jpeg_free_pool(j_common_ptr cinfo, int pool) {
+    iec_jpeg_decoder *decoder = (iec_jpeg_decoder *)cinfo;
+    if (pool >= 0 && pool < JPOOL_NUMPOOLS) {
+        iec_memory_release(&decoder->memory, decoder->pool_bytes[pool]);
+        decoder->pool_bytes[pool] = 0;
+    }
+    decoder->library.free_pool(cinfo, pool);
+}
+
+/// Puts the counting methods in front of libjpeg's (after jpeg_create_decompress, whose few
+/// permanent allocations are part of the decoder's constant).
+static void iec_jpeg_install_counting(iec_jpeg_decoder *decoder) {
+    struct jpeg_memory_mgr *methods = decoder->cinfo.mem;
+    decoder->library = *methods;
+    methods->alloc_small = iec_jpeg_alloc_small;
+    methods->alloc_large = iec_jpeg_alloc_large;
+    methods->alloc_sarray = iec_jpeg_alloc_sarray;
+    methods->alloc_barray = iec_jpeg_alloc_barray;
+    methods->request_virt_sarray = iec_jpeg_request_virt_sarray;
+    methods->request_virt_barray = iec_jpeg_request_virt_barray;
+    methods->free_pool = iec_jpeg_free_pool;
+}
+
+// MARK: Markers
+
+/// Reads one byte through the source manager (the memory source never suspends: at the end it
+/// inserts an EOI and warns, which a strict decoder turns into a truncation error).
+static int iec_jpeg_next_byte(j_decompress_ptr cinfo, unsigned int *byte) {
+    struct jpeg_source_mgr *source = cinfo->src;
+    if (source->bytes_in_buffer == 0 && !(*source->fill_input_buffer)(cinfo)) return 0;
+    source->bytes_in_buffer -= 1;
+    *byte = *source->next_input_byte++;
+    return 1;
+}
+
+/// The APP1 and APP2 reader: keeps the first EXIF APP1 and ICC APP2 chunks up to max_icc_bytes
+/// in cinfo->marker_list, as jpeg_save_markers would, and skips everything else. libjpeg's own
+/// saver keeps every APPn of a saved kind, so 1,000 64 KB markers would cost 64 MB.
+static boolean iec_jpeg_read_app_marker(j_decompress_ptr cinfo) {
+    iec_jpeg_decoder *decoder = (iec_jpeg_decoder *)cinfo;
+    unsigned int high, low;
+    if (!iec_jpeg_next_byte(cinfo, &high) || !iec_jpeg_next_byte(cinfo, &low)) return FALSE;
+    // A length under 2 is bogus: libjpeg's saver keeps nothing then, and neither does this.
+    long length = (long)((high << 8) | low) - 2;
+    if (length <= 0) return TRUE;
+    struct jpeg_source_mgr *source = cinfo->src;
+    int marker = cinfo->unread_marker;
+    int keep = 0;
+    if ((size_t)length <= source->bytes_in_buffer) {
+        const JOCTET *payload = source->next_input_byte;
+        if (marker == JPEG_APP0 + 1) {
+            keep = !decoder->exif_kept && length >= 6 && memcmp(payload, "Exif\0\0", 6) == 0;
+            decoder->exif_kept |= keep;
+        } else if (length >= 14 && memcmp(payload, "ICC_PROFILE\0", 12) == 0 && !decoder->icc_dropped) {
+            size_t cost = sizeof(struct jpeg_marker_struct) + (size_t)length;
+            if (cost > decoder->max_icc_bytes - decoder->icc_bytes) {
+                decoder->icc_dropped = 1;
+            } else {
+                decoder->icc_bytes += cost;
+                keep = 1;
+            }
+        }
+    }
+    if (keep) {
+        jpeg_saved_marker_ptr saved = (*cinfo->mem->alloc_large)((j_common_ptr)cinfo, JPOOL_IMAGE,
+                                                                 sizeof(struct jpeg_marker_struct) + (size_t)length);
+        saved->next = NULL;
+        saved->marker = (UINT8)marker;
+        saved->original_length = (unsigned int)length;
+        saved->data_length = (unsigned int)length;
+        saved->data = (JOCTET *)(saved + 1);
+        memcpy(saved->data, source->next_input_byte, (size_t)length);
+        jpeg_saved_marker_ptr *tail = &cinfo->marker_list;
+        while (*tail != NULL) tail = &(*tail)->next;
+        *tail = saved;
+        source->next_input_byte += length;
+        source->bytes_in_buffer -= (size_t)length;
+    } else {
+        (*source->skip_input_data)(cinfo, length);
+    }
+    return TRUE;
+}
 
 /// Rejects progressive files with absurd scan counts: each scan re-walks the whole coefficient
 /// buffer, so a few KB of crafted scans can cost minutes of CPU.
@@ -133,24 +291,56 @@ static void iec_jpeg_progress(j_common_ptr cinfo) {
 }
 
 iec_jpeg_decoder *iec_jpeg_decoder_create(const uint8_t *data, size_t size, int strict,
-                                          long max_memory, int max_scans) {
+                                          long max_memory, int max_scans, size_t max_icc_bytes) {
     iec_jpeg_decoder *decoder = calloc(1, sizeof(iec_jpeg_decoder));
     if (decoder == NULL) return NULL;
     iec_jpeg_error_init(&decoder->error, strict);
     decoder->cinfo.err = &decoder->error.pub;
     decoder->max_scans = max_scans;
+    decoder->max_icc_bytes = max_icc_bytes;
+    decoder->data = data;
+    decoder->size = size;
     if (setjmp(decoder->error.jump)) return decoder;
     jpeg_create_decompress(&decoder->cinfo);
     decoder->created = 1;
+    iec_jpeg_install_counting(decoder);
     decoder->cinfo.mem->max_memory_to_use = max_memory;
     decoder->progress.progress_monitor = iec_jpeg_progress;
     decoder->cinfo.progress = &decoder->progress;
-    jpeg_save_markers(&decoder->cinfo, JPEG_APP0 + 1, 0xFFFF);
-    jpeg_save_markers(&decoder->cinfo, JPEG_APP0 + 2, 0xFFFF);
+    jpeg_set_marker_processor(&decoder->cinfo, JPEG_APP0 + 1, iec_jpeg_read_app_marker);
+    jpeg_set_marker_processor(&decoder->cinfo, JPEG_APP0 + 2, iec_jpeg_read_app_marker);
     // Casting away const: libjpeg's memory source never writes to the buffer.
     jpeg_mem_src(&decoder->cinfo, (unsigned char *)data, (unsigned long)size);
     return decoder;
 }
+
+void iec_jpeg_decoder_rebase(iec_jpeg_decoder *decoder, const uint8_t *data, size_t size) {
+    struct jpeg_source_mgr *source = decoder->cinfo.src;
+    if (!decoder->created || source == NULL || data == decoder->data) return;
+    // jpeg_mem_src's manager reads from next_input_byte, bytes_in_buffer ahead: keep the offset.
+    // Past the end it reads from its own fake EOI instead, which does not move.
+    const JOCTET *old = (const JOCTET *)decoder->data;
+    if (source->next_input_byte >= old && source->next_input_byte <= old + decoder->size && size == decoder->size) {
+        size_t consumed = (size_t)(source->next_input_byte - old);
+        source->next_input_byte = (const JOCTET *)data + consumed;
+        source->bytes_in_buffer = size - consumed;
+    }
+    decoder->data = data;
+    decoder->size = size;
+}
+
+iec_memory_usage iec_jpeg_decoder_memory(const iec_jpeg_decoder *decoder) { return decoder->memory; }
+
+void iec_jpeg_decoder_set_memory_limit(iec_jpeg_decoder *decoder, size_t limit) {
+    decoder->memory.limit = limit;
+    decoder->memory.peak = decoder->memory.current;
+}
+
+int iec_jpeg_decoder_icc_dropped(const iec_jpeg_decoder *decoder) { return decoder->icc_dropped; }
+
+size_t iec_jpeg_decoder_icc_bytes(const iec_jpeg_decoder *decoder) { return decoder->icc_bytes; }
+
+void iec_jpeg_decoder_set_strict(iec_jpeg_decoder *decoder, int strict) { decoder->error.strict = strict; }
 
 void iec_jpeg_decoder_destroy(iec_jpeg_decoder *decoder) {
     if (decoder == NULL) return;

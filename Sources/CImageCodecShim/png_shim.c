@@ -1,5 +1,6 @@
 // libpng error callbacks, memory source/destination and call wrappers. See CImageCodecShim.h.
 #include "CImageCodecShim.h"
+#include "memory_budget.h"
 
 #include <setjmp.h>
 #include <stdlib.h>
@@ -10,6 +11,11 @@ typedef struct {
     char message[IEC_MESSAGE_MAX];
     int warnings;
     iec_status status;
+    /// Set when the counting allocator refused a block for the decoder's ceiling.
+    int limit_hit;
+    /// The first IEC_WARNINGS_MAX warnings, for the decode result.
+    int recorded;
+    char warning_messages[IEC_WARNINGS_MAX][IEC_MESSAGE_MAX];
 } iec_png_error;
 
 static void iec_png_record(iec_png_error *error, const char *text, iec_status status) {
@@ -23,7 +29,11 @@ static void iec_png_error_fn(png_structp png, png_const_charp text) {
     // A read callback that ran dry has already recorded a truncation; keep that diagnosis.
     if (error->status != IEC_TRUNCATED) {
         int oom = text != NULL && strstr(text, "memory") != NULL;
-        iec_png_record(error, text, oom ? IEC_OUT_OF_MEMORY : IEC_ERROR);
+        if (oom && error->limit_hit) {
+            iec_png_record(error, "libpng needed more memory than the decode's ceiling", IEC_LIMIT_EXCEEDED);
+        } else {
+            iec_png_record(error, text, oom ? IEC_OUT_OF_MEMORY : IEC_ERROR);
+        }
     }
     png_longjmp(png, 1);
 }
@@ -32,6 +42,11 @@ static void iec_png_warning_fn(png_structp png, png_const_charp text) {
     (void)text;
     iec_png_error *error = (iec_png_error *)png_get_error_ptr(png);
     error->warnings += 1;
+    if (error->recorded < IEC_WARNINGS_MAX) {
+        strncpy(error->warning_messages[error->recorded], text != NULL ? text : "libpng warning", IEC_MESSAGE_MAX - 1);
+        error->warning_messages[error->recorded][IEC_MESSAGE_MAX - 1] = '\0';
+        error->recorded += 1;
+    }
 }
 
 // MARK: - Decoder
@@ -43,7 +58,37 @@ struct iec_png_decoder {
     size_t size;
     size_t offset;
     iec_png_error error;
+    iec_memory_usage memory;
 };
+
+/// libpng's allocator for one decoder (zlib's inflate state included: libpng allocates it
+/// through here): each block carries its size in front, so the counter can release it.
+#define IEC_PNG_BLOCK_HEADER 16
+
+static png_voidp iec_png_malloc(png_structp png, png_alloc_size_t size) {
+    iec_png_decoder *decoder = (iec_png_decoder *)png_get_mem_ptr(png);
+    if (size > SIZE_MAX - IEC_PNG_BLOCK_HEADER || !iec_memory_reserve(&decoder->memory, size)) {
+        decoder->error.limit_hit = 1;
+        return NULL;
+    }
+    uint8_t *block = malloc(size + IEC_PNG_BLOCK_HEADER);
+    if (block == NULL) {
+        iec_memory_release(&decoder->memory, size);
+        return NULL;
+    }
+    memcpy(block, &size, sizeof size);
+    return block + IEC_PNG_BLOCK_HEADER;
+}
+
+static void iec_png_free(png_structp png, png_voidp pointer) {
+    if (pointer == NULL) return;
+    iec_png_decoder *decoder = (iec_png_decoder *)png_get_mem_ptr(png);
+    uint8_t *block = (uint8_t *)pointer - IEC_PNG_BLOCK_HEADER;
+    size_t size;
+    memcpy(&size, block, sizeof size);
+    iec_memory_release(&decoder->memory, size);
+    free(block);
+}
 
 static void iec_png_read_fn(png_structp png, png_bytep out, size_t length) {
     iec_png_decoder *decoder = (iec_png_decoder *)png_get_io_ptr(png);
@@ -55,13 +100,13 @@ static void iec_png_read_fn(png_structp png, png_bytep out, size_t length) {
     decoder->offset += length;
 }
 
-iec_png_decoder *iec_png_decoder_create(const uint8_t *data, size_t size) {
+iec_png_decoder *iec_png_decoder_create(const uint8_t *data, size_t size, size_t max_icc_bytes) {
     iec_png_decoder *decoder = calloc(1, sizeof(iec_png_decoder));
     if (decoder == NULL) return NULL;
     decoder->data = data;
     decoder->size = size;
-    decoder->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &decoder->error, iec_png_error_fn,
-                                          iec_png_warning_fn);
+    decoder->png = png_create_read_struct_2(PNG_LIBPNG_VER_STRING, &decoder->error, iec_png_error_fn,
+                                            iec_png_warning_fn, decoder, iec_png_malloc, iec_png_free);
     if (decoder->png == NULL) {
         iec_png_record(&decoder->error, "Cannot create libpng reader", IEC_OUT_OF_MEMORY);
         return decoder;
@@ -75,6 +120,18 @@ iec_png_decoder *iec_png_decoder_create(const uint8_t *data, size_t size) {
     // The engine applies its own pixel-count limit right after the header, with a typed error;
     // libpng's default 1,000,000-pixel side limit would pre-empt it with an untyped one.
     png_set_user_limits(decoder->png, 0x7fffffff, 0x7fffffff);
+    // Only what the engine uses is read: IHDR, PLTE, tRNS, IDAT, IEND and iCCP. Every other
+    // chunk (text, sPLT, hIST, eXIf, which the Swift side reads in place, unknown and private
+    // ones) is skipped with its CRC checked: never inflated, never stored, so a few hundred KB of
+    // zTXt cannot make gigabytes. The iCCP profile is inflated only when its declared size is
+    // within max_icc_bytes (libpng checks that before allocating); a larger one is dropped with
+    // a benign error (a warning here), and the image is read as sRGB. The same ceiling makes any
+    // other chunk over it a warning (libpng's "chunk data is too large"), which a skipped chunk
+    // may be.
+    png_set_keep_unknown_chunks(decoder->png, PNG_HANDLE_CHUNK_NEVER, NULL, -1);
+    static const png_byte used[] = {'i', 'C', 'C', 'P', '\0'};
+    png_set_keep_unknown_chunks(decoder->png, PNG_HANDLE_CHUNK_AS_DEFAULT, used, 1);
+    png_set_chunk_malloc_max(decoder->png, max_icc_bytes);
     png_set_read_fn(decoder->png, decoder, iec_png_read_fn);
 #if defined(PNG_IGNORE_ADLER32)
     // Every IDAT chunk's CRC still guards the compressed bytes; zlib's Adler-32 over the
@@ -82,6 +139,24 @@ iec_png_decoder *iec_png_decoder_create(const uint8_t *data, size_t size) {
     png_set_option(decoder->png, PNG_IGNORE_ADLER32, PNG_OPTION_ON);
 #endif
     return decoder;
+}
+
+void iec_png_decoder_rebase(iec_png_decoder *decoder, const uint8_t *data, size_t size) {
+    decoder->data = data;
+    decoder->size = size;
+}
+
+iec_memory_usage iec_png_decoder_memory(const iec_png_decoder *decoder) { return decoder->memory; }
+
+void iec_png_decoder_set_memory_limit(iec_png_decoder *decoder, size_t limit) {
+    decoder->memory.limit = limit;
+    decoder->memory.peak = decoder->memory.current;
+}
+
+int iec_png_decoder_recorded_warnings(const iec_png_decoder *decoder) { return decoder->error.recorded; }
+
+const char *iec_png_decoder_warning_message(const iec_png_decoder *decoder, int index) {
+    return index >= 0 && index < decoder->error.recorded ? decoder->error.warning_messages[index] : "";
 }
 
 void iec_png_decoder_destroy(iec_png_decoder *decoder) {
@@ -120,12 +195,6 @@ iec_status iec_png_read_header(iec_png_decoder *decoder, iec_png_header *header)
     if (png_get_iCCP(decoder->png, decoder->info, &name, &compression, &profile, &profile_length)) {
         header->icc_profile = profile;
         header->icc_length = profile_length;
-    }
-    png_bytep exif = NULL;
-    png_uint_32 exif_length = 0;
-    if (png_get_eXIf_1(decoder->png, decoder->info, &exif_length, &exif)) {
-        header->exif = exif;
-        header->exif_length = exif_length;
     }
     return IEC_OK;
 }

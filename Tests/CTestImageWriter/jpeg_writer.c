@@ -3,6 +3,7 @@
 #include <jpeglib.h>
 #include <setjmp.h>
 #include <stdlib.h>
+#include <zlib.h>
 
 typedef struct { struct jpeg_error_mgr pub; jmp_buf jump; } test_error_t;
 
@@ -66,7 +67,25 @@ int test_jpeg_write_rgb(uint32_t width, uint32_t height, const uint8_t *rgb, int
     jpeg_set_defaults(&cinfo);
     jpeg_set_quality(&cinfo, quality, TRUE);
     cinfo.restart_interval = (unsigned int)restart_interval;
-    if (progressive) jpeg_simple_progression(&cinfo);
+    jpeg_scan_info *scans = NULL;
+    if (progressive == 1) jpeg_simple_progression(&cinfo);
+    if (progressive > 1) {
+        // DC of every component, then each AC coefficient of each component in its own scans,
+        // refined bit by bit over `progressive` steps: 1 + 3 × 63 × progressive scans.
+        int count = 1 + 3 * 63 * progressive, index = 0;
+        scans = (jpeg_scan_info *)(*cinfo.mem->alloc_small)((j_common_ptr)&cinfo, JPOOL_IMAGE, sizeof(jpeg_scan_info) * count);
+        scans[index++] = (jpeg_scan_info){3, {0, 1, 2, 0}, 0, 0, 0, 0};
+        for (int component = 0; component < 3; component++) {
+            for (int k = 1; k < 64; k++) {
+                scans[index++] = (jpeg_scan_info){1, {component, 0, 0, 0}, k, k, 0, progressive - 1};
+                for (int bit = progressive - 1; bit > 0; bit--) {
+                    scans[index++] = (jpeg_scan_info){1, {component, 0, 0, 0}, k, k, bit, bit - 1};
+                }
+            }
+        }
+        cinfo.scan_info = scans;
+        cinfo.num_scans = count;
+    }
     jpeg_start_compress(&cinfo, TRUE);
     while (cinfo.next_scanline < cinfo.image_height) {
         JSAMPROW row = (JSAMPROW)(rgb + (size_t)cinfo.next_scanline * width * 3);
@@ -76,5 +95,18 @@ int test_jpeg_write_rgb(uint32_t width, uint32_t height, const uint8_t *rgb, int
     jpeg_destroy_compress(&cinfo);
     *out = buffer;
     *out_length = size;
+    return 0;
+}
+
+int test_deflate(const uint8_t *input, size_t length, uint8_t **out, size_t *out_length) {
+    uLongf capacity = compressBound((uLong)length);
+    uint8_t *buffer = malloc(capacity);
+    if (buffer == NULL) return 1;
+    if (compress2(buffer, &capacity, input, (uLong)length, 9) != Z_OK) {
+        free(buffer);
+        return 1;
+    }
+    *out = buffer;
+    *out_length = capacity;
     return 0;
 }

@@ -1,4 +1,5 @@
-// The only C in the engine: error handling and memory managers for libjpeg-turbo and libpng,
+// The only C in the engine: error handling, memory managers and metadata limits for libjpeg-turbo
+// and libpng,
 // the error handler and pixel-layout constants for Little CMS, and the one hook that lets Swift
 // supply libjpeg's inverse DCT (the reduced-scale ones, ReducedScaleIDCT.swift).
 //
@@ -24,8 +25,10 @@ typedef enum {
     IEC_ERROR = 1,
     /// The data ended before the image did.
     IEC_TRUNCATED = 2,
-    /// An allocation failed or a memory limit was hit.
-    IEC_OUT_OF_MEMORY = 3
+    /// An allocation failed, or libjpeg's own max_memory_to_use was passed.
+    IEC_OUT_OF_MEMORY = 3,
+    /// The library asked for more than the ceiling set on the decoder (iec_memory_usage.limit).
+    IEC_LIMIT_EXCEEDED = 4
 } iec_status;
 
 #define IEC_MESSAGE_MAX 256
@@ -34,17 +37,45 @@ typedef enum {
 
 void iec_free(void *pointer);
 
+/// What a decoder's library has allocated, counted by the shim's allocator (libpng's malloc_fn,
+/// wrappers around libjpeg's memory-manager methods): bytes held now, the most held at once,
+/// and the ceiling (0: none) beyond which an allocation fails as out of memory.
+typedef struct {
+    size_t current;
+    size_t peak;
+    size_t limit;
+} iec_memory_usage;
+
 // MARK: - JPEG decoding
 
 typedef struct iec_jpeg_decoder iec_jpeg_decoder;
 
-/// Creates a decompressor reading from `data` (which must outlive the decoder).
+/// Creates a decompressor reading from `data` (which must outlive the decoder, or be handed
+/// again with iec_jpeg_decoder_rebase before the next call).
 /// `strict`: every warning that means damaged or missing data becomes an error.
-/// `max_memory`: libjpeg's own allocation ceiling in bytes (0 = none).
+/// `max_memory`: libjpeg's own ceiling for its whole-image buffers in bytes (0 = none).
 /// `max_scans`: progressive scans allowed before the file is rejected (0 = no limit).
+/// `max_icc_bytes`: APP2 ICC chunks kept, in bytes; once they would pass it, the profile is
+/// dropped whole (iec_jpeg_decoder_icc_dropped). Of the other markers only the first EXIF APP1
+/// is kept; COM and every other APPn are skipped unread.
 /// Returns NULL only when the decoder object itself cannot be allocated.
 iec_jpeg_decoder *iec_jpeg_decoder_create(const uint8_t *data, size_t size, int strict,
-                                          long max_memory, int max_scans);
+                                          long max_memory, int max_scans, size_t max_icc_bytes);
+/// The same data at a new address (the caller's buffer may have moved between calls): reading
+/// goes on at the same offset.
+void iec_jpeg_decoder_rebase(iec_jpeg_decoder *decoder, const uint8_t *data, size_t size);
+/// What libjpeg has allocated through this decoder, and its ceiling.
+iec_memory_usage iec_jpeg_decoder_memory(const iec_jpeg_decoder *decoder);
+/// Sets the ceiling for libjpeg's allocations from now on (0: none); the peak restarts at the
+/// bytes held now.
+void iec_jpeg_decoder_set_memory_limit(iec_jpeg_decoder *decoder, size_t limit);
+/// 1 when the file's ICC chunks passed max_icc_bytes and were dropped.
+int iec_jpeg_decoder_icc_dropped(const iec_jpeg_decoder *decoder);
+/// Bytes of ICC chunks held (their payloads and marker records), dropped ones included: they
+/// stay in libjpeg's image pool until the decode ends.
+size_t iec_jpeg_decoder_icc_bytes(const iec_jpeg_decoder *decoder);
+/// Changes `strict` (see iec_jpeg_decoder_create) for the calls from now on.
+void iec_jpeg_decoder_set_strict(iec_jpeg_decoder *decoder, int strict);
 void iec_jpeg_decoder_destroy(iec_jpeg_decoder *decoder);
 
 /// The libjpeg state, for reading header fields and setting output parameters.
@@ -63,7 +94,7 @@ const char *iec_jpeg_decoder_warning_message(const iec_jpeg_decoder *decoder, in
 
 /// Status of creation (empty input is reported here).
 iec_status iec_jpeg_decoder_status(const iec_jpeg_decoder *decoder);
-/// Reads markers up to the first scan; APP1 (EXIF) and APP2 (ICC) markers are kept.
+/// Reads markers up to the first scan, keeping the first EXIF APP1 and the ICC APP2 chunks.
 iec_status iec_jpeg_read_header(iec_jpeg_decoder *decoder);
 iec_status iec_jpeg_calc_output_dimensions(iec_jpeg_decoder *decoder);
 /// Reassembles the ICC profile from APP2 markers; *profile is malloc'd (free with iec_free) or NULL.
@@ -129,11 +160,9 @@ typedef struct {
     int color_type;
     int interlaced;
     int has_transparency_chunk;
-    /// Views into libpng's memory, valid while the decoder lives.
+    /// A view into libpng's memory, valid while the decoder lives.
     const uint8_t *icc_profile;
     uint32_t icc_length;
-    const uint8_t *exif;
-    uint32_t exif_length;
 } iec_png_header;
 
 typedef struct {
@@ -142,12 +171,24 @@ typedef struct {
     int passes;
 } iec_png_output;
 
-/// `data` must outlive the decoder. Returns NULL only when allocation fails.
-iec_png_decoder *iec_png_decoder_create(const uint8_t *data, size_t size);
+/// `data` must outlive the decoder (or be handed again with iec_png_decoder_rebase).
+/// Every ancillary chunk but iCCP and tRNS is skipped unread (never inflated, never stored);
+/// an iCCP whose profile is larger than `max_icc_bytes` is dropped with a warning.
+/// Returns NULL only when allocation fails.
+iec_png_decoder *iec_png_decoder_create(const uint8_t *data, size_t size, size_t max_icc_bytes);
+void iec_png_decoder_rebase(iec_png_decoder *decoder, const uint8_t *data, size_t size);
 void iec_png_decoder_destroy(iec_png_decoder *decoder);
 const char *iec_png_decoder_message(const iec_png_decoder *decoder);
 int iec_png_decoder_warning_count(const iec_png_decoder *decoder);
+/// Warnings recorded (at most IEC_WARNINGS_MAX), with libpng's message each.
+int iec_png_decoder_recorded_warnings(const iec_png_decoder *decoder);
+const char *iec_png_decoder_warning_message(const iec_png_decoder *decoder, int index);
 iec_status iec_png_decoder_status(const iec_png_decoder *decoder);
+/// What libpng (and zlib under it) has allocated through this decoder, and its ceiling.
+iec_memory_usage iec_png_decoder_memory(const iec_png_decoder *decoder);
+/// Sets the ceiling for libpng's allocations from now on (0: none); the peak restarts at the
+/// bytes held now.
+void iec_png_decoder_set_memory_limit(iec_png_decoder *decoder, size_t limit);
 
 iec_status iec_png_read_header(iec_png_decoder *decoder, iec_png_header *header);
 /// Sets up the transforms to 8-bit gray, gray+alpha, RGB or RGBA (palette and low bit depths

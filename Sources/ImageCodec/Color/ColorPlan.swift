@@ -13,6 +13,16 @@ struct ColorPlan {
     var outputProfile: [UInt8]?
     var warning: DecodingWarning?
 
+    /// What colour management may hold during a decode for a profile of `profileBytes`: the
+    /// profile reassembled (JPEG) or copied out of libpng, its copy in the transform cache's key,
+    /// and Little CMS' precomputed transform tables (a 33³ grid at 16 bits and its
+    /// prelinearisation curves, well under `transformBytes`).
+    static func plannedBytes(profileBytes: Int) -> Int {
+        profileBytes == 0 ? 0 : 2 * profileBytes + transformBytes
+    }
+
+    static let transformBytes = 512 << 10
+
     /// The plan for rows in `layout` from a source with `profile`.
     static func make(profile: [UInt8]?, layout: ColorLayout, management: ColorManagement,
                      cache: ColorTransformCache = .shared) -> ColorPlan {

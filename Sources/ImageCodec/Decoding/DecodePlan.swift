@@ -18,11 +18,25 @@ public struct DecodePlan: Sendable, Hashable {
     public var height: Int
     /// JPEG: M of the DCT scale M/8 libjpeg decodes at (8 = full size). PNG: always 8.
     public var scaleNumerator: Int
-    /// Bytes the decode holds at its peak, estimated from its buffers: a progressive or
-    /// multi-scan JPEG's coefficient buffer, an interlaced PNG's rows, the rows the libraries
-    /// and the resampler keep, the result (and its rotated copy). Not counted: the encoded
-    /// input, which the caller holds already.
+    /// Bytes the decode holds at its peak: what the header read left held (libraries' state,
+    /// the kept EXIF and ICC profile), a progressive or multi-scan JPEG's coefficient buffer,
+    /// an interlaced PNG's rows, the rows the libraries and the resampler keep, the result
+    /// (and its rotated copy). Not counted: the encoded input, which the caller holds already.
+    ///
+    /// A promise, not an estimate: ``ImageSource/decode(_:)`` caps what libjpeg and libpng
+    /// may allocate at this plus ``decodeOverheadBytes``.
     public var memoryBytes: Int
+
+    /// The most a header read (``ImageSource/init(data:limits:)``) allocates in the codec
+    /// libraries beyond the metadata it keeps, ``DecodingLimits/maxICCProfileBytes`` of ICC
+    /// profile twice over (libpng inflates it, then stores a copy) and an EXIF block read in
+    /// place: libjpeg's or libpng's state, tables and zlib's inflate window. Measured by the
+    /// shim's counting allocator (`HostileInputBoundsTests`).
+    public static let headerOverheadBytes = 256 << 10
+
+    /// What a decode may allocate in the codec libraries beyond ``memoryBytes``: the slack of
+    /// libjpeg's pools and of zlib's state over the rows the plan counts.
+    public static let decodeOverheadBytes = 1 << 20
 
     /// A plan with these figures, e.g. for a test double.
     public init(header: ImageHeader, width: Int, height: Int, scaleNumerator: Int, memoryBytes: Int) {

@@ -83,14 +83,30 @@ public struct DecodingLimits: Sendable, Hashable {
     /// 30,000,000×1 PNG (233 KB compressed) would otherwise cost half a gigabyte while passing
     /// the pixel-count limit. 100,000 admits any panorama JPEG can hold (65,500).
     public var maxDimension: Int
+    /// Largest ICC profile kept, in bytes: a PNG's iCCP is inflated only when its declared
+    /// size is within it, a JPEG's APP2 chunks are kept only while their total is. A larger
+    /// profile is ignored with a warning (``DecodedImage/warnings``) and the pixels are read as
+    /// sRGB. Real profiles are well under the default, 1 MiB; a zlib bomb can declare 4 GB.
+    public var maxICCProfileBytes: Int
+    /// Largest EXIF block read for the orientation, in bytes (a JPEG's APP1 segment cannot
+    /// pass 64 KiB; a PNG's eXIf can, and is read only this far).
+    public var maxEXIFBytes: Int
+    /// Most chunks a PNG may have before its image data (`limitExceeded` beyond). Chunks the
+    /// engine does not use are skipped unread, but each costs a CRC pass and a dispatch; real
+    /// files have a dozen or so.
+    public var maxChunksBeforeImageData: Int
 
     /// Resource ceilings; the defaults admit any real photo and refuse bombs.
     public init(maxPixelCount: Int = 250_000_000, maxProgressiveScans: Int = 500, maxFileSize: Int = 512 << 20,
-                maxDimension: Int = 100_000) {
+                maxDimension: Int = 100_000, maxICCProfileBytes: Int = 1 << 20, maxEXIFBytes: Int = 64 << 10,
+                maxChunksBeforeImageData: Int = 1_000) {
         self.maxPixelCount = maxPixelCount
         self.maxProgressiveScans = maxProgressiveScans
         self.maxFileSize = maxFileSize
         self.maxDimension = maxDimension
+        self.maxICCProfileBytes = maxICCProfileBytes
+        self.maxEXIFBytes = maxEXIFBytes
+        self.maxChunksBeforeImageData = maxChunksBeforeImageData
     }
 
     /// Throws unless `width × height` is positive and within the limits (`tooLarge`,

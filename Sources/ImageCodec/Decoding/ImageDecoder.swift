@@ -26,28 +26,15 @@ public struct ImageDecoder: Sendable {
     /// Decodes `data` like `decode(_:)`, and also returns the header and the warnings the
     /// decoder tolerated.
     public func decodeImage(_ data: Data) throws(ImageCodecError) -> DecodedImage {
-        let format = try ImageFormat.sniff(data)
-        var decoded = try data.withBytes { (bytes) throws(ImageCodecError) in
-            switch format {
-            case .jpeg: try JPEGDecoder.decode(bytes, options: options)
-            case .png: try PNGDecoder.decode(bytes, options: options)
-            }
-        }
-        if options.grayscale { decoded.bitmap = decoded.bitmap.grayscaled() }
-        return decoded
+        try ImageSource(data: data, limits: options.limits, strict: !options.allowsPartialImages).decode(options)
     }
 
     /// What decoding `data` would do (output size, DCT scale, peak memory), from its header
     /// alone: cheap enough to call before deciding whether to decode now. `data` may be only
     /// the start of the file, as long as it holds the whole header (else `truncatedData`).
+    /// To decode the same bytes afterwards, read them once with ``ImageSource`` instead.
     public func plan(_ data: Data) throws(ImageCodecError) -> DecodePlan {
-        let format = try ImageFormat.sniff(data)
-        return try data.withBytes { (bytes) throws(ImageCodecError) in
-            switch format {
-            case .jpeg: try JPEGDecoder.plan(bytes, options: options)
-            case .png: try PNGDecoder.plan(bytes, options: options)
-            }
-        }
+        try ImageSource(data: data, limits: options.limits).plan(options)
     }
 
     /// Reads and decodes the file at `url`; a file that cannot be read is an `io` error.
@@ -61,13 +48,7 @@ public struct ImageDecoder: Sendable {
 
     /// Reads only the header: format, size, orientation, alpha, depth, colour model.
     public static func header(of data: Data, limits: DecodingLimits = DecodingLimits()) throws(ImageCodecError) -> ImageHeader {
-        let format = try ImageFormat.sniff(data)
-        return try data.withBytes { (bytes) throws(ImageCodecError) in
-            switch format {
-            case .jpeg: try JPEGDecoder.header(bytes, limits: limits)
-            case .png: try PNGDecoder.header(bytes)
-            }
-        }
+        try ImageSource(data: data, limits: limits).header
     }
 
     /// Reads only the header of the file at `url`; an unreadable file is an `io` error.

@@ -2,54 +2,40 @@ import CImageCodecShim
 
 /// JPEG header probe and scaled, cropped decode on top of libjpeg-turbo.
 enum JPEGDecoder {
-    static func header(_ bytes: UnsafeRawBufferPointer, limits: DecodingLimits) throws(ImageCodecError) -> ImageHeader {
-        let decompressor = try JPEGDecompressor(bytes: bytes, strict: true, limits: limits)
+    /// A decompressor that has read the header, and what the plan needs of it.
+    static func open(_ bytes: UnsafeRawBufferPointer, strict: Bool, limits: DecodingLimits)
+        throws(ImageCodecError) -> (JPEGDecompressor, ImageHeader, JPEGLayout) {
+        let decompressor = try JPEGDecompressor(bytes: bytes, strict: strict, limits: limits)
         try decompressor.readHeader()
-        return header(of: decompressor)
+        return (decompressor, header(of: decompressor), JPEGLayout(decompressor.info.pointee))
     }
 
-    /// A decode set up to the point where pixels would be read: header read, size planned, DCT
-    /// scale and output colour space chosen.
+    /// A decode set up to the point where pixels would be read: size planned, DCT scale and
+    /// output colour space chosen. Computed from the header alone, so planning needs no reader.
     private struct Setup {
-        let decompressor: JPEGDecompressor
-        let header: ImageHeader
         /// In the stored orientation.
         let plan: ResizePlan
         let numerator: Int
-        /// The DCT-scaled size libjpeg would deliver, and the part of it the output shows.
+        /// The DCT-scaled size libjpeg will deliver, and the part of it the output shows.
         let window: RowWindow
         let format: PixelFormat
         let lumaOnly: Bool
     }
 
-    private static func setUp(_ bytes: UnsafeRawBufferPointer, options: DecodingOptions) throws(ImageCodecError) -> Setup {
-        let decompressor = try JPEGDecompressor(bytes: bytes, strict: !options.allowsPartialImages, limits: options.limits)
-        try decompressor.readHeader()
-        let header = header(of: decompressor)
+    private static func setUp(_ header: ImageHeader, _ layout: JPEGLayout, options: DecodingOptions) throws(ImageCodecError) -> Setup {
         // Before jpeg_start_decompress: that is where a progressive JPEG allocates its
         // whole-image coefficient buffer.
         try options.limits.check(width: header.width, height: header.height)
         let plan = try options.storedPlan(for: header)
-
-        let info = decompressor.info
         let tuning = options.tuning
         let numerator = TargetSize.jpegScaleNumerator(crop: plan.crop, target: (plan.width, plan.height), headroom: tuning.dctHeadroom,
                                                       boxHeadroom: tuning.boxScaleHeadroom,
                                                       boxScales: tuning.libjpegReducedIDCT ? TargetSize.libjpegBoxScales : TargetSize.boxScales,
                                                       powerOfTwoOnly: tuning.powerOfTwoScalesOnly)
-        info.pointee.scale_num = UInt32(numerator)
-        info.pointee.scale_denom = 8
-        info.pointee.do_fancy_upsampling = tuning.fancyUpsampling ? 1 : 0
-        if tuning.fastIDCT { info.pointee.dct_method = JDCT_IFAST }
         // YCbCr → gray is the Y channel as stored; CMYK has no such shortcut (converted after).
-        let lumaOnly = options.grayscale && header.colorModel == .rgb && info.pointee.jpeg_color_space == JCS_YCbCr
-        info.pointee.out_color_space = switch header.colorModel {
-        case .gray: JCS_GRAYSCALE
-        case .cmyk: JCS_CMYK
-        case .rgb, .palette: lumaOnly ? JCS_GRAYSCALE : JCS_RGB
-        }
-        try decompressor.calculateOutputDimensions()
-        let scaled = (width: Int(info.pointee.output_width), height: Int(info.pointee.output_height))
+        let lumaOnly = options.grayscale && header.colorModel == .rgb && layout.isYCbCr
+        // libjpeg's jpeg_calc_output_dimensions: the scaled size, rounded up.
+        let scaled = (width: (header.width * numerator + 7) / 8, height: (header.height * numerator + 7) / 8)
         // The crop in DCT-scaled pixels: exactly M/8 of a stored pixel each. libjpeg rounds the
         // scaled size up (a 3837-row image at 4/8 has 1919 rows, the last one half outside the
         // image); taking 1919/3837 as the factor instead would stretch the image by up to a
@@ -57,40 +43,67 @@ enum JPEGDecoder {
         // SSIM at 4/8 and 5/8.
         let scale = Double(numerator) / 8
         let crop = plan.crop.scaled(scale, scale)
-        return Setup(decompressor: decompressor, header: header, plan: plan, numerator: numerator,
-                     window: RowWindow(rowWidth: scaled.width, rowCount: scaled.height, crop: crop),
+        return Setup(plan: plan, numerator: numerator, window: RowWindow(rowWidth: scaled.width, rowCount: scaled.height, crop: crop),
                      format: header.colorModel == .gray || lumaOnly ? .gray : .rgb, lumaOnly: lumaOnly)
     }
 
-    static func plan(_ bytes: UnsafeRawBufferPointer, options: DecodingOptions) throws(ImageCodecError) -> DecodePlan {
-        let setup = try setUp(bytes, options: options)
-        let info = setup.decompressor.info.pointee
-        let components = Int(info.num_components)
-        var memory = setup.window.rowWidth * components                    // our scanline buffer
-            + setup.window.rowWidth * components * Int(info.max_v_samp_factor) * 8 * 3  // libjpeg's sample rows
-            + RowSinks.plannedBytes(window: setup.window, target: (setup.plan.width, setup.plan.height), format: setup.format)
+    /// Sets the decompressor's output parameters for `setup` and checks that libjpeg agrees on
+    /// the scaled size the plan was made for.
+    private static func configure(_ decompressor: JPEGDecompressor, _ header: ImageHeader, _ setup: Setup,
+                                  tuning: DecodingTuning) throws(ImageCodecError) {
+        let info = decompressor.info
+        info.pointee.scale_num = UInt32(setup.numerator)
+        info.pointee.scale_denom = 8
+        info.pointee.do_fancy_upsampling = tuning.fancyUpsampling ? 1 : 0
+        info.pointee.dct_method = tuning.fastIDCT ? JDCT_IFAST : JDCT_ISLOW
+        info.pointee.out_color_space = switch header.colorModel {
+        case .gray: JCS_GRAYSCALE
+        case .cmyk: JCS_CMYK
+        case .rgb, .palette: setup.lumaOnly ? JCS_GRAYSCALE : JCS_RGB
+        }
+        try decompressor.calculateOutputDimensions()
+        guard Int(info.pointee.output_width) == setup.window.rowWidth, Int(info.pointee.output_height) == setup.window.rowCount else {
+            throw .corruptData("libjpeg scales to \(info.pointee.output_width)×\(info.pointee.output_height), not the planned "
+                               + "\(setup.window.rowWidth)×\(setup.window.rowCount)")
+        }
+    }
+
+    /// What libjpeg allocates for a decode at `setup` beyond the header read: its sample rows,
+    /// and a progressive or multi-scan file's whole-image coefficient buffer.
+    private static func libraryBytes(_ layout: JPEGLayout, _ setup: Setup) -> Int {
+        var memory = setup.window.rowWidth * layout.components.count * layout.maxVerticalSampling * 8 * 3
         // Progressive (or otherwise multi-scan) files keep every DCT coefficient until the last scan.
-        if info.progressive_mode != 0 || Int(info.comps_in_scan) < components {
-            for index in 0..<components {
-                let component = info.comp_info[index]
-                let blocksWide = roundUp(Int(component.width_in_blocks), to: Int(component.h_samp_factor))
-                let blocksHigh = roundUp(Int(component.height_in_blocks), to: Int(component.v_samp_factor))
+        if layout.isMultiScan {
+            for component in layout.components {
+                let blocksWide = roundUp(component.widthInBlocks, to: component.horizontalSampling)
+                let blocksHigh = roundUp(component.heightInBlocks, to: component.verticalSampling)
                 memory += blocksWide * blocksHigh * 64 * 2
             }
         }
-        return DecodePlan(header: setup.header, plan: setup.plan, scaleNumerator: setup.numerator, decodeBytes: memory,
+        return memory
+    }
+
+    static func plan(_ header: ImageHeader, _ layout: JPEGLayout, heldBytes: Int, options: DecodingOptions) throws(ImageCodecError) -> DecodePlan {
+        let setup = try setUp(header, layout, options: options)
+        let memory = heldBytes + libraryBytes(layout, setup)
+            + setup.window.rowWidth * layout.components.count  // our scanline buffer
+            + RowSinks.plannedBytes(window: setup.window, target: (setup.plan.width, setup.plan.height), format: setup.format)
+        return DecodePlan(header: header, plan: setup.plan, scaleNumerator: setup.numerator, decodeBytes: memory,
                           channels: setup.format.channels, appliesOrientation: options.appliesOrientation)
     }
 
-    static func decode(_ bytes: UnsafeRawBufferPointer, options: DecodingOptions) throws(ImageCodecError) -> DecodedImage {
-        let setup = try setUp(bytes, options: options)
-        let (decompressor, header, plan, window) = (setup.decompressor, setup.header, setup.plan, setup.window)
+    static func decode(_ decompressor: JPEGDecompressor, _ header: ImageHeader, _ layout: JPEGLayout,
+                       options: DecodingOptions) throws(ImageCodecError) -> DecodedImage {
+        let setup = try setUp(header, layout, options: options)
+        let (plan, window) = (setup.plan, setup.window)
+        decompressor.setStrict(!options.allowsPartialImages)
+        try configure(decompressor, header, setup, tuning: options.tuning)
         let info = decompressor.info
-        let layout: ColorLayout = header.colorModel == .cmyk ? .cmyk(inverted: info.pointee.saw_Adobe_marker != 0) : ColorLayout(setup.format)
+        let colorLayout: ColorLayout = header.colorModel == .cmyk ? .cmyk(inverted: info.pointee.saw_Adobe_marker != 0) : ColorLayout(setup.format)
         // Luma straight from the Y channel is for quality metrics, which compare like with like:
         // no colour management there.
         let colorPlan = setup.lumaOnly ? ColorPlan()
-            : ColorPlan.make(profile: try decompressor.iccProfile(), layout: layout, management: options.colorManagement)
+            : ColorPlan.make(profile: try iccProfile(decompressor), layout: colorLayout, management: options.colorManagement)
 
         try decompressor.startDecompress()
         // Crop while decoding: columns outside the iMCU-aligned span that covers the crop, and rows
@@ -111,8 +124,16 @@ enum JPEGDecoder {
 
         let bitmap = Bitmap(unchecked: plan.width, height: plan.height, format: setup.format,
                             pixels: try sink.finish(), iccProfile: colorPlan.outputProfile)
+        var warnings = decompressor.warnings + (colorPlan.warning.map { [$0] } ?? [])
+        if decompressor.iccProfileDropped { warnings.append(ICCProfileLimit.warning(options.limits)) }
         return DecodedImage(bitmap: options.appliesOrientation ? bitmap.applying(header.orientation) : bitmap, header: header,
-                            warnings: decompressor.warnings + (colorPlan.warning.map { [$0] } ?? []))
+                            warnings: warnings)
+    }
+
+    /// The ICC profile the APP2 chunks hold, unless they passed `maxICCProfileBytes` (then the
+    /// image is read as sRGB, with a warning).
+    private static func iccProfile(_ decompressor: JPEGDecompressor) throws(ImageCodecError) -> [UInt8]? {
+        decompressor.iccProfileDropped ? nil : try decompressor.iccProfile()
     }
 
     private static func header(of decompressor: JPEGDecompressor) -> ImageHeader {

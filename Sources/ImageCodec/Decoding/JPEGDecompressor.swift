@@ -1,18 +1,22 @@
 import CImageCodecShim
 
-/// One libjpeg decompressor, alive for one header read or decode.
+/// One libjpeg decompressor, alive from a header read to the end of one decode.
 ///
 /// Every libjpeg call goes through the C shim, which catches libjpeg's longjmp-based errors and
-/// returns a status; `check` turns that status into an `ImageCodecError`.
+/// returns a status; `check` turns that status into an `ImageCodecError`. The shim counts what
+/// libjpeg allocates (`memory`) and keeps only the markers the engine uses: the first EXIF
+/// APP1, and APP2 ICC chunks up to `DecodingLimits.maxICCProfileBytes`.
 final class JPEGDecompressor {
     private let handle: OpaquePointer
-    private let limits: DecodingLimits
+    let limits: DecodingLimits
 
-    /// `bytes` must stay valid for the lifetime of the decompressor.
-    init(bytes: UnsafeRawBufferPointer, strict: Bool, limits: DecodingLimits) throws(ImageCodecError) {
+    /// Reads from `bytes`, which must stay valid until the next call or be handed again with
+    /// `rebase(_:)` (the caller's buffer may move between calls). `maxMemory` is libjpeg's own
+    /// ceiling for its whole-image buffers (by default the limits').
+    init(bytes: UnsafeRawBufferPointer, strict: Bool, limits: DecodingLimits, maxMemory: Int? = nil) throws(ImageCodecError) {
         guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { throw .truncatedData }
-        guard let handle = iec_jpeg_decoder_create(base, bytes.count, strict ? 1 : 0,
-                                                   limits.jpegMemoryLimit, Int32(clamping: limits.maxProgressiveScans)) else {
+        guard let handle = iec_jpeg_decoder_create(base, bytes.count, strict ? 1 : 0, maxMemory ?? limits.jpegMemoryLimit,
+                                                   Int32(clamping: limits.maxProgressiveScans), limits.maxICCProfileBytes) else {
             throw .outOfMemory
         }
         self.handle = handle
@@ -21,6 +25,28 @@ final class JPEGDecompressor {
     }
 
     deinit { iec_jpeg_decoder_destroy(handle) }
+
+    /// The same bytes at the address they have now.
+    func rebase(_ bytes: UnsafeRawBufferPointer) {
+        guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
+        iec_jpeg_decoder_rebase(handle, base, bytes.count)
+    }
+
+    /// Whether damage warnings fail the calls from now on.
+    func setStrict(_ strict: Bool) { iec_jpeg_decoder_set_strict(handle, strict ? 1 : 0) }
+
+    /// What libjpeg holds now and at most so far, and its ceiling (0: none).
+    var memory: LibraryMemory { LibraryMemory(iec_jpeg_decoder_memory(handle)) }
+
+    /// Caps what libjpeg may hold from now on; an allocation past it fails the call with
+    /// `limitExceeded`.
+    func limitMemory(to bytes: Int) { iec_jpeg_decoder_set_memory_limit(handle, bytes) }
+
+    /// True when the file's ICC chunks passed `maxICCProfileBytes` and were dropped whole.
+    var iccProfileDropped: Bool { iec_jpeg_decoder_icc_dropped(handle) != 0 }
+
+    /// Bytes of ICC chunks held, dropped ones included: about the size of the profile they make.
+    var iccProfileBytes: Int { Int(clamping: iec_jpeg_decoder_icc_bytes(handle)) }
 
     var info: UnsafeMutablePointer<jpeg_decompress_struct> { iec_jpeg_decoder_info(handle) }
 
@@ -103,6 +129,8 @@ final class JPEGDecompressor {
         case IEC_OUT_OF_MEMORY:
             throw .tooLarge(width: Int(info.pointee.image_width), height: Int(info.pointee.image_height),
                             limit: limits.maxPixelCount)
+        case IEC_LIMIT_EXCEEDED:
+            throw .limitExceeded("libjpeg needed more memory than the decode plan allows (\(memory.limit) bytes)")
         default:
             let message = String(cString: iec_jpeg_decoder_message(handle))
             let code = iec_jpeg_decoder_message_code(handle)

@@ -3,57 +3,68 @@ import CImageCodecShim
 /// PNG header probe and decode on top of libpng: every colour type, bit depths 1-16, palette,
 /// tRNS and Adam7, always delivered as 8-bit gray, gray+alpha, RGB or RGBA.
 enum PNGDecoder {
-    static func header(_ bytes: UnsafeRawBufferPointer) throws(ImageCodecError) -> ImageHeader {
-        let reader = try PNGReader(bytes: bytes)
-        return header(from: try reader.readHeader())
+    /// A reader that has read the header (and the ICC profile, within its limit).
+    static func open(_ bytes: UnsafeRawBufferPointer, limits: DecodingLimits) throws(ImageCodecError) -> (PNGReader, ImageHeader) {
+        let chunks = try PNGChunkScan(bytes, limits: limits)
+        let reader = try PNGReader(bytes: bytes, limits: limits)
+        let raw = try reader.readHeader()
+        let orientation = chunks.exif.flatMap { range in
+            ExifReader.orientation(tiff: UnsafeRawBufferPointer(rebasing: bytes[range.prefix(limits.maxEXIFBytes)]))
+        }
+        return (reader, header(from: raw, orientation: orientation ?? .up))
     }
 
-    /// A decode set up to the point where rows would be read.
+    /// A decode set up to the point where rows would be read, from the header alone.
     private struct Setup {
-        let reader: PNGReader
-        let header: ImageHeader
-        let iccProfile: [UInt8]?
         /// In the stored orientation.
         let plan: ResizePlan
         let window: RowWindow
         let format: PixelFormat
-        let rowBytes: Int
         let passes: Int
+        var rowBytes: Int { window.rowWidth * format.channels }
     }
 
-    private static func setUp(_ bytes: UnsafeRawBufferPointer, options: DecodingOptions) throws(ImageCodecError) -> Setup {
-        let reader = try PNGReader(bytes: bytes)
-        let raw = try reader.readHeader()
-        let header = header(from: raw)
+    private static func setUp(_ header: ImageHeader, options: DecodingOptions) throws(ImageCodecError) -> Setup {
         try options.limits.check(width: header.width, height: header.height)
         let plan = try options.storedPlan(for: header)
-        let iccProfile = raw.icc_profile.map { Array(UnsafeBufferPointer(start: $0, count: Int(raw.icc_length))) }
-        let layout = try reader.configureEightBitOutput()
-        guard let format = PixelFormat(rawValue: Int(layout.channels)),
-              layout.row_bytes == header.width * format.channels else {
-            throw .corruptData("unexpected PNG row layout: \(layout.channels) channels, \(layout.row_bytes) bytes per row")
+        // What iec_png_configure_8bit makes of the file: palette and low depths expanded, tRNS
+        // as alpha, 16 bits scaled to 8.
+        let format: PixelFormat = switch (header.colorModel, header.hasAlpha) {
+        case (.gray, false): .gray
+        case (.gray, true): .grayAlpha
+        case (_, false): .rgb
+        case (_, true): .rgba
         }
-        return Setup(reader: reader, header: header, iccProfile: iccProfile, plan: plan,
-                     window: RowWindow(rowWidth: header.width, rowCount: header.height, crop: plan.crop),
-                     format: format, rowBytes: layout.row_bytes, passes: Int(layout.passes))
+        return Setup(plan: plan, window: RowWindow(rowWidth: header.width, rowCount: header.height, crop: plan.crop),
+                     format: format, passes: header.progressive ? 7 : 1)
     }
 
-    static func plan(_ bytes: UnsafeRawBufferPointer, options: DecodingOptions) throws(ImageCodecError) -> DecodePlan {
-        let setup = try setUp(bytes, options: options)
-        // libpng keeps the previous and current row at the stored depth (16 bits: twice the
-        // bytes) and zlib's 32 KB window; an interlaced file needs the window's rows whole.
-        let sourceRowBytes = setup.rowBytes * (setup.header.bitDepth == 16 ? 2 : 1)
-        var memory = setup.rowBytes + 2 * sourceRowBytes + (64 << 10)
+    /// What libpng allocates for a decode beyond the header read: the previous and current row
+    /// at the stored depth (16 bits: twice the bytes) and zlib's inflate window and state.
+    private static func libraryBytes(_ header: ImageHeader, _ setup: Setup) -> Int {
+        let sourceRowBytes = setup.rowBytes * (header.bitDepth == 16 ? 2 : 1)
+        return setup.rowBytes + 2 * sourceRowBytes + (64 << 10)
+    }
+
+    static func plan(_ header: ImageHeader, heldBytes: Int, options: DecodingOptions) throws(ImageCodecError) -> DecodePlan {
+        let setup = try setUp(header, options: options)
+        // An interlaced file needs the window's rows whole.
+        var memory = heldBytes + libraryBytes(header, setup) + setup.rowBytes
             + RowSinks.plannedBytes(window: setup.window, target: (setup.plan.width, setup.plan.height), format: setup.format)
         if setup.passes > 1 { memory += setup.rowBytes * (setup.window.rows.count + 1) }
-        return DecodePlan(header: setup.header, plan: setup.plan, scaleNumerator: 8, decodeBytes: memory,
+        return DecodePlan(header: header, plan: setup.plan, scaleNumerator: 8, decodeBytes: memory,
                           channels: setup.format.channels, appliesOrientation: options.appliesOrientation)
     }
 
-    static func decode(_ bytes: UnsafeRawBufferPointer, options: DecodingOptions) throws(ImageCodecError) -> DecodedImage {
-        let setup = try setUp(bytes, options: options)
-        let (reader, header, plan, format) = (setup.reader, setup.header, setup.plan, setup.format)
-        let colorPlan = ColorPlan.make(profile: setup.iccProfile, layout: ColorLayout(format), management: options.colorManagement)
+    static func decode(_ reader: PNGReader, _ header: ImageHeader, options: DecodingOptions) throws(ImageCodecError) -> DecodedImage {
+        let setup = try setUp(header, options: options)
+        let (plan, format) = (setup.plan, setup.format)
+        let iccProfile = reader.iccProfile
+        let layout = try reader.configureEightBitOutput()
+        guard Int(layout.channels) == format.channels, layout.row_bytes == setup.rowBytes, Int(layout.passes) == setup.passes else {
+            throw .corruptData("unexpected PNG row layout: \(layout.channels) channels, \(layout.row_bytes) bytes per row, \(layout.passes) passes")
+        }
+        let colorPlan = ColorPlan.make(profile: iccProfile, layout: ColorLayout(format), management: options.colorManagement)
         // Every row is inflated (zlib has no skipping), but only the crop's rows and columns reach
         // the resampler.
         let sink = RowSinks.make(window: setup.window, inputChannels: format.channels, target: (plan.width, plan.height), format: format,
@@ -64,7 +75,7 @@ enum PNGDecoder {
         } else {
             try readSequential(reader, rowBytes: setup.rowBytes, height: header.height, into: sink)
         }
-        var warnings = colorPlan.warning.map { [$0] } ?? []
+        var warnings = (colorPlan.warning.map { [$0] } ?? []) + iccWarnings(reader, options.limits)
         do {
             try reader.readEnd()
         } catch {
@@ -79,15 +90,20 @@ enum PNGDecoder {
                             warnings: warnings)
     }
 
-    private static func header(from raw: iec_png_header) -> ImageHeader {
+    /// libpng drops an iCCP whose profile passes `maxICCProfileBytes` with a warning that
+    /// names the limit ("exceeds application limits"): the image is then read as sRGB.
+    private static func iccWarnings(_ reader: PNGReader, _ limits: DecodingLimits) -> [DecodingWarning] {
+        reader.warnings.contains { $0.hasPrefix("iCCP") && $0.contains("exceeds application limits") } ? [ICCProfileLimit.warning(limits)] : []
+    }
+
+    private static func header(from raw: iec_png_header, orientation: ExifOrientation) -> ImageHeader {
         let colorType = raw.color_type
         let model: ColorModel = switch colorType {
         case PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA: .gray
         case PNG_COLOR_TYPE_PALETTE: .palette
         default: .rgb
         }
-        let orientation = raw.exif.flatMap { ExifReader.orientation(tiff: UnsafeBufferPointer(start: $0, count: Int(raw.exif_length))) }
-        return ImageHeader(format: .png, width: Int(raw.width), height: Int(raw.height), orientation: orientation ?? .up,
+        return ImageHeader(format: .png, width: Int(raw.width), height: Int(raw.height), orientation: orientation,
                            hasAlpha: colorType & PNG_COLOR_MASK_ALPHA != 0 || raw.has_transparency_chunk != 0,
                            bitDepth: Int(raw.bit_depth), colorModel: model, progressive: raw.interlaced != 0)
     }

@@ -20,6 +20,11 @@ public enum ImageCodecError: Error, Sendable, Hashable, CustomStringConvertible 
     case tooLarge(width: Int, height: Int, limit: Int)
     /// A side of the image is longer than `DecodingLimits.maxDimension` (`limit`).
     case dimensionTooLarge(width: Int, height: Int, limit: Int)
+    /// The file needs more than a limit allows beyond its pixel size: more chunks before a
+    /// PNG's pixels than ``DecodingLimits/maxChunksBeforeImageData``, or more memory while
+    /// decoding than its plan counts (a header that understates what its data makes the
+    /// library hold). The message names which.
+    case limitExceeded(String)
     /// An allocation failed while decoding or encoding.
     case outOfMemory
     /// Reading or writing `path` failed with `errno` (`ENOENT`, `EACCES`, `EISDIR`, `EFBIG` for a
@@ -73,6 +78,7 @@ public enum ImageCodecError: Error, Sendable, Hashable, CustomStringConvertible 
             "image too large: \(width)×\(height) exceeds the limit of \(limit) pixels"
         case .dimensionTooLarge(let width, let height, let limit):
             "image too large: \(width)×\(height) has a side longer than the limit of \(limit) pixels"
+        case .limitExceeded(let message): "over a decoding limit: \(message)"
         case .outOfMemory: "out of memory"
         case .io(let path, let code): "\(path): \(Self.reason(code))"
         case .encodingFailed(let message): "encoding failed: \(message)"

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Internal parsers opened to the fuzz targets in `Fuzz/` (`@_spi(Fuzzing) import ImageCodec`):
 /// not API, and absent from the documentation.
 @_spi(Fuzzing)
@@ -34,6 +36,37 @@ public enum FuzzingEntryPoints {
     /// quality (1...100), from an input's first byte.
     public static func roundTrip(selector: UInt8) -> (options: DecodingOptions, quality: Int) {
         (DecodingOptions(maxPixelSize: 128, allowsPartialImages: selector & 1 != 0, limits: fuzzingLimits), 1 + Int(selector) % 100)
+    }
+
+    /// Reads the header as the header targets do, and traps when the read allocated more in the
+    /// libraries than `DecodePlan.headerOverheadBytes` beyond twice the profile it keeps: an
+    /// input over the bound is a finding, however the process's memory looks.
+    public static func boundedHeader(_ data: Data) -> ImageHeader? {
+        guard let source = try? ImageSource(data: data, limits: fuzzingLimits) else { return nil }
+        checkHeaderBound(source)
+        return source.header
+    }
+
+    /// Decodes with the options `selector` picks (see `decodingOptions(selector:)`), checking the
+    /// header read's bound as `boundedHeader` does. The decode runs under its plan's ceiling; what
+    /// libjpeg and libpng allocate after the header read follows from the header alone, so a
+    /// decode that hits the ceiling means the plan undercounts: a trap, so the fuzzer reports it.
+    public static func boundedDecode(_ data: Data, selector: UInt8) -> DecodedImage? {
+        let options = decodingOptions(selector: selector)
+        guard let source = try? ImageSource(data: data, limits: options.limits, strict: !options.allowsPartialImages) else { return nil }
+        checkHeaderBound(source)
+        do throws(ImageCodecError) {
+            return try source.decode(options)
+        } catch .limitExceeded(let message) where message.hasPrefix("lib") {
+            preconditionFailure("the decode passed its plan's ceiling: \(message)")
+        } catch {
+            return nil
+        }
+    }
+
+    private static func checkHeaderBound(_ source: ImageSource) {
+        let bound = DecodePlan.headerOverheadBytes + 2 * min(source.profileBytes, source.limits.maxICCProfileBytes)
+        precondition(source.headerPeakBytes <= bound, "the header read allocated \(source.headerPeakBytes) bytes, over its bound of \(bound)")
     }
 
     private static let fuzzingLimits = DecodingLimits(maxPixelCount: 4_000_000, maxProgressiveScans: 100)

@@ -24,7 +24,11 @@ int test_jpeg_write_cmyk(uint32_t width, uint32_t height, const uint8_t *cmyk, i
                          const uint8_t *icc_profile, unsigned int icc_length,
                          uint8_t **out, unsigned long *out_length);
 /// Writes an RGB JPEG with a restart interval (in MCUs, 0 for none), optionally progressive:
-/// features the engine's own encoder does not produce.
+/// features the engine's own encoder does not produce. `progressive`: 0 baseline, 1 libjpeg's
+/// simple progression, N > 1 one scan per AC coefficient, component and bit over N bits
+/// (1 + 189 × N scans).
 int test_jpeg_write_rgb(uint32_t width, uint32_t height, const uint8_t *rgb, int quality, int restart_interval,
                         int progressive, uint8_t **out, unsigned long *out_length);
+/// zlib's deflate at level 9 (for hand-made PNG chunks). *out is malloc'd.
+int test_deflate(const uint8_t *input, size_t length, uint8_t **out, size_t *out_length);
 #endif

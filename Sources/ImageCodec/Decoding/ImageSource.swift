@@ -1,0 +1,162 @@
+import Foundation
+import Locking
+
+/// An encoded JPEG or PNG whose header has been read once: format, size, orientation, and what
+/// the engine keeps of its metadata (the first EXIF block, an ICC profile within
+/// ``DecodingLimits/maxICCProfileBytes``).
+///
+/// The library reader that read the header stays open, so that ``plan(_:)`` needs no reader at
+/// all and the first ``decode(_:)`` goes on from where the header read stopped instead of
+/// parsing the same bytes again. A service that checks a download, plans its memory and then
+/// decodes it reads the header once.
+///
+/// ```swift
+/// let source = try ImageSource(data: data)
+/// print(source.header.displayWidth, source.header.displayHeight)
+/// let options = DecodingOptions(resize: .fill(width: 400, height: 400))
+/// let plan = try source.plan(options)           // admit plan.memoryBytes, then:
+/// let thumbnail = try source.decode(options).bitmap
+/// ```
+///
+/// Safe to share between tasks: the open reader goes to the first decode; a later or concurrent
+/// decode opens its own.
+public final class ImageSource: @unchecked Sendable, Equatable {
+    /// The encoded bytes.
+    public let data: Data
+    /// What the header says.
+    public let header: ImageHeader
+    /// The limits the header was read under.
+    public let limits: DecodingLimits
+    /// What a plan needs of the header beyond `header`.
+    let layout: Layout
+    /// Bytes the reader's library held after the header read, kept metadata included: a decode
+    /// goes on holding them (counted in every plan).
+    let headerBytes: Int
+    /// The most the library held during the header read.
+    let headerPeakBytes: Int
+    /// Size of the ICC profile the header read holds (0: none), or of the chunks it held before
+    /// dropping a profile over the limit.
+    let profileBytes: Int
+
+    enum Layout: Sendable, Hashable {
+        case jpeg(JPEGLayout)
+        case png
+    }
+
+    private enum Reader {
+        case jpeg(JPEGDecompressor)
+        case png(PNGReader)
+
+        var memory: LibraryMemory {
+            switch self {
+            case .jpeg(let decompressor): decompressor.memory
+            case .png(let reader): reader.memory
+            }
+        }
+    }
+
+    /// Guards `reader` and `reads`: every use of the reader happens after taking it out.
+    private let lock = Lock()
+    private var reader: Reader?
+    private var reads = 1
+
+    /// How many times these bytes' header has been read: 1, plus one for each decode that
+    /// could not take over the first read's reader.
+    var headerReads: Int { lock.withLock { reads } }
+
+    /// True until a decode takes over the header read's reader.
+    var holdsReader: Bool { lock.withLock { reader != nil } }
+
+    /// Reads the header of `data` under `limits`. Throws `unsupportedFormat` for bytes that are
+    /// not JPEG or PNG, `truncatedData` when the header is cut short, `limitExceeded` for a PNG
+    /// with more chunks before its pixels than the limit, and `corruptData` for the rest.
+    public convenience init(data: Data, limits: DecodingLimits = DecodingLimits()) throws(ImageCodecError) {
+        try self.init(data: data, limits: limits, strict: true)
+    }
+
+    /// `strict: false` tolerates damage warnings in the header read, for a decode that accepts
+    /// partial images.
+    init(data: Data, limits: DecodingLimits, strict: Bool) throws(ImageCodecError) {
+        let format = try ImageFormat.sniff(data)
+        let (reader, header, layout) = try data.withBytes { (bytes) throws(ImageCodecError) -> (Reader, ImageHeader, Layout) in
+            switch format {
+            case .jpeg:
+                let (decompressor, header, layout) = try JPEGDecoder.open(bytes, strict: strict, limits: limits)
+                return (.jpeg(decompressor), header, .jpeg(layout))
+            case .png:
+                let (reader, header) = try PNGDecoder.open(bytes, limits: limits)
+                return (.png(reader), header, .png)
+            }
+        }
+        self.data = data
+        self.header = header
+        self.limits = limits
+        self.layout = layout
+        let memory = reader.memory
+        (headerBytes, headerPeakBytes) = (memory.current, memory.peak)
+        profileBytes = switch reader {
+        case .jpeg(let decompressor): decompressor.iccProfileBytes
+        case .png(let reader): Int(reader.header?.icc_length ?? 0)
+        }
+        self.reader = reader
+    }
+
+    /// What decoding with `options` would do (output size, DCT scale, peak memory), computed
+    /// from the header: no library call, no allocation beyond the result.
+    public func plan(_ options: DecodingOptions) throws(ImageCodecError) -> DecodePlan {
+        let held = headerBytes + ColorPlan.plannedBytes(profileBytes: profileBytes)
+        return switch layout {
+        case .jpeg(let jpeg): try JPEGDecoder.plan(header, jpeg, heldBytes: held, options: options)
+        case .png: try PNGDecoder.plan(header, heldBytes: held, options: options)
+        }
+    }
+
+    /// Decodes, resizing (and cropping) at decode time as `options.resize` asks. What the
+    /// libraries allocate meanwhile is capped at what `plan(options)` counts for them plus
+    /// ``DecodePlan/decodeOverheadBytes``: a file whose data needs more than its header
+    /// declares fails with `limitExceeded`.
+    public func decode(_ options: DecodingOptions) throws(ImageCodecError) -> DecodedImage {
+        try decodeMeasured(options).image
+    }
+
+    /// `decode(_:)`, and what the library allocated meanwhile (its peak counts from the header
+    /// read's end, so it includes what that read left held). `libraryCeiling` replaces the
+    /// plan's ceiling, for tests.
+    func decodeMeasured(_ options: DecodingOptions, libraryCeiling: Int? = nil)
+        throws(ImageCodecError) -> (image: DecodedImage, memory: LibraryMemory) {
+        let plan = try self.plan(options)
+        let ceiling = libraryCeiling ?? plan.memoryBytes + DecodePlan.decodeOverheadBytes
+        let kept = options.limits == limits ? lock.withLock { () -> Reader? in defer { reader = nil }; return reader } : nil
+        var (decoded, memory) = try data.withBytes { (bytes) throws(ImageCodecError) -> (DecodedImage, LibraryMemory) in
+            let reader: Reader
+            if let kept { reader = kept } else { reader = try reopen(bytes, options: options) }
+            switch reader {
+            case .jpeg(let decompressor):
+                guard case .jpeg(let layout) = layout else { throw .corruptData("the JPEG header changed between reads") }
+                decompressor.rebase(bytes)
+                decompressor.limitMemory(to: ceiling)
+                return (try JPEGDecoder.decode(decompressor, header, layout, options: options), decompressor.memory)
+            case .png(let reader):
+                reader.rebase(bytes)
+                reader.limitMemory(to: ceiling)
+                return (try PNGDecoder.decode(reader, header, options: options), reader.memory)
+            }
+        }
+        if options.grayscale { decoded.bitmap = decoded.bitmap.grayscaled() }
+        return (decoded, memory)
+    }
+
+    /// Equal when they read the same bytes under the same limits (the header follows from them).
+    public static func == (lhs: ImageSource, rhs: ImageSource) -> Bool {
+        lhs === rhs || (lhs.limits == rhs.limits && lhs.data == rhs.data)
+    }
+
+    /// A reader for a second decode, or one under other limits: the header is read again.
+    private func reopen(_ bytes: UnsafeRawBufferPointer, options: DecodingOptions) throws(ImageCodecError) -> Reader {
+        lock.withLock { reads += 1 }
+        return switch layout {
+        case .jpeg: .jpeg(try JPEGDecoder.open(bytes, strict: !options.allowsPartialImages, limits: options.limits).0)
+        case .png: .png(try PNGDecoder.open(bytes, limits: options.limits).0)
+        }
+    }
+}
