@@ -32,8 +32,8 @@ extension ImagePipeline {
             reload.cachePolicy = .reloadIgnoringCache
             return try await loadImage(reload, job: job)
         }
-        let decoded = try await decodes.runOnThread(for: job) { [self] in
-            Result { () throws(ImagePipelineError) in try decode(data, resize: size) }
+        let decoded = try await decodes.runOnThread(for: job) { [self, image = original.image] in
+            Result { () throws(ImagePipelineError) in try decode(data, resize: size, image: image) }
         }
         let bitmap: Bitmap
         switch decoded {

@@ -93,7 +93,7 @@ extension ImagePipeline {
         // 200 and 203 are whole representations; 206 (a range) and the other 2xx are not an image.
         guard [200, 203].contains(response.statusCode) else { throw .badStatus(response.statusCode) }
         let data = response.data
-        try checkHeader(data)
+        let image = try readHeader(data)
         recorder.add(.downloads)
         recorder.add(.bytesDownloaded, data.count)
         switch HTTPFreshness.storage(for: response, to: request.urlRequest, requested: requested, received: received,
@@ -101,21 +101,24 @@ extension ImagePipeline {
         case .none:
             // Not storable: keep nothing, and drop what an earlier response left.
             removeOriginal(key.dataKey)
-            return OriginalData(data: data, info: nil, source: .network, bytesDownloaded: data.count, confirmed: nil)
+            return OriginalData(data: data, info: nil, source: .network, bytesDownloaded: data.count, confirmed: nil, image: image)
         case .store(let info):
             // Kept from here on, even if every request that wanted it is cancelled before its
             // decode: the bytes are whole and their header is sound.
             storeOriginal(data, info: info, forKey: key.dataKey)
-            return OriginalData(data: data, info: info, source: .network, bytesDownloaded: data.count, confirmed: nil)
+            return OriginalData(data: data, info: info, source: .network, bytesDownloaded: data.count, confirmed: nil, image: image)
         }
     }
 
-    /// The format from the bytes (not the Content-Type), and a header within the decoding limits.
-    private func checkHeader(_ data: Data) throws(ImagePipelineError) {
+    /// The bytes' one header read: the format from the bytes (not the Content-Type), and a
+    /// header within the decoding limits. A download's is kept for its decode (`OriginalData.image`);
+    /// cached bytes are read here when they are about to be decoded.
+    func readHeader(_ data: Data) throws(ImagePipelineError) -> ImageSource {
         let limits = configuration.decodingLimits
         do throws(ImageCodecError) {
-            let header = try ImageDecoder.header(of: data, limits: limits)
-            try limits.check(width: header.width, height: header.height)
+            let image = try ImageSource(data: data, limits: limits)
+            try limits.check(width: image.header.width, height: image.header.height)
+            return image
         } catch .unsupportedFormat(let format) {
             throw .notAnImage(format)
         } catch {

@@ -105,8 +105,20 @@ public final class ImagePipeline: Sendable {
         let original = try result.get()
         // Only a revalidation of an image held in memory alone comes without bytes, and this key has no memory validators.
         guard let data = original.data else { throw .notCached }
-        return DataResponse(data: data, source: original.source, bytesDownloaded: original.bytesDownloaded, etag: original.info?.etag,
-                            lastModified: original.info?.lastModified, contentType: original.info?.contentType)
+        let image: ImageSource
+        if let read = original.image {
+            image = read
+        } else {
+            do {
+                image = try readHeader(data)
+            } catch {
+                // Cached bytes whose header does not read are of no use to the next request either.
+                removeOriginal(request.dataKey)
+                throw error
+            }
+        }
+        return DataResponse(image: image, source: original.source, bytesDownloaded: original.bytesDownloaded,
+                            etag: original.info?.etag, lastModified: original.info?.lastModified, contentType: original.info?.contentType)
     }
 
     /// Starts loading the image and returns a handle to follow it, change its priority or
@@ -171,13 +183,16 @@ public final class ImagePipeline: Sendable {
         return statistics
     }
 
-    /// Decodes on the calling thread and counts it.
-    func decode(_ data: Data, resize: Resize?) throws(ImagePipelineError) -> Bitmap {
+    /// Decodes on the calling thread and counts it: from `image`, the header read of a download
+    /// that checked these bytes, or else with a header read of its own.
+    func decode(_ data: Data, resize: Resize?, image: ImageSource? = nil) throws(ImagePipelineError) -> Bitmap {
         recorder.add(.decodes)
-        let decoder = ImageDecoder(options: DecodingOptions(resize: resize, colorManagement: configuration.colorManagement,
-                                                            limits: configuration.decodingLimits))
-        do {
-            return try decoder.decode(data)
+        let limits = configuration.decodingLimits
+        let options = DecodingOptions(resize: resize, colorManagement: configuration.colorManagement, limits: limits)
+        do throws(ImageCodecError) {
+            let source: ImageSource
+            if let image { source = image } else { source = try ImageSource(data: data, limits: limits) }
+            return try source.decode(options).bitmap
         } catch {
             throw .decodingFailed(error)
         }

@@ -1,4 +1,5 @@
 import Foundation
+import ImageCodec
 
 /// The original bytes of an image, what the caches know of them, and where they came from.
 struct OriginalData: Sendable {
@@ -10,4 +11,6 @@ struct OriginalData: Sendable {
     let bytesDownloaded: Int
     /// For `.revalidated`: the validators the server confirmed.
     let confirmed: Validators?
+    /// The header read that checked a download, kept for its decode; nil for cached bytes.
+    var image: ImageSource? = nil
 }

@@ -4,8 +4,9 @@ import ImageCodec
 
 /// What a render needs, fixed before it is shared by the requests that join it.
 struct RenderInput: Sendable {
-    let data: Data
-    let header: ImageHeader
+    /// The source, its header read once by the pipeline.
+    let image: ImageSource
+    var header: ImageHeader { image.header }
     let options: ProcessingOptions
     let format: ProcessingOptions.OutputFormat
     let etag: String
@@ -24,10 +25,10 @@ extension ThumbnailService {
         if resize == nil, max(input.header.displayWidth, input.header.displayHeight) > configuration.maxOutputSide {
             resize = .maxPixelSize(configuration.maxOutputSide)
         }
-        let decoder = ImageDecoder(options: DecodingOptions(resize: resize, limits: limits))
+        let decoding = DecodingOptions(resize: resize, limits: limits)
         let plan: DecodePlan
         do {
-            plan = try decoder.plan(input.data)
+            plan = try input.image.plan(decoding)
         } catch {
             return .failure(ServiceError(error))
         }
@@ -53,7 +54,7 @@ extension ThumbnailService {
             DispatchQueue.global(qos: .userInitiated).async {
                 continuation.resume(returning: Result { () throws(ImageCodecError) -> (Data, Double, Double) in
                     let decodeStarted = ContinuousClock.now
-                    let bitmap = try decoder.decode(input.data)
+                    let bitmap = try input.image.decode(decoding).bitmap
                     let encodeStarted = ContinuousClock.now
                     let data = switch format {
                     case .jpeg: try ImageEncoder.jpeg(bitmap, options: JPEGEncodingOptions(quality: quality))

@@ -73,13 +73,9 @@ extension ThumbnailService {
         if source.source == .memory || source.source == .disk { metrics.recordHit(layer: layer) }
         if source.bytesDownloaded > 0 { metrics.sourceBytes.increment(by: source.bytesDownloaded) }
 
-        let header: ImageHeader
-        do {
-            header = try ImageDecoder.header(of: source.data, limits: limits)
-        } catch {
-            pipeline.removeCachedData(for: sourceRequest(job.source))
-            return .failure(ServiceError(error))
-        }
+        // The pipeline read the header once, checking the download (or the cached bytes): the
+        // render plans and decodes from that read.
+        let header = source.image.header
         let format = job.options.format ?? (header.hasAlpha ? .png : .jpeg)
         let validator = EntityTag.sourceValidator(etag: source.etag, lastModified: source.lastModified, data: source.data)
         let etag = EntityTag.make(sourceValidator: validator, canonicalOptions: job.options.canonical, format: format.rawValue)
@@ -88,7 +84,7 @@ extension ThumbnailService {
         }
 
         let resultKey = job.resultKey(format)
-        let render = RenderInput(data: source.data, header: header, options: job.options, format: format, etag: etag,
+        let render = RenderInput(image: source.image, options: job.options, format: format, etag: etag,
                                  lastModified: source.lastModified, download: timing.download, resultKey: resultKey, source: job.source)
         let result = await renders.result(for: resultKey + "|" + etag, onJoin: { [counters, metrics] in
             counters.addCoalesced()
