@@ -3,6 +3,7 @@
 reach the parsers' branches. Rerun after changing a target's input format:
 
     python3 Fuzz/make_corpus.py [path/to/image-engine]
+    python3 Fuzz/make_corpus.py --bombs     only (re)write the bomb seeds (bomb-*)
 
 Needs Pillow, gcc with libjpeg's headers (for restart-marker and arithmetic-coded JPEGs) and a
 built image-engine (for disk-cache entries and journals).
@@ -16,11 +17,14 @@ import sys
 import tempfile
 import zlib
 
-from PIL import Image, ImageCms
+try:
+    from PIL import Image, ImageCms
+except ImportError:  # --bombs needs no Pillow
+    Image = ImageCms = None
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CORPUS = os.path.join(HERE, "Corpus")
-ENGINE = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "..", ".build", "release", "image-engine")
+ENGINE = sys.argv[1] if len(sys.argv) > 1 and sys.argv[1] != "--bombs" else os.path.join(HERE, "..", ".build", "release", "image-engine")
 
 
 def picture(size=(24, 16), mode="RGB"):
@@ -62,6 +66,16 @@ int main(int argc, char **argv) {
     jpeg_set_defaults(&c); jpeg_set_quality(&c, 70, TRUE);
     c.restart_interval = atoi(argv[2]); c.arith_code = atoi(argv[3]);
     if (atoi(argv[4])) jpeg_simple_progression(&c);
+    int bits = argc > 5 ? atoi(argv[5]) : 0;
+    if (bits > 0) {  /* one scan per AC coefficient, component and bit: 1 + 189 x bits scans */
+        static jpeg_scan_info scans[1 + 3 * 63 * 13]; int n = 0;
+        scans[n++] = (jpeg_scan_info){3, {0, 1, 2, 0}, 0, 0, 0, 0};
+        for (int ci = 0; ci < 3; ci++) for (int k = 1; k < 64; k++) {
+            scans[n++] = (jpeg_scan_info){1, {ci, 0, 0, 0}, k, k, 0, bits - 1};
+            for (int b = bits - 1; b > 0; b--) scans[n++] = (jpeg_scan_info){1, {ci, 0, 0, 0}, k, k, b, b - 1};
+        }
+        c.scan_info = scans; c.num_scans = n;
+    }
     jpeg_start_compress(&c, TRUE);
     unsigned char row[32 * 3];
     while (c.next_scanline < c.image_height) {
@@ -165,6 +179,48 @@ def pngs():
     }
 
 
+def bombs(directory):
+    """Files that ask for far more memory or CPU than their size: what the shim's limits stop
+    (HostileInputBoundsTests has the full-size versions). Kept small; the fuzzer grows them."""
+    text = zlib.compress(b"A" * 1_000_000, 9)
+    rgb = lambda x, y: (x * 40, y * 60, 7)
+    icc = bytearray(8 << 20)
+    icc[0:4] = struct.pack(">I", len(icc))
+    icc[12:24] = b"mntrRGB XYZ "
+    icc[36:40] = b"acsp"
+    special_jpegs(directory)  # builds the libjpeg writer
+    binary = os.path.join(directory, "write")
+
+    def written(*arguments):
+        path = os.path.join(directory, "bomb.jpg")
+        subprocess.run([binary, path, *arguments], check=True)
+        with open(path, "rb") as file:
+            return file.read()
+
+    base = written("0", "0", "0")
+
+    def markers(code, count, payload):
+        return base[:2] + b"".join(b"\xff" + bytes([code]) + struct.pack(">H", len(payload(i)) + 2) + payload(i) for i in range(count)) + base[2:]
+
+    scans = written("0", "0", "0", "3")
+    png_bombs = {
+        "bomb-ztxt": png(2, 2, 2, 8, rgb, extra=b"".join(chunk(b"zTXt", b"k%d\0\0" % i + text) for i in range(20))),
+        "bomb-itxt": png(2, 2, 2, 8, rgb, extra=b"".join(chunk(b"iTXt", b"k%d\0\1\0\0\0" % i + text) for i in range(20))),
+        "bomb-text": png(2, 2, 2, 8, rgb, extra=b"".join(chunk(b"tEXt", b"k%d\0" % i + b"A" * 16000) for i in range(4))),
+        "bomb-splt": png(2, 2, 2, 8, rgb, extra=chunk(b"sPLT", b"p\0\x08" + b"\x07" * 60000)),
+        "bomb-private": png(2, 2, 2, 8, rgb, extra=b"".join(chunk(b"prVt", b"\x09" * 4000) for _ in range(10))),
+        "bomb-iccp": png(2, 2, 2, 8, rgb, extra=chunk(b"iCCP", b"icc\0\0" + zlib.compress(bytes(icc), 9))),
+        "bomb-chunks": png(2, 2, 2, 8, rgb, extra=chunk(b"prVt", b"") * 1000),
+    }
+    jpeg_bombs = {
+        "bomb-app2": markers(0xE2, 1000, lambda i: b"ICC_PROFILE\0" + bytes([i % 255 + 1, 255]) + b"\x03" * 100),
+        "bomb-com": markers(0xFE, 1000, lambda i: b"C" * 100),
+        "bomb-app1": markers(0xE1, 1000, lambda i: b"Exif\0\0" + b"\0" * 100),
+        "bomb-scans": scans,
+    }
+    return jpeg_bombs, png_bombs
+
+
 def cache_files(directory):
     """Entry files and journals made by the engine's own cache."""
     cache = os.path.join(directory, "cache")
@@ -190,20 +246,34 @@ def cache_files(directory):
     return entries, journals
 
 
-def write(target, seeds):
+def write(target, seeds, replace=True):
     directory = os.path.join(CORPUS, target)
-    shutil.rmtree(directory, ignore_errors=True)
-    os.makedirs(directory)
+    if replace:
+        shutil.rmtree(directory, ignore_errors=True)
+    os.makedirs(directory, exist_ok=True)
     for name, data in seeds.items():
         with open(os.path.join(directory, name), "wb") as file:
             file.write(data)
 
 
+def write_bombs(jpeg_bombs, png_bombs, replace):
+    write("jpeg-header", jpeg_bombs, replace)
+    write("png-header", png_bombs, replace)
+    write("jpeg-decode", {f"{name}-2": b"\x02" + data for name, data in jpeg_bombs.items()}, replace)
+    write("png-decode", {f"{name}-2": b"\x02" + data for name, data in png_bombs.items()}, replace)
+
+
 def main():
+    if sys.argv[1:] == ["--bombs"]:
+        # Only the bomb seeds, added to the committed corpora as they are.
+        with tempfile.TemporaryDirectory() as scratch:
+            write_bombs(*bombs(scratch), replace=False)
+        return
     with tempfile.TemporaryDirectory() as scratch:
         jpeg_seeds = jpegs(scratch)
         png_seeds = pngs()
         entries, journals = cache_files(scratch)
+        jpeg_bombs, png_bombs = bombs(scratch)
     selectors = [0, 1, 3, 6, 9, 16]  # the decode targets' first byte picks the options
     write("jpeg-header", jpeg_seeds)
     write("png-header", png_seeds)
@@ -214,6 +284,7 @@ def main():
     write("encode-roundtrip", {f"{name}": bytes([85]) + data for name, data in list(jpeg_seeds.items()) + list(png_seeds.items())})
     write("exif-orientation", {f"tiff-{v}-{'le' if le else 'be'}": tiff_orientation(v, le) for v in (1, 3, 6, 8) for le in (True, False)}
           | {"app1-6": b"Exif\0\0" + tiff_orientation(6)})
+    write_bombs(jpeg_bombs, png_bombs, replace=False)
     write("disk-cache-entry", entries)
     write("journal-replay", journals)
 

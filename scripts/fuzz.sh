@@ -40,16 +40,29 @@ binary="Fuzz/.build/release/$target"
 corpus=$(mktemp -d)
 trap 'rm -rf "$corpus"' EXIT
 cp -r "Fuzz/Corpus/$target/." "$corpus/"
-if [[ -n "$extra" ]]; then find "$extra" -type f -size -2M -exec cp {} "$corpus/" \; ; fi
+if [[ -n "$extra" ]]; then find "$extra" -type f -size -16M -exec cp {} "$corpus/" \; ; fi
 findings="Fuzz/Findings/$target-$(date +%Y%m%d-%H%M%S)"
 mkdir -p "$findings"
+
+# Memory ceilings close to what a run may hold, so that amplification is a finding, not a pass.
+# The header and decode targets take inputs up to 16 MiB (bombs are small files that ask for
+# much): no single allocation may pass 17 MB (libFuzzer's own 16 MiB input buffer is the largest
+# a sound run makes: the targets read the input without a copy, a 4 MP decode's bitmap is 16 MB),
+# and the process stays within 256 MB (header) or 384 MB (decode): measured 137-180 MB over
+# 45 s runs with ASan's quarantine at 32 MB. The header targets also trap when a header read
+# allocates more than its bound (FuzzingEntryPoints.boundedHeader).
+case "$target" in
+    *-header) limits=(-max_len=16777216 -malloc_limit_mb=17 -rss_limit_mb=256) ;;
+    *-decode) limits=(-max_len=16777216 -malloc_limit_mb=17 -rss_limit_mb=384) ;;
+    *) limits=(-max_len=1048576 -rss_limit_mb=2560) ;;
+esac
 
 status=0
 log="$findings/fuzz.log"
 # SWIFT_BACKTRACE: Swift's own crash backtracer, reading memory after ASan aborts, can spin.
-SWIFT_BACKTRACE=enable=no ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:symbolize=1:${ASAN_OPTIONS:-}" \
-    "$binary" "$corpus" -max_total_time="$seconds" -print_final_stats=1 -timeout=10 -rss_limit_mb=2560 \
-    -max_len=1048576 -artifact_prefix="$findings/" 2>&1 | tee "$log" || status=${PIPESTATUS[0]}
+SWIFT_BACKTRACE=enable=no ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:symbolize=1:quarantine_size_mb=32:${ASAN_OPTIONS:-}" \
+    "$binary" "$corpus" -max_total_time="$seconds" -print_final_stats=1 -timeout=10 "${limits[@]}" \
+    -artifact_prefix="$findings/" 2>&1 | tee "$log" || status=${PIPESTATUS[0]}
 # One line for reports: the last status line's coverage and features, and the final statistics.
 last=$(grep -E '^#[0-9]+' "$log" | tail -1 || true)
 runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")

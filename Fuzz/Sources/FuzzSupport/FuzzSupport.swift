@@ -13,8 +13,10 @@ public func runFuzzer(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutableP
     return LLVMFuzzerRunDriver(&count, &arguments, body)
 }
 
-/// The input as `Data` (empty when libFuzzer passes no bytes).
+/// The input as `Data` (empty when libFuzzer passes no bytes), without a copy: libFuzzer keeps
+/// the bytes for the call, and a 16 MiB input copied would be the largest allocation of a run,
+/// hiding the ones `-malloc_limit_mb` is there to catch.
 public func bytes(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Data {
     guard let data, size > 0 else { return Data() }
-    return Data(bytes: data, count: size)
+    return Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: data), count: size, deallocator: .none)
 }

@@ -8,8 +8,7 @@ public func fuzzMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePo
     runFuzzer(argc, argv) { data, size in
         let input = bytes(data, size)
         guard let selector = input.first else { return 0 }
-        let options = FuzzingEntryPoints.decodingOptions(selector: selector)
-        _ = try? ImageDecoder(options: options).decodeImage(input.dropFirst())
+        _ = FuzzingEntryPoints.boundedDecode(input.dropFirst(), selector: selector)
         return 0
     }
 }
