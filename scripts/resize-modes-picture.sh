@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The README's picture of the four resize modes: one 480×300 photo into a 400×400 box with
+# The picture of the four resize modes (ImageCodec's Sizes and gravity article): one 480×300 photo into a 400×400 box with
 # `image-engine thumbnail --size 400x400 --mode M`, each output drawn at its own size on a grey
-# 400×400 cell (the box) with its mode and size, 2×2, into Docs/resize-modes.png.
+# 400×400 cell (the box) with its mode and size, 2×2, into Sources/ImageCodec/Documentation.docc/Resources/resize-modes.png.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 "$root/scripts/install-dependencies.sh" --benchmarks
@@ -12,7 +12,7 @@ source="$root/Tests/Fixtures/small-photos/kite.jpg"
 for mode in fit fill fill-down force; do
     "$root/.build/release/image-engine" thumbnail "$source" --output "$work/$mode" --size 400x400 --mode "$mode" --format png >/dev/null
 done
-/usr/bin/python3 - "$work" "$root/Docs/resize-modes.png" <<'PY'
+/usr/bin/python3 - "$work" "$root/Sources/ImageCodec/Documentation.docc/Resources/resize-modes.png" <<'PY'
 import sys
 from PIL import Image, ImageDraw, ImageFont
 work, output = sys.argv[1:3]
@@ -33,4 +33,4 @@ for index, mode in enumerate(["fit", "fill", "fill-down", "force"]):
     canvas.paste(image, (box[0] + (cell - image.width) // 2, box[1] + (cell - image.height) // 2))
 canvas.save(output, optimize=True)
 PY
-echo "Docs/resize-modes.png" >&2
+echo "Sources/ImageCodec/Documentation.docc/Resources/resize-modes.png" >&2

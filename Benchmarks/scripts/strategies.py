@@ -353,6 +353,9 @@ def charts(raw, path):
     axis.grid(True, which="both", alpha=0.3)
     figure.tight_layout()
     figure.savefig(os.path.join(path, "strategies-time-to-image.png"), dpi=110, bbox_inches="tight")
+    # The same chart in ImagePipeline's "Choosing a cache strategy" article.
+    catalog = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Sources", "ImagePipeline", "Documentation.docc", "Resources")
+    figure.savefig(os.path.join(catalog, "strategies-time-to-image.png"), dpi=110, bbox_inches="tight")
     plt.close(figure)
 
     figure, axes = plt.subplots(len(headline), 1, figsize=(9, 1.35 * len(headline) + 0.8), sharex=True)

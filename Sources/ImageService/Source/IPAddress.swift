@@ -7,7 +7,9 @@ import Darwin
 /// An IPv4 or IPv6 address, as `getaddrinfo` gives it: what a source fetch would connect to,
 /// and what the source policy judges.
 public enum IPAddress: Sendable, Hashable, CustomStringConvertible {
+    /// An IPv4 address, in host byte order (`203.0.113.7` is `0xCB007107`).
     case v4(UInt32)
+    /// An IPv6 address: its 16 bytes, in network order.
     case v6([UInt8])
 
     /// Parses a numeric address in its usual text form (`203.0.113.7`, `2001:db8::1`, with or

@@ -6,7 +6,15 @@ import ImageCodec
 public struct ProcessingOptions: Sendable, Hashable {
     /// imgproxy's resizing types, mapped onto the codec's modes.
     public enum ResizingType: String, Sendable, Hashable, CaseIterable {
-        case fit, fill, fillDown = "fill-down", force
+        /// The codec's `fit`: inside the box, aspect kept.
+        case fit
+        /// The codec's `fill`: exactly the box, cropped by the gravity.
+        case fill
+        /// The codec's `fillDown`: as fill, but a smaller source is only cropped
+        /// to the box's aspect ratio, never enlarged (`enlarge` has no effect).
+        case fillDown = "fill-down"
+        /// The codec's `force`: exactly the box, aspect not kept.
+        case force
         /// `fill` when the source and the box have the same orientation (a square matches
         /// either), else `fit`.
         case auto
@@ -14,18 +22,24 @@ public struct ProcessingOptions: Sendable, Hashable {
 
     /// An output format the service writes.
     public enum OutputFormat: String, Sendable, Hashable {
-        case jpeg, png
+        /// JPEG at the request's quality (`q:`), or the service's default.
+        case jpeg
+        /// PNG: lossless, keeps alpha.
+        case png
 
         /// The `Content-Type` of the format.
         public var contentType: String { self == .jpeg ? "image/jpeg" : "image/png" }
     }
 
+    /// How the source is fitted to the box (`rt:`, or the first argument of `rs:`).
     public var resizingType: ResizingType = .fit
     /// Box width in pixels before `dpr`; 0: by the height (both 0: no resize).
     public var width = 0
     /// Box height in pixels before `dpr`; 0: by the width.
     public var height = 0
+    /// Whether fit and fill may scale a source smaller than the box up (`el:`).
     public var enlarge = false
+    /// What a fill keeps when it crops (`g:`).
     public var gravity: Gravity = .centre
     /// Device pixel ratio: the box is multiplied by it.
     public var dpr = 1.0
