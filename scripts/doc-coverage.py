@@ -2,7 +2,7 @@
 """Lists public symbols of the library products that have no doc comment; exits 1 if any.
 
     swift package dump-symbol-graph --minimum-access-level public --skip-synthesized-members
-    scripts/doc-coverage.py .build/x86_64-unknown-linux-gnu/symbolgraph
+    scripts/doc-coverage.py .build/x86_64-unknown-linux-gnu/symbolgraph MODULE...
 
 A symbol counts as documented when it has its own doc comment, or when it implements a
 protocol requirement (`description`, `hash(into:)`, ...) whose documentation it inherits.
@@ -12,7 +12,7 @@ import json
 import pathlib
 import sys
 
-MODULES = ["ImageCodec", "ImageCache", "ImageBudget", "ImagePipeline", "MultipartForm"]
+MODULES = sys.argv[2:] or ["ImageCodec", "ImageCache", "ImageBudget", "ImagePipeline", "MultipartForm", "ImageService"]
 # Members whose meaning the protocol documents.
 INHERITED = {"description", "debugDescription", "hash(into:)", "==(_:_:)", "<(_:_:)", "init(from:)", "encode(to:)",
              "next()", "makeIterator()", "hashValue", "rawValue", "init(rawValue:)", "allCases", "id",
