@@ -13,6 +13,11 @@ struct CacheCommand: ParsableCommand {
             put-dir and clear (evicting least recently used entries beyond it); get, stats and verify \
             never evict and report the recorded limit. Errors are one line on stderr; the exit status \
             is 1 when an operation failed, 64 for a usage mistake.
+
+            Examples:
+              image-engine cache --dir ~/.cache/images put https://ex.com/1.jpg 1.jpg
+              image-engine cache --dir ~/.cache/images verify
+              image-engine cache --dir ~/.cache/images --size-limit 100MB clear
             """,
         subcommands: [Put.self, PutDirectory.self, Get.self, Stats.self, Verify.self, Clear.self]
     )

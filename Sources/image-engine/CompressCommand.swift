@@ -17,6 +17,10 @@ struct CompressCommand: AsyncParsableCommand {
             stderr naming the file or option (every unreadable input is listed), or with --json one \
             {"error", "failures": [{"input", "error"}]} line on stdout. The exit status is 1 when the \
             set cannot be made or written, 64 for a usage mistake.
+
+            Examples:
+              image-engine compress front.jpg side.jpg --output upload --budget 300KB
+              image-engine compress *.jpg --output up --multipart up/body --field t=x
             """
     )
 

@@ -15,6 +15,10 @@ struct FetchCommand: AsyncParsableCommand {
             through one pipeline, so a URL given twice is one request and one file. Errors: one line \
             per URL on stderr, or with --json a {"url","error"} line on stdout. The exit status is 1 if \
             any URL failed, 64 for a usage mistake.
+
+            Examples:
+              image-engine fetch https://example.com/p/1.jpg --output out --size 400x0
+              image-engine fetch URL... --output out --cache-dir ~/.cache/images --json
             """
     )
 

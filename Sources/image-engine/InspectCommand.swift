@@ -11,6 +11,10 @@ struct InspectCommand: ParsableCommand {
             The output is JSON lines only, one per file in argument order, so errors are JSON too: a \
             file that cannot be read gets a {"file", "error"} line in its place. The exit status is 1 \
             if any file failed, 64 for a usage mistake.
+
+            Examples:
+              image-engine inspect photo.jpg
+              image-engine inspect photos/*.jpg > headers.jsonl
             """
     )
 

@@ -20,6 +20,12 @@ struct ServeCommand: AsyncParsableCommand {
             the server drains. SIGTERM or SIGINT drains: in-flight requests finish within \
             --shutdown-timeout, then the exit status is 0. One log line per request on stdout. Exit \
             status 1 when an address cannot be bound or the cache cannot be opened, 64 for a usage mistake.
+
+            Examples:
+              export IMAGE_ENGINE_KEY=$(openssl rand -hex 32)
+              export IMAGE_ENGINE_SALT=$(openssl rand -hex 16)
+              image-engine serve --cache-dir /var/cache/img --metrics-bind 127.0.0.1:9090
+              image-engine serve --allowed-source https://images.example.com/
             """
     )
 

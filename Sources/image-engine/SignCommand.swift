@@ -11,6 +11,10 @@ struct SignCommand: ParsableCommand {
             verifies: base64url(HMAC-SHA256(key, salt + path)). The source is base64url-encoded \
             (split every 16 characters) unless --plain. Example: image-engine sign \
             https://example.com/a.jpg --options rs:fill:400:400/g:no --ext jpg
+
+            Examples:
+              image-engine sign https://example.com/1.jpg --options rs:fill:400:400
+              curl -o a.jpg "http://127.0.0.1:8080$(image-engine sign SRC --options w:800)"
             """
     )
 

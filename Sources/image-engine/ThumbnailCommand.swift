@@ -13,6 +13,11 @@ struct ThumbnailCommand: AsyncParsableCommand {
             that fails does not stop the others. Errors: one line per file on stderr, or with --json \
             an {"input", "error"} line on stdout in the file's place. The exit status is 1 if any file \
             failed, 64 for a usage mistake.
+
+            Examples:
+              image-engine thumbnail *.jpg --output thumbs --max-pixel-size 1080
+              image-engine thumbnail a.jpg --output cells --size 400x400 --mode fill
+              image-engine thumbnail *.png --output out --size 256x0 --format png --json
             """
     )
 
