@@ -26,8 +26,9 @@ package final class Lock: @unchecked Sendable {
 
     @usableFromInline
     package init() {
-        let raw = UnsafeMutableRawPointer.allocate(byteCount: Swift.max(Self.footprint, MemoryLayout<pthread_mutex_t>.size),
-                                                   alignment: Self.footprint)
+        let raw = UnsafeMutableRawPointer.allocate(
+            byteCount: Swift.max(Self.footprint, MemoryLayout<pthread_mutex_t>.size),
+            alignment: Self.footprint)
         mutex = raw.bindMemory(to: pthread_mutex_t.self, capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
         #if canImport(Glibc)
@@ -61,7 +62,10 @@ package final class Lock: @unchecked Sendable {
 /// allocation's hot fields land on other cache lines (two lines: adjacent-line prefetch).
 @usableFromInline
 package struct CacheLinePadding: Sendable {
-    @usableFromInline let bytes: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64,
-                                  UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64)
+    @usableFromInline let bytes:
+        (
+            UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64,
+            UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64
+        )
     @usableFromInline package init() { bytes = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0) }
 }

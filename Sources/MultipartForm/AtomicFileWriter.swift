@@ -10,8 +10,9 @@ import Foundation
 enum AtomicFileWriter {
     /// Calls `produce` with a sink that appends to the file; errors name `url`, not the
     /// temporary file, which means nothing to the caller.
-    static func create(at url: URL, _ produce: (_ sink: (Data) throws(MultipartFormDataError) -> Void) throws(MultipartFormDataError) -> Void)
-        throws(MultipartFormDataError) {
+    static func create(
+        at url: URL, _ produce: (_ sink: (Data) throws(MultipartFormDataError) -> Void) throws(MultipartFormDataError) -> Void
+    ) throws(MultipartFormDataError) {
         let path = url.path
         let temporary = url.deletingLastPathComponent().path + "/." + url.lastPathComponent + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let file = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)

@@ -74,7 +74,9 @@ public struct MultipartFormData: Sendable, Hashable {
     }
 
     private mutating func add(_ part: Part) throws(MultipartFormDataError) {
-        if let contentType = part.contentType, contentType.isEmpty || contentType.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value > 0x7E }) {
+        if let contentType = part.contentType,
+            contentType.isEmpty || contentType.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value > 0x7E })
+        {
             throw .invalidContentType(contentType)
         }
         // A boundary inside a part would end it early for the receiver.

@@ -10,8 +10,10 @@ struct ByteCount: ExpressibleByArgument, CustomStringConvertible {
     init?(argument: String) {
         let text = argument.trimmingCharacters(in: .whitespaces).lowercased()
         // Longest suffixes first: "kib" before "b".
-        let units: [(String, Double)] = [("kib", 1024), ("mib", 1024 * 1024), ("gib", 1024 * 1024 * 1024), ("kb", 1000), ("mb", 1_000_000),
-                                         ("gb", 1_000_000_000), ("k", 1000), ("b", 1)]
+        let units: [(String, Double)] = [
+            ("kib", 1024), ("mib", 1024 * 1024), ("gib", 1024 * 1024 * 1024), ("kb", 1000), ("mb", 1_000_000),
+            ("gb", 1_000_000_000), ("k", 1000), ("b", 1)
+        ]
         var multiplier = 1.0
         var number = Substring(text)
         for (suffix, value) in units where text.hasSuffix(suffix) {
@@ -21,7 +23,8 @@ struct ByteCount: ExpressibleByArgument, CustomStringConvertible {
         }
         // "0.5" would round to 0 bytes: below one byte is a usage mistake, not a budget.
         guard let value = Double(number.trimmingCharacters(in: .whitespaces)), value.isFinite, value * multiplier >= 1,
-              value * multiplier < Double(Int.max) else {
+            value * multiplier < Double(Int.max)
+        else {
             return nil
         }
         bytes = Int(value * multiplier)
@@ -30,7 +33,7 @@ struct ByteCount: ExpressibleByArgument, CustomStringConvertible {
     /// As a user would type it: `300KB` rather than `300000`.
     var description: String {
         for (suffix, unit) in [("GB", 1_000_000_000), ("MB", 1_000_000), ("KB", 1000), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)]
-            where bytes % unit == 0 {
+        where bytes % unit == 0 {
             return "\(bytes / unit)\(suffix)"
         }
         return "\(bytes)"

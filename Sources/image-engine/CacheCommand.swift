@@ -27,9 +27,11 @@ struct CacheCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Cache directory (created if missing). Required.", valueName: "dir"))
     var dir: String?
 
-    @Option(name: .long, help: ArgumentHelp(
-        "New size limit for the directory, in bytes (put, put-dir and clear). Default: the directory's recorded limit, 256 MiB for a new one.",
-        valueName: "bytes"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "New size limit for the directory, in bytes (put, put-dir and clear). Default: the directory's recorded limit, 256 MiB for a new one.",
+            valueName: "bytes"))
     var sizeLimit: Int?
 
     func validate() throws {
@@ -68,7 +70,8 @@ struct CacheCommand: ParsableCommand {
     }
 
     struct Put: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "put", abstract: "Store FILE's bytes under KEY.", usage: CacheCommand.usage("put <key> <file>"))
+        static let configuration = CommandConfiguration(
+            commandName: "put", abstract: "Store FILE's bytes under KEY.", usage: CacheCommand.usage("put <key> <file>"))
         @ParentCommand var cache: CacheCommand
         func validate() throws { try cache.requireDirectory() }
         @Argument(help: "The key to store the bytes under (any string, e.g. a URL).") var key: String
@@ -78,7 +81,8 @@ struct CacheCommand: ParsableCommand {
             let data = try Output.failing { () throws(ImageCodecError) in try FileBytes.read(URL(fileURLWithPath: file)) }
             // Checked before the cache is opened with the new limit, so a rejected put changes nothing.
             if let limit = cache.sizeLimit, DiskCache.storedSize(of: data, forKey: key) > limit {
-                throw Output.failure(DiskCacheError.entryTooLarge(key: key, size: DiskCache.storedSize(of: data, forKey: key), limit: limit).description)
+                throw Output.failure(
+                    DiskCacheError.entryTooLarge(key: key, size: DiskCache.storedSize(of: data, forKey: key), limit: limit).description)
             }
             let disk = try cache.openForWriting()
             try Output.failing { () throws(DiskCacheError) in try disk.setValue(data, forKey: key) }
@@ -87,7 +91,8 @@ struct CacheCommand: ParsableCommand {
 
     struct PutDirectory: ParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "put-dir", abstract: "Store every regular file in SRCDIR, keyed by its file name.", usage: CacheCommand.usage("put-dir <srcdir> [--verbose]"))
+            commandName: "put-dir", abstract: "Store every regular file in SRCDIR, keyed by its file name.",
+            usage: CacheCommand.usage("put-dir <srcdir> [--verbose]"))
         @ParentCommand var cache: CacheCommand
         func validate() throws { try cache.requireDirectory() }
         @Argument(help: ArgumentHelp("The directory whose files are stored (not recursively).", valueName: "srcdir"))
@@ -117,7 +122,8 @@ struct CacheCommand: ParsableCommand {
 
     struct Get: ParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "get", abstract: "Write the bytes stored under KEY to a file; exit 1 on a miss.", usage: CacheCommand.usage("get <key> --output <file>"))
+            commandName: "get", abstract: "Write the bytes stored under KEY to a file; exit 1 on a miss.",
+            usage: CacheCommand.usage("get <key> --output <file>"))
         @ParentCommand var cache: CacheCommand
         func validate() throws { try cache.requireDirectory() }
         @Argument(help: "The key the bytes were stored under.") var key: String
@@ -147,7 +153,8 @@ struct CacheCommand: ParsableCommand {
 
     struct Verify: ParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "verify", abstract: "Check every entry, remove damaged ones and strays, and print a JSON report.", usage: CacheCommand.usage("verify"))
+            commandName: "verify", abstract: "Check every entry, remove damaged ones and strays, and print a JSON report.",
+            usage: CacheCommand.usage("verify"))
         @ParentCommand var cache: CacheCommand
         func validate() throws { try cache.requireDirectory() }
 

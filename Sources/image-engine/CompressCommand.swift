@@ -39,7 +39,11 @@ struct CompressCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Below this longest side, quality drops instead of size.", valueName: "n"))
     var minPixelSize: Int = 640
 
-    @Option(name: .long, help: ArgumentHelp("What the allocator maximises: ssimulacra2 (colour-aware; chooses 4:2:0 or 4:4:4 per image) or ssim (luma, 4:2:0 everywhere).", valueName: "metric"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "What the allocator maximises: ssimulacra2 (colour-aware; chooses 4:2:0 or 4:4:4 per image) or ssim (luma, 4:2:0 everywhere).",
+            valueName: "metric"))
     var metric: UploadQualityMetric = .ssimulacra2
 
     @Flag(name: .long, help: "Keep PNG sources as PNG when that is smaller at the chosen size.")
@@ -89,9 +93,11 @@ struct CompressCommand: AsyncParsableCommand {
             set = try await UploadCompressor(options: options).compress(files.map { .file(URL(fileURLWithPath: $0)) })
         } catch .sourceFailures(let failures) {
             // The path as the user typed it, not just its last component.
-            throw fail("\(failures.count) of \(files.count) inputs cannot be used", failures.map { failure in
-                Failure(input: files[failure.index], error: Output.message(files[failure.index], failure.error))
-            })
+            throw fail(
+                "\(failures.count) of \(files.count) inputs cannot be used",
+                failures.map { failure in
+                    Failure(input: files[failure.index], error: Output.message(files[failure.index], failure.error))
+                })
         } catch {
             throw fail(error.description, [Failure(input: nil, error: error.description)])
         }
@@ -192,22 +198,28 @@ struct CompressCommand: AsyncParsableCommand {
     }
 
     private func printJSON(_ set: CompressedUploadSet, outputs: [URL]) {
-        Output.pretty(Report(budget: set.budget, total: set.totalBytes, images: zip(files, zip(set.images, outputs)).map { file, pair in
-            let (image, output) = pair
-            return Report.Image(input: file, output: output.path, width: image.width,
-                         height: image.height, quality: image.quality, bytes: image.bytes, score: (image.score * 10000).rounded() / 10000,
-                         ssimulacra2: (image.ssimulacra2 * 100).rounded() / 100, chroma: image.chroma?.rawValue,
-                         chromaQuality: image.chromaQuality)
-        }))
+        Output.pretty(
+            Report(
+                budget: set.budget, total: set.totalBytes,
+                images: zip(files, zip(set.images, outputs)).map { file, pair in
+                    let (image, output) = pair
+                    return Report.Image(
+                        input: file, output: output.path, width: image.width,
+                        height: image.height, quality: image.quality, bytes: image.bytes, score: (image.score * 10000).rounded() / 10000,
+                        ssimulacra2: (image.ssimulacra2 * 100).rounded() / 100, chroma: image.chroma?.rawValue,
+                        chromaQuality: image.chromaQuality)
+                }))
     }
 
     private func printTable(_ set: CompressedUploadSet) {
         let header = ["file", "source → output", "size", "quality", "chroma", "bytes", "score", "ssimulacra2"]
         var rows = [header]
         for image in set.images {
-            rows.append([image.sourceName, "\(image.sourceBytes) → \(image.fileName)", "\(image.width)×\(image.height)",
-                         image.quality.map(String.init) ?? "png", image.chroma?.rawValue ?? "-", "\(image.bytes)",
-                         String(format: "%.4f", image.score), String(format: "%.2f", image.ssimulacra2)])
+            rows.append([
+                image.sourceName, "\(image.sourceBytes) → \(image.fileName)", "\(image.width)×\(image.height)",
+                image.quality.map(String.init) ?? "png", image.chroma?.rawValue ?? "-", "\(image.bytes)",
+                String(format: "%.4f", image.score), String(format: "%.2f", image.ssimulacra2)
+            ])
         }
         let widths = header.indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
         for row in rows {

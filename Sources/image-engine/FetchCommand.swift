@@ -73,8 +73,10 @@ struct FetchCommand: AsyncParsableCommand {
         let disk = try cacheDir.map { path in
             try Output.failing { () throws(DiskCacheError) in try DiskCache(directory: URL(fileURLWithPath: path, isDirectory: true)) }
         }
-        let loader = URLSessionDataLoader(configuration: .init(connectTimeout: min(timeout, 10), idleTimeout: min(timeout, 15),
-                                                               requestTimeout: timeout))
+        let loader = URLSessionDataLoader(
+            configuration: .init(
+                connectTimeout: min(timeout, 10), idleTimeout: min(timeout, 15),
+                requestTimeout: timeout))
         let pipeline = ImagePipeline(configuration: .init(dataLoader: loader, diskCache: disk))
         let unique = urls.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
         let stems = Self.stems(for: unique)
@@ -104,8 +106,10 @@ struct FetchCommand: AsyncParsableCommand {
     }
 
     /// Loads one URL and writes it; the result is the JSON line for it.
-    private static func fetch(_ url: String, stem: String, into directory: URL, pipeline: ImagePipeline, resize: Resize?,
-                              policy: ImageRequest.CachePolicy) async -> Result<Success, Failure> {
+    private static func fetch(
+        _ url: String, stem: String, into directory: URL, pipeline: ImagePipeline, resize: Resize?,
+        policy: ImageRequest.CachePolicy
+    ) async -> Result<Success, Failure> {
         let start = ContinuousClock.now
         guard let parsed = URL(string: url) else { return .failure(Failure(url: url, error: "invalid URL")) }
         do {
@@ -119,9 +123,11 @@ struct FetchCommand: AsyncParsableCommand {
                 return .failure(Failure(url: url, error: error.description))
             }
             let milliseconds = ((ContinuousClock.now - start) / .milliseconds(1) * 10).rounded() / 10
-            return .success(Success(url: url, output: file.path, width: bitmap.width, height: bitmap.height,
-                                    source: response.source.rawValue, bytesDownloaded: response.bytesDownloaded,
-                                    milliseconds: milliseconds))
+            return .success(
+                Success(
+                    url: url, output: file.path, width: bitmap.width, height: bitmap.height,
+                    source: response.source.rawValue, bytesDownloaded: response.bytesDownloaded,
+                    milliseconds: milliseconds))
         } catch {
             return .failure(Failure(url: url, error: error.description))
         }

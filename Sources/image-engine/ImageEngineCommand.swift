@@ -13,8 +13,10 @@ struct ImageEngineCommand: AsyncParsableCommand {
             operation or input failed, 64 a usage mistake.
             """,
         version: ImageEngineCommand.version,
-        subcommands: [InspectCommand.self, ThumbnailCommand.self, CompressCommand.self, FetchCommand.self, CacheCommand.self, ServeCommand.self,
-                      SignCommand.self]
+        subcommands: [
+            InspectCommand.self, ThumbnailCommand.self, CompressCommand.self, FetchCommand.self, CacheCommand.self, ServeCommand.self,
+            SignCommand.self
+        ]
     )
 
     /// The release this tool is built from; printed by `--version`.

@@ -45,11 +45,12 @@ struct InspectCommand: ParsableCommand {
         for file in files {
             do {
                 let header = try ImageDecoder.header(contentsOf: URL(fileURLWithPath: file))
-                Output.jsonLine(Report(
-                    file: file, format: header.format.rawValue, width: header.width, height: header.height,
-                    orientation: header.orientation.rawValue, displayWidth: header.displayWidth,
-                    displayHeight: header.displayHeight, hasAlpha: header.hasAlpha, bitDepth: header.bitDepth,
-                    progressive: header.progressive, colorModel: header.colorModel.rawValue))
+                Output.jsonLine(
+                    Report(
+                        file: file, format: header.format.rawValue, width: header.width, height: header.height,
+                        orientation: header.orientation.rawValue, displayWidth: header.displayWidth,
+                        displayHeight: header.displayHeight, hasAlpha: header.hasAlpha, bitDepth: header.bitDepth,
+                        progressive: header.progressive, colorModel: header.colorModel.rawValue))
             } catch {
                 failed = true
                 Output.jsonLine(Failure(file: file, error: error.description))

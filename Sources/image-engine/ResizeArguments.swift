@@ -4,23 +4,35 @@ import ImageCodec
 /// `--size WxH [--mode M] [--gravity G] [--enlarge]` and the older `--max-pixel-size N`: what
 /// size `thumbnail` and `fetch` make, parsed into the one `Resize` the library takes.
 struct ResizeArguments: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("Box to resize into, in the upright image's pixels: WxH (a 0 side, fit only: any).",
-                                            valueName: "WxH"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Box to resize into, in the upright image's pixels: WxH (a 0 side, fit only: any).",
+            valueName: "WxH"))
     var size: String?
 
-    @Option(name: .long, help: ArgumentHelp("fit (inside the box, aspect kept), fill (exactly the box, cropped), fill-down (fill, never enlarged, even with --enlarge), force (exactly the box, aspect not kept).",
-                                            valueName: "mode"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "fit (inside the box, aspect kept), fill (exactly the box, cropped), fill-down (fill, never enlarged, even with --enlarge), force (exactly the box, aspect not kept).",
+            valueName: "mode"))
     var mode: Resize.Mode = .fit
 
-    @Option(name: .long, help: ArgumentHelp("What fill keeps: centre, north, south, east, west, north-east, north-west, south-east, south-west, or focus:X,Y (0-1).",
-                                            valueName: "gravity"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "What fill keeps: centre, north, south, east, west, north-east, north-west, south-east, south-west, or focus:X,Y (0-1).",
+            valueName: "gravity"))
     var gravity: Gravity = .centre
 
     @Flag(name: .long, help: "Let fit and fill scale a smaller source up (fill-down never does).")
     var enlarge = false
 
-    @Option(name: .long, help: ArgumentHelp("Longest side of the output in pixels: the same as --size NxN --mode fit (default: keep the size).",
-                                            valueName: "n"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Longest side of the output in pixels: the same as --size NxN --mode fit (default: keep the size).",
+            valueName: "n"))
     var maxPixelSize: Int?
 
     func validate() throws {
@@ -31,7 +43,9 @@ struct ResizeArguments: ParsableArguments {
     /// names the option.
     func resize() throws -> Resize? {
         if let maxPixelSize {
-            guard size == nil else { throw ValidationError("--max-pixel-size and --size cannot both be given (--max-pixel-size N is --size NxN --mode fit)") }
+            guard size == nil else {
+                throw ValidationError("--max-pixel-size and --size cannot both be given (--max-pixel-size N is --size NxN --mode fit)")
+            }
             guard mode == .fit else { throw ValidationError("--mode \(mode.rawValue) needs --size (--max-pixel-size always fits)") }
             guard maxPixelSize >= 1 else { throw ValidationError("--max-pixel-size must be at least 1, got \(maxPixelSize)") }
         }

@@ -38,7 +38,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Disk the caches may use: bytes or 2GB, 2GiB (3/4 sources, 1/4 results).", valueName: "size"))
     var cacheSize: ByteCount = ByteCount(bytes: 1 << 30)
 
-    @Option(name: .long, help: ArgumentHelp("Memory for finished thumbnails and recently fetched sources, half each (behind nginx or a CDN, more buys little): bytes or 32MB, 32MiB.", valueName: "size"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Memory for finished thumbnails and recently fetched sources, half each (behind nginx or a CDN, more buys little): bytes or 32MB, 32MiB.",
+            valueName: "size"))
     var memoryCache: ByteCount = ByteCount(bytes: ThumbnailService.Configuration.defaultMemoryCache)
 
     @Option(name: .long, parsing: .singleValue, help: ArgumentHelp("Only fetch sources starting with PREFIX (repeatable).", valueName: "prefix"))
@@ -82,7 +86,9 @@ struct ServeCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard ServerAddress(parsing: bind) != nil else { throw ValidationError("--bind must be HOST:PORT, got '\(bind)'") }
-        if let metricsBind, ServerAddress(parsing: metricsBind) == nil { throw ValidationError("--metrics-bind must be HOST:PORT, got '\(metricsBind)'") }
+        if let metricsBind, ServerAddress(parsing: metricsBind) == nil {
+            throw ValidationError("--metrics-bind must be HOST:PORT, got '\(metricsBind)'")
+        }
         if let workers, workers < 1 { throw ValidationError("--workers must be at least 1, got \(workers)") }
         if let queue, queue < 0 { throw ValidationError("--queue must be 0 or more, got \(queue)") }
         if maxSrcPixels < 1 { throw ValidationError("--max-src-pixels must be at least 1, got \(maxSrcPixels)") }
@@ -133,16 +139,23 @@ struct ServeCommand: AsyncParsableCommand {
                 throw DiskCacheOpeningError(description: "cannot open the cache in \(cacheDir ?? "."): \(error)")
             }
         }
-        let server = ThumbnailServer(service: service, configuration: .init(address: address, metricsAddress: metricsAddress,
-                                                                             shutdownTimeout: .milliseconds(Int64(shutdownTimeout * 1000))),
-                                     registry: registry)
+        let server = ThumbnailServer(
+            service: service,
+            configuration: .init(
+                address: address, metricsAddress: metricsAddress,
+                shutdownTimeout: .milliseconds(Int64(shutdownTimeout * 1000))),
+            registry: registry)
         let unsafe = unsafe
         do {
-            try await server.run(onListening: { port in
-                Output.error("listening on http://\(ServerAddress(host: address.host, port: port))\(unsafe ? " (unsafe: signatures are not checked)" : "")")
-            }, onMetricsListening: { port in
-                if let metricsAddress { Output.error("metrics on http://\(ServerAddress(host: metricsAddress.host, port: port))/metrics") }
-            })
+            try await server.run(
+                onListening: { port in
+                    Output.error(
+                        "listening on http://\(ServerAddress(host: address.host, port: port))\(unsafe ? " (unsafe: signatures are not checked)" : "")"
+                    )
+                },
+                onMetricsListening: { port in
+                    if let metricsAddress { Output.error("metrics on http://\(ServerAddress(host: metricsAddress.host, port: port))/metrics") }
+                })
         } catch let error as IOError where error.errnoCode == EADDRINUSE {
             throw Output.failure("cannot listen: the port is in use (\(bind)\(metricsBind.map { " or " + $0 } ?? ""))")
         } catch {

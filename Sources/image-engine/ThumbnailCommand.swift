@@ -39,8 +39,11 @@ struct ThumbnailCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Files processed at once (default: the number of cores).", valueName: "n"))
     var jobs: Int?
 
-    @Option(name: .long, help: ArgumentHelp("Memory the decodes running at once may plan to hold together: bytes or 96MB, 96MiB, 1GB (default: 64MiB per job; one decode alone always runs).",
-                                            valueName: "size"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Memory the decodes running at once may plan to hold together: bytes or 96MB, 96MiB, 1GB (default: 64MiB per job; one decode alone always runs).",
+            valueName: "size"))
     var maxMemory: ByteCount?
 
     @Flag(name: .long, help: "Keep the source's colour space and ICC profile instead of converting to sRGB (for viewers that manage colour).")
@@ -78,8 +81,9 @@ struct ThumbnailCommand: AsyncParsableCommand {
             json ? Output.jsonLine(record) : Output.error(record.error)
             throw ExitCode(1)
         }
-        var options = ThumbnailOptions(resize: try size.resize(), format: format,
-                                       colorManagement: keepProfile ? .preserveSource : .convertToSRGB)
+        var options = ThumbnailOptions(
+            resize: try size.resize(), format: format,
+            colorManagement: keepProfile ? .preserveSource : .convertToSRGB)
         options.jpeg.quality = quality
         options.memoryBudget = maxMemory?.bytes
         let showProgress = Output.stderrIsTerminal
@@ -93,8 +97,10 @@ struct ThumbnailCommand: AsyncParsableCommand {
             switch result {
             case .success(let made):
                 if json {
-                    Output.jsonLine(Success(input: file, output: made.output, width: made.width, height: made.height,
-                                            bytes: made.bytes, milliseconds: (made.milliseconds * 10).rounded() / 10))
+                    Output.jsonLine(
+                        Success(
+                            input: file, output: made.output, width: made.width, height: made.height,
+                            bytes: made.bytes, milliseconds: (made.milliseconds * 10).rounded() / 10))
                 }
             case .failure(let error):
                 failed = true

@@ -44,9 +44,11 @@ struct SSIMULACRA2Tests {
         #expect(pairs.allSatisfy { $0.reference != $0.distorted })
     }
 
-    @Test("an image against itself scores 100, colour or gray, whatever its number of scales", arguments: [
-        "kite-reference.png", "colorfulcups-reference.png", "grey-reference.png",
-    ])
+    @Test(
+        "an image against itself scores 100, colour or gray, whatever its number of scales",
+        arguments: [
+            "kite-reference.png", "colorfulcups-reference.png", "grey-reference.png"
+        ])
     func identical(_ name: String) throws {
         let image = try Self.bitmap(name)
         #expect(abs(SSIMULACRA2.score(image, image) - 100) <= 0.01)
@@ -78,9 +80,11 @@ struct SSIMULACRA2Tests {
 
     @Test("halving averages 2×2 blocks, and only the pixels that exist at odd edges")
     func halving() {
-        let plane: [Float] = [1, 3, 5,
-                              7, 9, 11,
-                              13, 15, 17]
+        let plane: [Float] = [
+            1, 3, 5,
+            7, 9, 11,
+            13, 15, 17
+        ]
         let half = ColorPlanes(width: 3, height: 3, planes: [plane, plane, plane]).halved()
         #expect(half.width == 2 && half.height == 2)
         #expect(half.planes[0] == [5, 8, 14, 17])

@@ -39,8 +39,9 @@ struct UploadCompressorTests {
         for trial in 0..<12 {
             let count = Int.random(in: 1...4, using: &generator)
             let sources: [UploadSource] = (0..<count).map { index in
-                .data(SyntheticPhotos.jpeg(busyness: Double.random(in: 0...0.6, using: &generator), seed: UInt64(trial * 10 + index + 1)),
-                      name: "photo\(index).jpg")
+                .data(
+                    SyntheticPhotos.jpeg(busyness: Double.random(in: 0...0.6, using: &generator), seed: UInt64(trial * 10 + index + 1)),
+                    name: "photo\(index).jpg")
             }
             var options = SyntheticPhotos.options
             options.budget = Int.random(in: 2_000...40_000, using: &generator)
@@ -70,7 +71,7 @@ struct UploadCompressorTests {
     func allocationAndDeterminism() async throws {
         let sources: [UploadSource] = [
             .data(SyntheticPhotos.jpeg(busyness: 0.5, seed: 1), name: "busy.jpg"),
-            .data(SyntheticPhotos.jpeg(busyness: 0.02, seed: 2), name: "plain.jpg"),
+            .data(SyntheticPhotos.jpeg(busyness: 0.02, seed: 2), name: "plain.jpg")
         ]
         let first = try await UploadCompressor(options: SyntheticPhotos.options).compress(sources)
         let second = try await UploadCompressor(options: SyntheticPhotos.options).compress(sources)
@@ -100,11 +101,13 @@ struct UploadCompressorTests {
         let good = UploadSource.data(SyntheticPhotos.jpeg(busyness: 0, seed: 1), name: "ok.jpg")
         let missing = URL(fileURLWithPath: "/nonexistent/photo.jpg")
         let gif = Data("GIF89a".utf8) + Data(repeating: 0, count: 20)
-        await #expect(throws: UploadBudgetError.sourceFailures([
-            UploadSourceFailure(index: 1, name: "junk.jpg", error: .unsupportedFormat(.unknown)),
-            UploadSourceFailure(index: 2, name: "photo.jpg", error: .io(path: "/nonexistent/photo.jpg", errno: ENOENT)),
-            UploadSourceFailure(index: 4, name: "anim.gif", error: .unsupportedFormat(.gif)),
-        ])) {
+        await #expect(
+            throws: UploadBudgetError.sourceFailures([
+                UploadSourceFailure(index: 1, name: "junk.jpg", error: .unsupportedFormat(.unknown)),
+                UploadSourceFailure(index: 2, name: "photo.jpg", error: .io(path: "/nonexistent/photo.jpg", errno: ENOENT)),
+                UploadSourceFailure(index: 4, name: "anim.gif", error: .unsupportedFormat(.gif))
+            ])
+        ) {
             try await compressor.compress([good, .data(Data("hello".utf8), name: "junk.jpg"), .file(missing), good, .data(gif, name: "anim.gif")])
         }
     }
@@ -117,14 +120,16 @@ struct UploadCompressorTests {
     }
 
     /// Each invalid option with otherwise valid input, so only validation can reject it.
-    @Test("invalid options are typed errors, raised before any source is read", arguments: [
-        (options { $0.minPixelSize = 241 }, UploadBudgetError.invalidPixelSizes(minimum: 241, maximum: 240)),
-        (options { $0.minPixelSize = 0 }, .invalidPixelSizes(minimum: 0, maximum: 240)),
-        (options { $0.budget = 0 }, .invalidBudget(0)),
-        (options { $0.qualityRange = 0...80 }, .invalidQualityRange(0...80)),
-        (options { $0.qualityRange = 30...101 }, .invalidQualityRange(30...101)),
-        (options { $0.worstDistortionSlack = -0.1 }, .invalidWorstDistortionSlack(-0.1)),
-    ])
+    @Test(
+        "invalid options are typed errors, raised before any source is read",
+        arguments: [
+            (options { $0.minPixelSize = 241 }, UploadBudgetError.invalidPixelSizes(minimum: 241, maximum: 240)),
+            (options { $0.minPixelSize = 0 }, .invalidPixelSizes(minimum: 0, maximum: 240)),
+            (options { $0.budget = 0 }, .invalidBudget(0)),
+            (options { $0.qualityRange = 0...80 }, .invalidQualityRange(0...80)),
+            (options { $0.qualityRange = 30...101 }, .invalidQualityRange(30...101)),
+            (options { $0.worstDistortionSlack = -0.1 }, .invalidWorstDistortionSlack(-0.1))
+        ])
     func invalidOptions(_ options: UploadBudgetOptions, _ expected: UploadBudgetError) async throws {
         let valid = [UploadSource.data(SyntheticPhotos.jpeg(busyness: 0.2, seed: 3), name: "ok.jpg")]
         // The same input passes with valid options.
@@ -168,9 +173,11 @@ struct UploadCompressorTests {
 
     @Test("PNG is kept when asked and smaller, e.g. a flat graphic")
     func keepsPNG() async throws {
-        let graphic = try Bitmap(width: 200, height: 100, format: .rgb, pixels: (0..<20_000).flatMap { index -> [UInt8] in
-            index % 200 < 100 ? [255, 0, 0] : [255, 255, 255]
-        })
+        let graphic = try Bitmap(
+            width: 200, height: 100, format: .rgb,
+            pixels: (0..<20_000).flatMap { index -> [UInt8] in
+                index % 200 < 100 ? [255, 0, 0] : [255, 255, 255]
+            })
         var options = SyntheticPhotos.options
         options.keepsPNGWhenSmaller = true
         let set = try await UploadCompressor(options: options).compress([.data(try ImageEncoder.png(graphic), name: "logo.png")])
@@ -178,7 +185,8 @@ struct UploadCompressorTests {
         #expect(set.totalBytes <= options.budget)
     }
 
-    @Test("""
+    @Test(
+        """
         SSIMULACRA2 metric: the worst SSIMULACRA2 rises over the SSIM metric's within the budget, luma SSIM stays \
         within 0.01, and each reported score and chroma is the output file's own
         """)
@@ -215,7 +223,8 @@ struct UploadCompressorTests {
 
     @Test("output names are unique and never contain a path")
     func outputNames() {
-        #expect(UploadCompressor.outputNames(for: ["a.jpg", "a.png", "A.jpeg", "../../etc/x.jpg", ".jpg"], pngs: [false, false, false, false, true])
+        #expect(
+            UploadCompressor.outputNames(for: ["a.jpg", "a.png", "A.jpeg", "../../etc/x.jpg", ".jpg"], pngs: [false, false, false, false, true])
                 == ["a.jpg", "a-2.jpg", "A-3.jpg", "x.jpg", "jpg.png"])
     }
 }

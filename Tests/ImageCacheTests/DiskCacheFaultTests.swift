@@ -7,8 +7,9 @@ import TestSupport
 struct DiskCacheFaultTests {
     typealias Fixture = DiskCacheFixture
 
-    @Test("disk full and permission errors are typed, leave nothing half-written, and the cache stays usable",
-          arguments: [(FaultyFileSystem.Operation.write, ENOSPC), (.rename, EACCES), (.append, ENOSPC)])
+    @Test(
+        "disk full and permission errors are typed, leave nothing half-written, and the cache stays usable",
+        arguments: [(FaultyFileSystem.Operation.write, ENOSPC), (.rename, EACCES), (.append, ENOSPC)])
     func writeFaults(_ operation: FaultyFileSystem.Operation, _ code: Int32) throws {
         let directory = try TemporaryDirectory()
         do {
@@ -72,7 +73,7 @@ struct DiskCacheFaultTests {
         #expect(cache.statistics.totalBytes == Fixture.bytesOnDisk(directory.url))
         #expect(cache.statistics.count == Fixture.entryFiles(directory).count)
         #expect(cache.statistics.counters.failedEvictions == 1)
-        #expect(try cache.value(forKey: "a") == payload(1, size: 10_000))  // still there, still correct
+        #expect(try cache.value(forKey: "a") == payload(1, size: 10_000)) // still there, still correct
         fileSystem.heal()
         try cache.setValue(payload(4, size: 10_000), forKey: "d")
         #expect(cache.statistics.totalBytes <= 2 * size)

@@ -39,8 +39,11 @@ struct DiskCacheRecoveryTests {
         #expect(Fixture.entryFiles(directory).count == 2)
         #expect(Fixture.temporaryFiles(directory).isEmpty)
         let report = try cache.verify()
-        #expect(report.orphans.sorted() == ["entries/" + String(repeating: "a", count: 64),
-                                            "tmp/" + DiskCache.entryFileName(forKey: "k9") + ".1.1"])
+        #expect(
+            report.orphans.sorted() == [
+                "entries/" + String(repeating: "a", count: 64),
+                "tmp/" + DiskCache.entryFileName(forKey: "k9") + ".1.1"
+            ])
         #expect(report.missing == [DiskCache.entryFileName(forKey: "k1")])
         #expect(report.valid == 2 && report.corrupt.isEmpty)
     }
@@ -81,7 +84,7 @@ struct DiskCacheRecoveryTests {
         }
         let name = DiskCache.entryFileName(forKey: "a")
         try Self.appendToJournal(directory, "CLEAN \(name) 9223372036854775807\nCLEAN \(name) 9223372036854775807\nCLEAN \(name) -5\n")
-        for _ in 0..<2 {  // and again after the journal was compacted
+        for _ in 0..<2 { // and again after the journal was compacted
             let cache = try Fixture.open(directory, limit: nil)
             #expect(cache.statistics.count == 2)
             #expect(cache.statistics.totalBytes == Fixture.bytesOnDisk(directory.url))
@@ -120,7 +123,7 @@ struct DiskCacheRecoveryTests {
         let gate = fileSystem.pause(after: .write, matching: "tmp/" + name)
         let store = ThreadRun { try cache.setValue(payload(5, size: 50_000), forKey: "slow") }
         #expect(gate.waitUntilReached())
-        _ = try cache.verify()  // rewrites the journal while the store is between DIRTY and CLEAN
+        _ = try cache.verify() // rewrites the journal while the store is between DIRTY and CLEAN
         let journal = try String(contentsOf: directory.file("journal"), encoding: .utf8)
         #expect(journal.hasSuffix("DIRTY \(name)\n"), "journal after rewrite: \(journal)")
         #expect(Fixture.temporaryFiles(directory).count == 1)
@@ -147,7 +150,7 @@ struct DiskCacheRecoveryTests {
         }
         let gate = fileSystem.pause(after: .read, matching: DiskCache.entryFileName(forKey: "k"))
         let reader = ThreadRun { try cache.value(forKey: "k") }
-        #expect(gate.waitUntilReached())  // the reader holds the old version's bytes
+        #expect(gate.waitUntilReached()) // the reader holds the old version's bytes
         try cache.setValue(payload(2, size: 4000), forKey: "k", metadata: DiskCacheMetadata(expires: clock.now + 100))
         gate.release()
         #expect(try reader.value() == nil)

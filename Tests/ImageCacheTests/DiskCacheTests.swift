@@ -16,7 +16,7 @@ struct DiskCacheTests {
         let withFields = MetadataCoding.encode(DiskCacheMetadata(fields: ["a": "b"]))
         #expect(MetadataCoding.decode(withFields)?.fields == ["a": "b"])
         var huge = Data(withFields.prefix(withFields.count - 10))
-        huge.append(contentsOf: [0xFF, 0xFF, 0xFF, 0x7F])  // a count of two billion pairs
+        huge.append(contentsOf: [0xFF, 0xFF, 0xFF, 0x7F]) // a count of two billion pairs
         #expect(MetadataCoding.decode(huge) == nil)
         #expect(MetadataCoding.decode(withFields.dropLast()) == nil)
         #expect(MetadataCoding.decode(withFields + Data([0])) == nil)
@@ -25,9 +25,10 @@ struct DiskCacheTests {
     @Test("stores and returns bytes and metadata, across reopening")
     func roundTrip() throws {
         let directory = try TemporaryDirectory()
-        let metadata = DiskCacheMetadata(contentType: "image/jpeg", etag: "\"abc\"", lastModified: "Tue, 15 Nov 1994 12:45:26 GMT",
-                                         expires: Date(timeIntervalSince1970: 4_000_000_000),
-                                         fields: ["cache-control": "max-age=60, no-cache=\"a,b\"", "vary": "Accept", "": "é"])
+        let metadata = DiskCacheMetadata(
+            contentType: "image/jpeg", etag: "\"abc\"", lastModified: "Tue, 15 Nov 1994 12:45:26 GMT",
+            expires: Date(timeIntervalSince1970: 4_000_000_000),
+            fields: ["cache-control": "max-age=60, no-cache=\"a,b\"", "vary": "Accept", "": "é"])
         do {
             let cache = try Fixture.open(directory)
             try cache.setValue(payload(1, size: 30_000), forKey: "https://example.com/a.jpg", metadata: metadata)
@@ -60,7 +61,7 @@ struct DiskCacheTests {
         let directory = try TemporaryDirectory()
         let cache = try Fixture.open(directory, limit: 50_000)
         for index in 0..<4 { try cache.setValue(payload(index, size: 10_000), forKey: "k\(index)") }
-        _ = try cache.value(forKey: "k0")  // k0 becomes most recent; k1 is least
+        _ = try cache.value(forKey: "k0") // k0 becomes most recent; k1 is least
         for index in 4..<6 {
             try cache.setValue(payload(index, size: 10_000), forKey: "k\(index)")
             #expect(cache.statistics.totalBytes <= 50_000)
@@ -71,8 +72,11 @@ struct DiskCacheTests {
         #expect(try cache.value(forKey: "k0") != nil && cache.value(forKey: "k5") != nil)
         #expect(Fixture.entryFiles(directory).count == cache.statistics.count)
         #expect(cache.statistics.counters.evictions == 2)
-        #expect(throws: DiskCacheError.entryTooLarge(key: "huge", size: DiskCache.storedSize(of: payload(9, size: 60_000), forKey: "huge"),
-                                                    limit: 50_000)) {
+        #expect(
+            throws: DiskCacheError.entryTooLarge(
+                key: "huge", size: DiskCache.storedSize(of: payload(9, size: 60_000), forKey: "huge"),
+                limit: 50_000)
+        ) {
             try cache.setValue(payload(9, size: 60_000), forKey: "huge")
         }
     }

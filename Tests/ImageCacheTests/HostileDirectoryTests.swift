@@ -24,8 +24,9 @@ struct HostileDirectoryTests {
             // A file with an entry's name and a valid entry inside, as if someone pointed a link at it.
             let decoy = try TemporaryDirectory()
             do { try DiskCache(directory: decoy.url).setValue(payload(99, size: 500), forKey: "k0") }
-            try FileManager.default.copyItem(atPath: Fixture.path(of: "k0", in: decoy),
-                                             toPath: outside.appendingPathComponent(DiskCache.entryFileName(forKey: "k0")).path)
+            try FileManager.default.copyItem(
+                atPath: Fixture.path(of: "k0", in: decoy),
+                toPath: outside.appendingPathComponent(DiskCache.entryFileName(forKey: "k0")).path)
             let cache = try open()
             for index in 0..<3 { try cache.setValue(payload(index, size: 1000), forKey: "k\(index)") }
         }
@@ -42,8 +43,9 @@ struct HostileDirectoryTests {
         func expectOutsideUntouched(sourceLocation: SourceLocation = #_sourceLocation) {
             let names = (try? FileManager.default.contentsOfDirectory(atPath: outside.path))?.sorted()
             #expect(names == ["keep.txt", DiskCache.entryFileName(forKey: "k0")].sorted(), sourceLocation: sourceLocation)
-            #expect((try? Data(contentsOf: outside.appendingPathComponent("keep.txt"))) == Data("precious".utf8),
-                    sourceLocation: sourceLocation)
+            #expect(
+                (try? Data(contentsOf: outside.appendingPathComponent("keep.txt"))) == Data("precious".utf8),
+                sourceLocation: sourceLocation)
         }
 
         func kind(_ relative: String) -> FileAttributeType? {
@@ -74,9 +76,10 @@ struct HostileDirectoryTests {
     func linkedJournal(_ name: String) throws {
         let scene = try Scene()
         if name == "journal" { try FileManager.default.removeItem(atPath: scene.path(name)) }
-        try FileManager.default.createSymbolicLink(atPath: scene.path(name), withDestinationPath: (scene.outside.appendingPathComponent("keep.txt")).path)
+        try FileManager.default.createSymbolicLink(
+            atPath: scene.path(name), withDestinationPath: (scene.outside.appendingPathComponent("keep.txt")).path)
         let cache = try scene.open()
-        _ = try cache.verify()  // rewrites the journal
+        _ = try cache.verify() // rewrites the journal
         try cache.setValue(payload(4, size: 700), forKey: "k4")
         scene.expectOutsideUntouched()
         #expect(scene.kind("journal") == .typeRegular)
@@ -88,7 +91,9 @@ struct HostileDirectoryTests {
         let scene = try Scene()
         try FileManager.default.removeItem(atPath: scene.path("lock"))
         switch kind {
-        case "link": try FileManager.default.createSymbolicLink(atPath: scene.path("lock"), withDestinationPath: (scene.outside.appendingPathComponent("keep.txt")).path)
+        case "link":
+            try FileManager.default.createSymbolicLink(
+                atPath: scene.path("lock"), withDestinationPath: (scene.outside.appendingPathComponent("keep.txt")).path)
         case "fifo": #expect(mkfifo(scene.path("lock"), 0o644) == 0)
         default: try FileManager.default.createDirectory(atPath: scene.path("lock/inner"), withIntermediateDirectories: true)
         }
@@ -114,8 +119,9 @@ struct HostileDirectoryTests {
         #expect(try cache.value(forKey: "k0") == payload(0, size: 1000))
     }
 
-    @Test("a FIFO, directory, link or device-like thing at an entry's path: a miss, removed, and the key can be stored again",
-          arguments: ["fifo", "directory", "link"])
+    @Test(
+        "a FIFO, directory, link or device-like thing at an entry's path: a miss, removed, and the key can be stored again",
+        arguments: ["fifo", "directory", "link"])
     func squattedEntry(_ kind: String) async throws {
         let scene = try Scene()
         let path = scene.entryPath("k0")
@@ -124,8 +130,10 @@ struct HostileDirectoryTests {
         case "fifo": #expect(mkfifo(path, 0o644) == 0)
         case "directory": try FileManager.default.createDirectory(atPath: path + "/deeper/still", withIntermediateDirectories: true)
         default:
-            try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath:
-                scene.outside.appendingPathComponent(DiskCache.entryFileName(forKey: "k0")).path)
+            try FileManager.default.createSymbolicLink(
+                atPath: path,
+                withDestinationPath:
+                    scene.outside.appendingPathComponent(DiskCache.entryFileName(forKey: "k0")).path)
         }
         // Opened without replaying the squatter as an entry; reads and verify must not block.
         let cache = try scene.open()
@@ -145,7 +153,11 @@ struct HostileDirectoryTests {
         let cache = try scene.open()
         let path = scene.entryPath("k1")
         try FileManager.default.removeItem(atPath: path)
-        if kind == "fifo" { #expect(mkfifo(path, 0o644) == 0) } else { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false) }
+        if kind == "fifo" {
+            #expect(mkfifo(path, 0o644) == 0)
+        } else {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+        }
         let read = try await withTimeout(seconds: 10) { try cache.value(forKey: "k1") }
         #expect(read == nil)
         try cache.setValue(payload(8, size: 600), forKey: "k1")

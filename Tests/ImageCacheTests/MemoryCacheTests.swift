@@ -11,11 +11,11 @@ struct MemoryCacheTests {
         cache.setValue(1, forKey: "a", cost: 1)
         cache.setValue(2, forKey: "b", cost: 1)
         cache.setValue(3, forKey: "c", cost: 1)
-        #expect(cache.value(forKey: "a") == 1)  // a is now most recent; b is least
+        #expect(cache.value(forKey: "a") == 1) // a is now most recent; b is least
         cache.setValue(4, forKey: "d", cost: 1)
         #expect(cache.value(forKey: "b") == nil)
         #expect(cache.value(forKey: "a") == 1 && cache.value(forKey: "c") == 3 && cache.value(forKey: "d") == 4)
-        cache.setValue(5, forKey: "e", cost: 1)  // a, c, d were read in that order: a is least recent
+        cache.setValue(5, forKey: "e", cost: 1) // a, c, d were read in that order: a is least recent
         #expect(cache.value(forKey: "a") == nil)
         #expect(cache.statistics.evictions == 2 && cache.statistics.count == 3)
     }
@@ -26,7 +26,7 @@ struct MemoryCacheTests {
         for key in 0..<10 { cache.setValue("v\(key)", forKey: key, cost: 30) }
         #expect(cache.statistics.totalCost == 90 && cache.statistics.count == 3)
         #expect((7...9).allSatisfy { cache.value(forKey: $0) != nil })
-        cache.setValue("big", forKey: 9, cost: 60)  // replace: 30 + 30 + 60 > 100 → evict 7
+        cache.setValue("big", forKey: 9, cost: 60) // replace: 30 + 30 + 60 > 100 → evict 7
         #expect(cache.statistics.totalCost == 90)
         #expect(cache.value(forKey: 7) == nil && cache.value(forKey: 9) == "big")
     }
@@ -57,9 +57,9 @@ struct MemoryCacheTests {
         let cache = MemoryCache<String, Reentrant>(configuration: MemoryCacheConfiguration(costLimit: 10, countLimit: 2, maximumEntryCostFraction: 1))
         try await withTimeout(seconds: 10) {
             cache.setValue(Reentrant(cache), forKey: "a", cost: 1)
-            cache.setValue(Reentrant(cache), forKey: "a", cost: 1)  // replaces
+            cache.setValue(Reentrant(cache), forKey: "a", cost: 1) // replaces
             cache.setValue(Reentrant(cache), forKey: "b", cost: 1)
-            cache.setValue(Reentrant(cache), forKey: "c", cost: 1)  // evicts
+            cache.setValue(Reentrant(cache), forKey: "c", cost: 1) // evicts
             cache.removeValue(forKey: "b")
             cache.trim(toCost: 0)
             cache.removeAll()
@@ -89,7 +89,7 @@ struct MemoryCacheTests {
         for key in 0..<10 { cache.setValue(key, forKey: key, cost: 10) }
         #expect(cache.removeValue(forKey: 3) == 3)
         #expect(cache.value(forKey: 3) == nil)
-        _ = cache.value(forKey: 0)  // 0 becomes most recent
+        _ = cache.value(forKey: 0) // 0 becomes most recent
         cache.trim(toCost: 30)
         #expect(cache.statistics.count == 3)
         #expect(cache.value(forKey: 0) == 0 && cache.value(forKey: 9) == 9 && cache.value(forKey: 8) == 8)
@@ -113,9 +113,10 @@ struct MemoryCacheTests {
     @Test("a random workload matches a reference model of one LRU list, with one shard and with many", arguments: [1, 16])
     func modelCheck(shards: Int) {
         var generator = SeededGenerator()
-        let cache = MemoryCache<Int, Int>(configuration: MemoryCacheConfiguration(costLimit: 200, countLimit: 12, maximumEntryCostFraction: 1),
-                                          clock: SystemClock(), shardCount: shards)
-        var model: [(key: Int, value: Int, cost: Int)] = []  // most recent last
+        let cache = MemoryCache<Int, Int>(
+            configuration: MemoryCacheConfiguration(costLimit: 200, countLimit: 12, maximumEntryCostFraction: 1),
+            clock: SystemClock(), shardCount: shards)
+        var model: [(key: Int, value: Int, cost: Int)] = [] // most recent last
         for step in 0..<5000 {
             let key = Int.random(in: 0..<30, using: &generator)
             if Bool.random(using: &generator) {

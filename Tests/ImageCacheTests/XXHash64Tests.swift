@@ -9,7 +9,7 @@ struct XXHash64Tests {
         (Array("a".utf8), 0xD24E_C4F1_A98C_6E5B, 0x747B_8605_23D6_9AB6),
         (Array("abc".utf8), 0x44BC_2CF5_AD77_0999, 0x0170_0E64_F6F2_3509),
         (Array("0123456789abcdef0123456789abcdef".utf8), 0x642A_9495_8E71_E6C5, 0x4EB2_93ED_828E_62D4),
-        (Array((0..<3).flatMap { _ in (0...255).map { UInt8($0) } }) + Array("xyz".utf8), 0xE921_A1B4_5BD7_79F8, 0x6B1B_5D67_1FB9_3B43),
+        (Array((0..<3).flatMap { _ in (0...255).map { UInt8($0) } }) + Array("xyz".utf8), 0xE921_A1B4_5BD7_79F8, 0x6B1B_5D67_1FB9_3B43)
     ]
 
     @Test("matches the reference implementation", arguments: 0..<5)

@@ -12,7 +12,7 @@ struct ColorManagementTests {
     static let patches: [[UInt8]] = [
         [255, 0, 0], [0, 255, 0], [0, 0, 255], [255, 255, 0], [0, 255, 255], [255, 0, 255],
         [230, 40, 60], [255, 128, 0], [40, 160, 60], [30, 80, 200], [224, 172, 140], [200, 220, 240],
-        [0, 0, 0], [64, 64, 64], [128, 128, 128], [255, 255, 255],
+        [0, 0, 0], [64, 64, 64], [128, 128, 128], [255, 255, 255]
     ]
     static let patchSize = 16
     static let columns = 4
@@ -49,8 +49,9 @@ struct ColorManagementTests {
         return copy
     }
 
-    @Test("Display P3 and Adobe RGB PNGs decode to transicc's sRGB values, at full size and downsampled",
-          arguments: ["DisplayP3.icc", "AdobeRGB-compatible.icc"])
+    @Test(
+        "Display P3 and Adobe RGB PNGs decode to transicc's sRGB values, at full size and downsampled",
+        arguments: ["DisplayP3.icc", "AdobeRGB-compatible.icc"])
     func rgbProfilesInPNG(profileName: String) throws {
         let profile = try ColorFixtures.profile(profileName)
         let png = try ImageEncoder.png(Self.tagged(Self.patchBitmap(Self.patches), profile))
@@ -76,8 +77,9 @@ struct ColorManagementTests {
             let storedCentres = Self.centres(stored, count: Self.patches.count)
             let converted = try ImageDecoder(options: DecodingOptions(maxPixelSize: maxPixelSize)).decode(jpeg)
             #expect(converted.iccProfile == nil && converted.width == stored.width)
-            Self.expectClose(Self.centres(converted, count: Self.patches.count), try ColorFixtures.transicc(storedCentres, from: "DisplayP3.icc"),
-                             "P3 JPEG at \(maxPixelSize.map(String.init) ?? "full") size")
+            Self.expectClose(
+                Self.centres(converted, count: Self.patches.count), try ColorFixtures.transicc(storedCentres, from: "DisplayP3.icc"),
+                "P3 JPEG at \(maxPixelSize.map(String.init) ?? "full") size")
         }
     }
 
@@ -87,7 +89,7 @@ struct ColorManagementTests {
         // Inks with 255 = full ink; the writer stores Adobe-inverted samples (0 = full ink).
         let inks: [[UInt8]] = [
             [255, 0, 0, 0], [0, 255, 0, 0], [0, 0, 255, 0], [0, 0, 0, 255], [0, 0, 0, 0], [128, 128, 128, 0],
-            [0, 200, 180, 20], [200, 60, 0, 40], [40, 30, 30, 100], [255, 255, 255, 255], [60, 0, 220, 0], [0, 0, 0, 128],
+            [0, 200, 180, 20], [200, 60, 0, 40], [40, 30, 30, 100], [255, 255, 255, 255], [60, 0, 220, 0], [0, 0, 0, 128]
         ]
         let width = Self.columns * Self.patchSize, height = inks.count / Self.columns * Self.patchSize
         var samples: [UInt8] = []
@@ -96,8 +98,10 @@ struct ColorManagementTests {
         }
         var output: UnsafeMutablePointer<UInt8>?
         var length: UInt = 0
-        try #require(test_jpeg_write_cmyk(UInt32(width), UInt32(height), samples, asYCCK ? 1 : 0, profile, UInt32(profile.count),
-                                          &output, &length) == 0)
+        try #require(
+            test_jpeg_write_cmyk(
+                UInt32(width), UInt32(height), samples, asYCCK ? 1 : 0, profile, UInt32(profile.count),
+                &output, &length) == 0)
         let jpeg = Data(bytes: output!, count: Int(length))
         test_png_free(output)
         let decoded = try ImageDecoder().decodeImage(jpeg)
@@ -145,8 +149,9 @@ struct ColorManagementTests {
         return Data(bytes)
     }
 
-    @Test("sRGB-tagged photos (HP and Little CMS sRGB profiles) decode bit-identical to the same file untagged",
-          arguments: ["Kite.jpg", "ColorfulCups.jpg"])
+    @Test(
+        "sRGB-tagged photos (HP and Little CMS sRGB profiles) decode bit-identical to the same file untagged",
+        arguments: ["Kite.jpg", "ColorfulCups.jpg"])
     func sRGBUntouched(name: String) throws {
         let tagged = try TestImages.sample(name)
         let untagged = Self.strippingICC(tagged)
@@ -180,8 +185,9 @@ struct ColorManagementTests {
         #expect(kept.iccProfile == tagged.iccProfile)
     }
 
-    @Test("the integer tables agree with Little CMS within a level on a million random colours, and are not used for a profile with a lookup table",
-          arguments: ["DisplayP3.icc", "AdobeRGB-compatible.icc", "ProPhoto.icc", "P3-matrix-and-LUT.icc"])
+    @Test(
+        "the integer tables agree with Little CMS within a level on a million random colours, and are not used for a profile with a lookup table",
+        arguments: ["DisplayP3.icc", "AdobeRGB-compatible.icc", "ProPhoto.icc", "P3-matrix-and-LUT.icc"])
     func shaperOffTheProbeGrid(profile name: String) throws {
         guard case .transform(let transform) = ColorTransform.toSRGB(profile: try ColorFixtures.profile(name), layout: .rgb) else {
             Issue.record("\(name) built no transform")
@@ -203,20 +209,25 @@ struct ColorManagementTests {
         #expect(worst <= 1, "\(name): \(worst) levels off Little CMS, seed \(generator.seed)")
     }
 
-    @Test("a corrupt or mismatched profile is ignored with a warning: the image decodes as untagged", arguments: [
-        "truncated tag table", "garbage after the header", "CMYK profile on RGB", "gray profile on RGB",
-    ])
+    @Test(
+        "a corrupt or mismatched profile is ignored with a warning: the image decodes as untagged",
+        arguments: [
+            "truncated tag table", "garbage after the header", "CMYK profile on RGB", "gray profile on RGB"
+        ])
     func badProfiles(kind: String) throws {
         let p3 = try ColorFixtures.profile("DisplayP3.icc")
-        let profile: [UInt8] = switch kind {
-        case "truncated tag table": Array(p3.prefix(140))
-        case "garbage after the header": Array(p3.prefix(128)) + [UInt8](repeating: 0xEE, count: p3.count - 128)
-        case "CMYK profile on RGB": try ColorFixtures.profile("FOGRA39L-colprof.icc")
-        default: try ColorFixtures.profile("Gray.icc")
-        }
+        let profile: [UInt8] =
+            switch kind {
+            case "truncated tag table": Array(p3.prefix(140))
+            case "garbage after the header": Array(p3.prefix(128)) + [UInt8](repeating: 0xEE, count: p3.count - 128)
+            case "CMYK profile on RGB": try ColorFixtures.profile("FOGRA39L-colprof.icc")
+            default: try ColorFixtures.profile("Gray.icc")
+            }
         let bitmap = Self.patchBitmap(Self.patches)
-        let decoded = try ImageDecoder().decodeImage(ImageEncoder.jpeg(Self.tagged(bitmap, profile),
-                                                                      options: JPEGEncodingOptions(quality: 100, chromaSubsampling: .s444)))
+        let decoded = try ImageDecoder().decodeImage(
+            ImageEncoder.jpeg(
+                Self.tagged(bitmap, profile),
+                options: JPEGEncodingOptions(quality: 100, chromaSubsampling: .s444)))
         let untagged = try ImageDecoder().decode(ImageEncoder.jpeg(bitmap, options: JPEGEncodingOptions(quality: 100, chromaSubsampling: .s444)))
         #expect(decoded.bitmap.pixels == untagged.pixels && decoded.bitmap.iccProfile == nil)
         #expect(decoded.warnings.contains { $0.message.hasPrefix("ICC profile ignored") }, "\(decoded.warnings)")
@@ -231,12 +242,13 @@ struct ColorManagementTests {
         #expect(transform.usesMatrixShaper)
         guard case .transform = cache.entry(for: p3, layout: .rgb) else { Issue.record("P3 is not sRGB"); return }
         #expect(cache.statistics == ColorManagementStatistics(transformsBuilt: 1, cacheHits: 1))
-        _ = cache.entry(for: p3, layout: .rgba)  // another layout is another transform
-        _ = cache.entry(for: adobe, layout: .rgb)  // evicts P3/rgb, the oldest
+        _ = cache.entry(for: p3, layout: .rgba) // another layout is another transform
+        _ = cache.entry(for: adobe, layout: .rgb) // evicts P3/rgb, the oldest
         _ = cache.entry(for: p3, layout: .rgb)
         #expect(cache.statistics.transformsBuilt == 4 && cache.statistics.cacheHits == 1)
-        let srgb = [UInt8](try ImageDecoder(options: DecodingOptions(colorManagement: .preserveSource))
-            .decode(TestImages.sample("ColorfulCups.jpg")).iccProfile ?? [])
+        let srgb = [UInt8](
+            try ImageDecoder(options: DecodingOptions(colorManagement: .preserveSource))
+                .decode(TestImages.sample("ColorfulCups.jpg")).iccProfile ?? [])
         guard case .sRGB = cache.entry(for: srgb, layout: .rgb) else { Issue.record("the sRGB profile was not recognised"); return }
         guard case .rejected = cache.entry(for: Array(p3.prefix(140)), layout: .rgb) else { Issue.record("a broken profile was accepted"); return }
         #expect(cache.statistics.sRGBProfiles == 1 && cache.statistics.ignoredProfiles == 1)

@@ -34,7 +34,7 @@ struct CropDecodingTests {
         let horizontal: [(Gravity, [UInt8])] = [
             (.west, Self.red), (.northWest, Self.red), (.southWest, Self.red), (.centre, Self.green), (.north, Self.green),
             (.south, Self.green), (.east, Self.blue), (.northEast, Self.blue), (.southEast, Self.blue),
-            (.focus(x: 0.05, y: 0.5), Self.red), (.focus(x: 0.5, y: 0.9), Self.green), (.focus(x: 0.84, y: 0), Self.blue),
+            (.focus(x: 0.05, y: 0.5), Self.red), (.focus(x: 0.5, y: 0.9), Self.green), (.focus(x: 0.84, y: 0), Self.blue)
         ]
         for (gravity, colour) in horizontal {
             let cell = try Self.decode(wide, .fill(width: 100, height: 100, gravity: gravity))
@@ -45,7 +45,7 @@ struct CropDecodingTests {
         }
         let vertical: [(Gravity, [UInt8])] = [
             (.north, Self.red), (.northEast, Self.red), (.northWest, Self.red), (.centre, Self.green), (.east, Self.green),
-            (.west, Self.green), (.south, Self.blue), (.southEast, Self.blue), (.southWest, Self.blue), (.focus(x: 0.9, y: 0.1), Self.red),
+            (.west, Self.green), (.south, Self.blue), (.southEast, Self.blue), (.southWest, Self.blue), (.focus(x: 0.9, y: 0.1), Self.red)
         ]
         for (gravity, colour) in vertical {
             let cell = try Self.decode(tall, .fill(width: 100, height: 100, gravity: gravity))
@@ -61,19 +61,26 @@ struct CropDecodingTests {
     func orientationFirst(_ value: Int) throws {
         let orientation = try #require(ExifOrientation(rawValue: value))
         // Stored so that the orientation turns it back into the upright picture.
-        let inverse: ExifOrientation = switch orientation { case .right: .left; case .left: .right; default: orientation }
+        let inverse: ExifOrientation =
+            switch orientation {
+            case .right: .left;
+            case .left: .right;
+            default: orientation
+            }
         for upright in [Self.bands(width: 160, height: 480, vertical: true), Self.bands(width: 480, height: 160, vertical: false)] {
             let stored = upright.applying(inverse)
             let jpeg = TestImages.withOrientation(try TestImages.faithfulJPEG(stored), value)
             let tall = upright.height > upright.width
-            let cases: [(Gravity, [UInt8])] = tall
+            let cases: [(Gravity, [UInt8])] =
+                tall
                 ? [(.north, Self.red), (.south, Self.blue), (.focus(x: 0.5, y: 0.08), Self.red), (.focus(x: 0.1, y: 0.92), Self.blue)]
                 : [(.west, Self.red), (.east, Self.blue), (.focus(x: 0.08, y: 0.5), Self.red), (.focus(x: 0.92, y: 0.1), Self.blue)]
             for (gravity, colour) in cases {
                 let cell = try Self.decode(jpeg, .fill(width: 80, height: 80, gravity: gravity))
                 #expect(cell.width == 80 && cell.height == 80)
-                #expect(Self.near(cell.pixel(x: 40, y: 40), colour) && Self.near(cell.pixel(x: 3, y: 76), colour),
-                        "orientation \(value) \(tall ? "portrait" : "landscape") \(gravity): \(Array(cell.pixel(x: 40, y: 40)))")
+                #expect(
+                    Self.near(cell.pixel(x: 40, y: 40), colour) && Self.near(cell.pixel(x: 3, y: 76), colour),
+                    "orientation \(value) \(tall ? "portrait" : "landscape") \(gravity): \(Array(cell.pixel(x: 40, y: 40)))")
             }
             // A box of the upright shape is upright: 1:3 stays 1:3 whatever the stored shape.
             let fitted = try Self.decode(jpeg, .fit(width: 90, height: 90))
@@ -107,7 +114,7 @@ struct CropDecodingTests {
         Source(name: "CMYK JPEG") { try cmykJPEG() },
         Source(name: "Adam7 PNG") { try png(bitDepth: 8, colorType: 2, interlaced: true) },
         Source(name: "16-bit PNG") { try png(bitDepth: 16, colorType: 2, interlaced: false) },
-        Source(name: "RGBA PNG") { try ImageEncoder.png(TestImages.texture(width: width, height: height, format: .rgba)) },
+        Source(name: "RGBA PNG") { try ImageEncoder.png(TestImages.texture(width: width, height: height, format: .rgba)) }
     ]
 
     /// Fill boxes on the 244×180 sources whose crops start on an iMCU boundary (x = 32, 64 of
@@ -115,7 +122,7 @@ struct CropDecodingTests {
     /// all at the full DCT size: the same pixels go into the same filter.
     static let crops: [Resize] = [
         .fill(width: 120, height: 120), .fill(width: 120, height: 120, gravity: .east), .fill(width: 160, height: 120),
-        .fill(width: 200, height: 100, gravity: .focus(x: 0.3, y: 0.7)), .fill(width: 120, height: 120, gravity: .west),
+        .fill(width: 200, height: 100, gravity: .focus(x: 0.3, y: 0.7)), .fill(width: 120, height: 120, gravity: .west)
     ]
 
     @Test("crop while decoding gives the pixels of a full decode + exact crop + Lanczos", arguments: sources)
@@ -129,11 +136,13 @@ struct CropDecodingTests {
         }
     }
 
-    @Test("at a reduced DCT scale, crops of real photos stay as close to the reference as fits are", arguments: [
-        ("Kite.jpg", Resize.fill(width: 400, height: 400, gravity: .east)),          // baseline 4:2:0, 2/8
-        ("Autumn.jpg", Resize.fill(width: 300, height: 500, gravity: .focus(x: 0.7, y: 0.2))),  // progressive, 4/8
-        ("Grey.jpg", Resize.fill(width: 200, height: 200, gravity: .southWest)),     // grayscale, 2/8
-    ])
+    @Test(
+        "at a reduced DCT scale, crops of real photos stay as close to the reference as fits are",
+        arguments: [
+            ("Kite.jpg", Resize.fill(width: 400, height: 400, gravity: .east)), // baseline 4:2:0, 2/8
+            ("Autumn.jpg", Resize.fill(width: 300, height: 500, gravity: .focus(x: 0.7, y: 0.2))), // progressive, 4/8
+            ("Grey.jpg", Resize.fill(width: 200, height: 200, gravity: .southWest)) // grayscale, 2/8
+        ])
     func scaledCropsOfPhotos(name: String, resize: Resize) throws {
         let data = try TestImages.sample(name)
         let (decoded, reference) = try Self.decodeWithReference(data, full: ImageDecoder().decode(data), resize)
@@ -147,7 +156,8 @@ struct CropDecodingTests {
     static func decodeWithReference(_ data: Data, full: Bitmap, _ resize: Resize) throws -> (decoded: Bitmap, reference: Bitmap) {
         let plan = ResizePlan(resize, sourceWidth: full.width, sourceHeight: full.height)
         let crop = plan.crop
-        #expect(crop.x == crop.x.rounded() && crop.y == crop.y.rounded() && crop.width == crop.width.rounded()
+        #expect(
+            crop.x == crop.x.rounded() && crop.y == crop.y.rounded() && crop.width == crop.width.rounded()
                 && crop.height == crop.height.rounded(), "whole-pixel crops only here: \(crop)")
         let reference = try TestImages.cropped(full, x: Int(crop.x), y: Int(crop.y), width: Int(crop.width), height: Int(crop.height))
             .resampled(width: plan.width, height: plan.height)
@@ -226,8 +236,11 @@ struct CropDecodingTests {
         let samples: [UInt8] = bitDepth == 16 ? texture.pixels.flatMap { [$0, UInt8(truncatingIfNeeded: Int($0) * 7)] } : texture.pixels
         var output: UnsafeMutablePointer<UInt8>?
         var length = 0
-        guard test_png_write(UInt32(width), UInt32(height), bitDepth, colorType, interlaced ? 1 : 0, samples,
-                             width * 3 * Int(bitDepth / 8), nil, 0, nil, 0, 0, 0, 0, 0, &output, &length) == 0, let output else {
+        guard
+            test_png_write(
+                UInt32(width), UInt32(height), bitDepth, colorType, interlaced ? 1 : 0, samples,
+                width * 3 * Int(bitDepth / 8), nil, 0, nil, 0, 0, 0, 0, 0, &output, &length) == 0, let output
+        else {
             throw ImageCodecError.encodingFailed("test PNG writer")
         }
         defer { test_png_free(output) }

@@ -45,7 +45,7 @@ struct EncodingTests {
         27, 28, 29, 31, 33, 36, 39, 43,
         31, 31, 32, 34, 36, 39, 42, 45,
         35, 35, 36, 37, 39, 42, 44, 47,
-        39, 39, 40, 41, 43, 45, 47, 50,
+        39, 39, 40, 41, 43, 45, 47, 50
     ]
 
     /// libjpeg's standard luma table (ITU-T T.81 Annex K, table K.1), natural order.
@@ -57,7 +57,7 @@ struct EncodingTests {
         18, 22, 37, 56, 68, 109, 103, 77,
         24, 35, 55, 64, 81, 104, 113, 92,
         49, 64, 78, 87, 103, 121, 120, 101,
-        72, 92, 95, 98, 112, 100, 103, 99,
+        72, 92, 95, 98, 112, 100, 103, 99
     ]
 
     @Test("the SSIM-tuned luma table is the one written, scaled by quality as libjpeg scales; chroma keeps the standard table")
@@ -85,7 +85,8 @@ struct EncodingTests {
     func chromaQuality() throws {
         let photo = try ImageDecoder(options: DecodingOptions(maxPixelSize: 320)).decode(TestImages.sample("ColorfulCups.jpg"))
         let encode = { (chroma: Int?) in
-            try ImageEncoder.jpeg(photo, options: JPEGEncodingOptions(quality: 60, progressive: true, quantization: .ssimTuned, chromaQuality: chroma))
+            try ImageEncoder.jpeg(
+                photo, options: JPEGEncodingOptions(quality: 60, progressive: true, quantization: .ssimTuned, chromaQuality: chroma))
         }
         let (same, coarse, fine) = (try encode(nil), try encode(30), try encode(90))
         let tables = [same, coarse, fine].map(JPEGSegments.quantizationTables)
@@ -113,7 +114,8 @@ struct EncodingTests {
         #expect(white.format == .rgb)
         #expect(Array(white.pixel(x: 4, y: 8)).elementsEqual([255, 255, 255], by: { abs(Int($0) - Int($1)) <= 3 }))
         #expect(Array(white.pixel(x: 28, y: 8)).elementsEqual([127, 127, 255], by: { abs(Int($0) - Int($1)) <= 3 }))
-        let black = try ImageDecoder().decode(ImageEncoder.jpeg(source, options: JPEGEncodingOptions(quality: 100, chromaSubsampling: .s444, background: .black)))
+        let black = try ImageDecoder().decode(
+            ImageEncoder.jpeg(source, options: JPEGEncodingOptions(quality: 100, chromaSubsampling: .s444, background: .black)))
         #expect(Array(black.pixel(x: 4, y: 8)).elementsEqual([0, 0, 0], by: { abs(Int($0) - Int($1)) <= 3 }))
         let grayAlpha = TestImages.make(width: 8, height: 8, format: .grayAlpha) { _, _ in [0, 0] }
         #expect(grayAlpha.flattened().pixels == [UInt8](repeating: 255, count: 64))
@@ -126,7 +128,7 @@ struct EncodingTests {
         let valid = [
             try #require(try ImageDecoder(options: keep).decode(TestImages.sample("ColorfulCups.jpg")).iccProfile),
             try #require(try ImageDecoder(options: keep).decode(TestImages.sample("Path.jpg")).iccProfile),
-            try ColorFixtures.profile("DisplayP3.icc"),
+            try ColorFixtures.profile("DisplayP3.icc")
         ]
         #expect(valid.map(\.count) == [6924, 3144, 660])
         // Distrusted: too short to be a profile, and a header whose length field (10,000) is
@@ -139,7 +141,9 @@ struct EncodingTests {
             bitmap.iccProfile = profile
             let decoded = try ImageDecoder(options: DecodingOptions(colorManagement: .preserveSource)).decode(ImageEncoder.png(bitmap))
             let kept = decoded.iccProfile == expected
-            #expect(kept, "profile of \(profile.count) bytes: expected \(expected == nil ? "dropped" : "kept"), got \(decoded.iccProfile?.count ?? 0) bytes")
+            #expect(
+                kept,
+                "profile of \(profile.count) bytes: expected \(expected == nil ? "dropped" : "kept"), got \(decoded.iccProfile?.count ?? 0) bytes")
             #expect(decoded.pixels == bitmap.pixels)
         }
     }
@@ -165,8 +169,10 @@ struct EncodingTests {
 struct ConcurrencyTests {
     @Test("100 decodes from many tasks give the same pixels as one at a time")
     func parallelDecodes() async throws {
-        let inputs = [try TestImages.sample("Kite.jpg"), try TestImages.sample("Autumn.jpg"),
-                      try ImageEncoder.png(TestImages.quadrants(width: 300, height: 200))]
+        let inputs = [
+            try TestImages.sample("Kite.jpg"), try TestImages.sample("Autumn.jpg"),
+            try ImageEncoder.png(TestImages.quadrants(width: 300, height: 200))
+        ]
         let decoder = ImageDecoder(options: DecodingOptions(maxPixelSize: 200))
         let expected = try inputs.map { try decoder.decode($0) }
         let results = try await withThrowingTaskGroup(of: (Int, Bitmap).self) { group in

@@ -41,13 +41,15 @@ struct HostileInputBoundsTests {
     /// Asserts the bounds, and that the file decodes to exactly the clean file's pixels.
     static func expectClean(_ data: Data, like clean: Data, _ name: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let measurement = measure(data)
-        print("\(name): \(data.count) bytes, header read \(measurement.headerPeak) B (bound \(measurement.headerBound)), "
-              + "decode \(measurement.decodePeak) B (bound \(measurement.decodeBound))")
+        print(
+            "\(name): \(data.count) bytes, header read \(measurement.headerPeak) B (bound \(measurement.headerBound)), "
+                + "decode \(measurement.decodePeak) B (bound \(measurement.decodeBound))")
         #expect(measurement.headerPeak <= measurement.headerBound, "\(name): header read", sourceLocation: sourceLocation)
         #expect(measurement.decodePeak <= measurement.decodeBound, "\(name): decode", sourceLocation: sourceLocation)
         let image = try measurement.result.get()
-        #expect(image.bitmap == (try ImageDecoder(options: DecodingOptions(maxPixelSize: 64)).decode(clean)), "\(name): pixels",
-                sourceLocation: sourceLocation)
+        #expect(
+            image.bitmap == (try ImageDecoder(options: DecodingOptions(maxPixelSize: 64)).decode(clean)), "\(name): pixels",
+            sourceLocation: sourceLocation)
     }
 
     // MARK: PNG
@@ -64,8 +66,9 @@ struct HostileInputBoundsTests {
     static func png(_ extra: [[UInt8]] = []) -> Data {
         let header = bigEndian(1) + bigEndian(1) + [8, 2, 0, 0, 0]
         let pixels = deflate([0, 0x80, 0x40, 0x20])
-        return Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + chunk("IHDR", header) + extra.joined()
-                    + chunk("IDAT", pixels) + chunk("IEND", []))
+        return Data(
+            [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + chunk("IHDR", header) + extra.joined()
+                + chunk("IDAT", pixels) + chunk("IEND", []))
     }
 
     static func deflate(_ bytes: [UInt8]) -> [UInt8] {
@@ -88,7 +91,7 @@ struct HostileInputBoundsTests {
             ("iTXt", (0..<20).map { Self.chunk("iTXt", Array("k\($0)".utf8) + [0, 1, 0, 0, 0] + Self.textBomb) }),
             ("tEXt", (0..<4).map { Self.chunk("tEXt", Array("k\($0)".utf8) + [0] + [UInt8](repeating: 0x41, count: 512 << 10)) }),
             ("sPLT", (0..<3).map { Self.chunk("sPLT", Array("p\($0)".utf8) + [0, 8] + [UInt8](repeating: 7, count: 6 * 100_000)) }),
-            ("private", (0..<3).map { _ in Self.chunk("prVt", [UInt8](repeating: 9, count: 1 << 20)) }),
+            ("private", (0..<3).map { _ in Self.chunk("prVt", [UInt8](repeating: 9, count: 1 << 20)) })
         ]
         for (name, chunks) in bombs {
             try Self.expectClean(Self.png(chunks), like: clean, name)
@@ -139,7 +142,7 @@ struct HostileInputBoundsTests {
 
     static let cleanJPEG: Data = {
         let bitmap = TestImages.make(width: 16, height: 16, format: .rgb) { x, y in [UInt8(x * 16), UInt8(y * 16), 90] }
-        return try! ImageEncoder.jpeg(bitmap)  // swiftlint:disable:this force_try
+        return try! ImageEncoder.jpeg(bitmap) // swiftlint:disable:this force_try
     }()
 
     /// The clean JPEG with `count` segments of `marker` inserted after SOI.
@@ -185,7 +188,7 @@ struct HostileInputBoundsTests {
 
     @Test("a progressive JPEG over the scan limit is refused; under it, it decodes")
     func scanLimit() throws {
-        let data = try Self.manyScans(bits: 3)  // 568 scans
+        let data = try Self.manyScans(bits: 3) // 568 scans
         #expect(throws: ImageCodecError.corruptData("Progressive JPEG has more than 500 scans")) { try ImageDecoder().decode(data) }
         let generous = DecodingLimits(maxProgressiveScans: 600)
         #expect(try ImageDecoder(options: DecodingOptions(limits: generous)).decode(data).width == 64)

@@ -18,7 +18,7 @@ struct HostileInputTests {
             ("baseline JPEG", try ImageEncoder.jpeg(photo)),
             ("progressive JPEG", try ImageEncoder.jpeg(photo, options: JPEGEncodingOptions(progressive: true))),
             ("PNG", try ImageEncoder.png(alpha)),
-            ("Adam7 PNG", try interlacedPNG()),
+            ("Adam7 PNG", try interlacedPNG())
         ]
     }
 
@@ -142,7 +142,7 @@ struct HostileInputTests {
         let length = intact[type - 4..<type].reduce(0) { $0 << 8 | Int($1) }
         for byte in 0..<4 {
             var bytes = intact
-            bytes[type + 4 + length + byte] ^= 0x01  // the data is untouched: only the checksum is wrong
+            bytes[type + 4 + length + byte] ^= 0x01 // the data is untouched: only the checksum is wrong
             #expect {
                 try ImageDecoder().decode(Data(bytes))
             } throws: { error in

@@ -31,8 +31,9 @@ struct JPEGDamagePolicyTests {
         try ImageDecoder(options: DecodingOptions(allowsPartialImages: partial)).decodeImage(Data(bytes))
     }
 
-    @Test("padding that costs no pixel is tolerated, recorded, and decodes to the same pixels",
-          arguments: ["before EOI", "before a restart marker", "between progressive scans"])
+    @Test(
+        "padding that costs no pixel is tolerated, recorded, and decodes to the same pixels",
+        arguments: ["before EOI", "before a restart marker", "between progressive scans"])
     func padding(_ place: String) throws {
         let clean: [UInt8]
         var padded: [UInt8]
@@ -45,7 +46,7 @@ struct JPEGDamagePolicyTests {
             clean = try Self.jpeg(restartInterval: 2)
             let restart = try #require((0xD0...0xD7).flatMap { Self.markers(UInt8($0), in: clean) }.min())
             padded = clean
-            padded.insert(contentsOf: [0xFF, 0xFF, 0xFF], at: restart)  // fill bytes, as T.81 B.1.1.2 allows
+            padded.insert(contentsOf: [0xFF, 0xFF, 0xFF], at: restart) // fill bytes, as T.81 B.1.1.2 allows
         default:
             clean = try Self.jpeg(progressive: true)
             // The second scan's header: padding after the first scan's data.
@@ -59,7 +60,7 @@ struct JPEGDamagePolicyTests {
         let reference = try Self.decode(clean).bitmap
         let decoded = try Self.decode(padded)
         #expect(decoded.bitmap == reference)
-        if place != "before a restart marker" {  // 0xFF fill bytes are legal there and raise nothing
+        if place != "before a restart marker" { // 0xFF fill bytes are legal there and raise nothing
             #expect(decoded.warnings.contains { $0.code == Int(JWRN_EXTRANEOUS_DATA.rawValue) }, "\(decoded.warnings)")
         }
     }
@@ -70,7 +71,7 @@ struct JPEGDamagePolicyTests {
         var patched = clean
         let scan = try #require(Self.markers(0xDA, in: clean).first)
         let components = Int(clean[scan + 4])
-        patched[scan + 5 + 2 * components + 1] = 0  // Se
+        patched[scan + 5 + 2 * components + 1] = 0 // Se
         let decoded = try Self.decode(patched)
         #expect(decoded.bitmap == (try Self.decode(clean).bitmap))
         #expect(decoded.warnings.map(\.code) == [Int(JWRN_NOT_SEQUENTIAL.rawValue)])
@@ -120,16 +121,20 @@ struct CodecErrorPathTests {
         let bitmap = Self.noise(256, 256)
         for limit in [1, 100, 4096, 30_000] {
             do {
-                _ = format == "jpeg" ? try ImageEncoder.jpeg(bitmap, options: JPEGEncodingOptions(quality: 95), maximumOutputBytes: limit)
-                                     : try ImageEncoder.png(bitmap, options: PNGEncodingOptions(), maximumOutputBytes: limit)
+                _ =
+                    format == "jpeg"
+                    ? try ImageEncoder.jpeg(bitmap, options: JPEGEncodingOptions(quality: 95), maximumOutputBytes: limit)
+                    : try ImageEncoder.png(bitmap, options: PNGEncodingOptions(), maximumOutputBytes: limit)
                 Issue.record("\(format) of random pixels fitted in \(limit) bytes")
             } catch {
                 #expect(error == .outOfMemory, "\(format), limit \(limit)")
             }
         }
         // And with room, the same call succeeds.
-        let data = format == "jpeg" ? try ImageEncoder.jpeg(bitmap, options: JPEGEncodingOptions(quality: 95), maximumOutputBytes: 1 << 20)
-                                    : try ImageEncoder.png(bitmap, options: PNGEncodingOptions(), maximumOutputBytes: 1 << 20)
+        let data =
+            format == "jpeg"
+            ? try ImageEncoder.jpeg(bitmap, options: JPEGEncodingOptions(quality: 95), maximumOutputBytes: 1 << 20)
+            : try ImageEncoder.png(bitmap, options: PNGEncodingOptions(), maximumOutputBytes: 1 << 20)
         #expect(try ImageDecoder().decode(data).width == 256)
     }
 
@@ -139,8 +144,10 @@ struct CodecErrorPathTests {
         let samples = [UInt8](repeating: 0xFF, count: rowBytes * height)
         var output: UnsafeMutablePointer<UInt8>?
         var length = 0
-        try #require(test_png_write(UInt32(width), UInt32(height), 1, 0, 0, samples, rowBytes, nil, 0, nil, 0, -1, -1, 0, 0,
-                                    &output, &length) == 0)
+        try #require(
+            test_png_write(
+                UInt32(width), UInt32(height), 1, 0, 0, samples, rowBytes, nil, 0, nil, 0, -1, -1, 0, 0,
+                &output, &length) == 0)
         defer { test_png_free(output) }
         return Data(bytes: try #require(output), count: length)
     }

@@ -78,7 +78,7 @@ struct JPEGDecodingTests {
         // cyan = full cyan only; black = full black only.
         let inks: [(cmyk: [UInt8], rgb: [UInt8])] = [
             ([255, 0, 0, 255], [255, 0, 0]), ([0, 255, 255, 255], [0, 255, 255]),
-            ([255, 255, 255, 0], [0, 0, 0]), ([255, 255, 255, 255], [255, 255, 255]),
+            ([255, 255, 255, 0], [0, 0, 0]), ([255, 255, 255, 255], [255, 255, 255])
         ]
         var samples: [UInt8] = []
         for _ in 0..<16 { for ink in inks { for _ in 0..<16 { samples += ink.cmyk } } }

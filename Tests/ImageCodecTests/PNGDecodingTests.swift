@@ -30,7 +30,7 @@ struct PNGCase: CustomTestStringConvertible, Sendable {
 
 @Suite("PNG decoding")
 struct PNGDecodingTests {
-    static let width = 13, height = 11  // odd sizes exercise Adam7's partial passes
+    static let width = 13, height = 11 // odd sizes exercise Adam7's partial passes
 
     @Test("every colour type × bit depth × interlace × tRNS decodes to the exact 8-bit pixels", arguments: PNGCase.all)
     func matrix(_ config: PNGCase) throws {
@@ -41,7 +41,9 @@ struct PNGDecodingTests {
         }
         // Palette: entry i is (i*37, 255-i*11, i*5) and, with tRNS, alpha i*16 for the first 8.
         let paletteCount = 1 << min(config.bitDepth, 8)
-        let palette = (0..<paletteCount).flatMap { i in [UInt8(truncatingIfNeeded: i * 37), UInt8(truncatingIfNeeded: 255 - i * 11), UInt8(truncatingIfNeeded: i * 5)] }
+        let palette = (0..<paletteCount).flatMap { i in
+            [UInt8(truncatingIfNeeded: i * 37), UInt8(truncatingIfNeeded: 255 - i * 11), UInt8(truncatingIfNeeded: i * 5)]
+        }
         let paletteAlpha = (0..<min(8, paletteCount)).map { UInt8($0 * 16) }
 
         // Pack samples the way PNG stores them.
@@ -117,12 +119,13 @@ struct PNGDecodingTests {
             }
         }
         #expect(mismatches == 0)
-        let expectedFormat: PixelFormat = switch (config.colorType, useTRNS) {
-        case (0, false): .gray
-        case (0, true), (4, _): .grayAlpha
-        case (2, false), (3, false): .rgb
-        default: .rgba
-        }
+        let expectedFormat: PixelFormat =
+            switch (config.colorType, useTRNS) {
+            case (0, false): .gray
+            case (0, true), (4, _): .grayAlpha
+            case (2, false), (3, false): .rgb
+            default: .rgba
+            }
         #expect(decoded.format == expectedFormat)
     }
 

@@ -29,8 +29,9 @@ struct ReducedScaleIDCTTests {
         return try ImageDecoder(options: options).decode(jpeg)
     }
 
-    @Test("a frequency the scale can carry comes out as the cosine sampled at the wider pixels' centres",
-          arguments: [(4, false), (4, true), (2, false), (2, true)])
+    @Test(
+        "a frequency the scale can carry comes out as the cosine sampled at the wider pixels' centres",
+        arguments: [(4, false), (4, true), (2, false), (2, true)])
     func passband(numerator: Int, vertical: Bool) throws {
         let jpeg = try TestImages.faithfulJPEG(Self.basisImage(frequency: 1, vertical: vertical))
         let decoded = try Self.decodeAtScale(jpeg, numerator: numerator)
@@ -47,8 +48,9 @@ struct ReducedScaleIDCTTests {
         #expect(worst <= 1.5, "\(numerator)/8, vertical \(vertical): worst \(worst) levels from the sampled cosine")
     }
 
-    @Test("a frequency above what the scale can carry is filtered out, not folded back",
-          arguments: [(4, 6, false), (4, 6, true), (2, 3, false), (2, 3, true)])
+    @Test(
+        "a frequency above what the scale can carry is filtered out, not folded back",
+        arguments: [(4, 6, false), (4, 6, true), (2, 3, false), (2, 3, true)])
     func stopband(numerator: Int, frequency: Int, vertical: Bool) throws {
         let jpeg = try TestImages.faithfulJPEG(Self.basisImage(frequency: frequency, vertical: vertical))
         let decoded = try Self.decodeAtScale(jpeg, numerator: numerator)

@@ -19,7 +19,7 @@ struct ResamplingTests {
         // Value = x, so each output pixel should be close to the mean of the source span it covers.
         let source = TestImages.make(width: 256, height: 16, format: .gray) { x, _ in [UInt8(x)] }
         let result = try source.resampled(width: 64, height: 4)
-        for x in 2..<62 {  // away from the edges, where the kernel is clipped
+        for x in 2..<62 { // away from the edges, where the kernel is clipped
             let expected = Double(x * 4) + 1.5
             for y in 0..<4 {
                 #expect(abs(Double(result.pixels[y * 64 + x]) - expected) <= 1, "x=\(x) y=\(y)")
@@ -41,8 +41,10 @@ struct ResamplingTests {
 
     @Test("colour bars keep their exact colours away from the bar edges")
     func colourBars() throws {
-        let bars: [[UInt8]] = [[255, 255, 255], [255, 255, 0], [0, 255, 255], [0, 255, 0],
-                               [255, 0, 255], [255, 0, 0], [0, 0, 255], [0, 0, 0]]
+        let bars: [[UInt8]] = [
+            [255, 255, 255], [255, 255, 0], [0, 255, 255], [0, 255, 0],
+            [255, 0, 255], [255, 0, 0], [0, 0, 255], [0, 0, 0]
+        ]
         let source = TestImages.make(width: 512, height: 64, format: .rgb) { x, _ in bars[x / 64] }
         let result = try source.resampled(width: 128, height: 16)
         for (index, bar) in bars.enumerated() {
@@ -93,7 +95,9 @@ struct ResamplingTests {
         // 3840 → 1080 (Elephants-q90.jpg): 4/8 is 1920, 1.78×, with the engine's IDCT; libjpeg's
         // averaging 4/8 needs 2×, so 5/8 (2400).
         #expect(TargetSize.jpegScaleNumerator(crop: PixelRect(width: 3840, height: 2160), target: (1080, 608)) == 4)
-        #expect(TargetSize.jpegScaleNumerator(crop: PixelRect(width: 3840, height: 2160), target: (1080, 608), boxScales: TargetSize.libjpegBoxScales) == 5)
+        #expect(
+            TargetSize.jpegScaleNumerator(crop: PixelRect(width: 3840, height: 2160), target: (1080, 608), boxScales: TargetSize.libjpegBoxScales)
+                == 5)
         // 3840 → 1280: 4/8 leaves 1.5× (lost 0.0015 SSIM on Elephants-q90.jpg); 5/8.
         #expect(TargetSize.jpegScaleNumerator(crop: PixelRect(width: 3840, height: 2160), target: (1280, 720)) == 5)
         // 2560 → 640 (Path.jpg): 3/8 leaves 1.5× (lost 0.0022); 4/8.

@@ -73,7 +73,7 @@ struct ResizeTests {
         Case(resize: .fill(width: 300, height: 400), source: (4000, 3000), output: (300, 400), crop: (875, 0, 2250, 3000)),
         Case(resize: .fill(width: 400, height: 100), source: (4000, 3000), output: (400, 100), crop: (0, 1000, 4000, 1000)),
         // An odd margin is split into two half pixels, not rounded.
-        Case(resize: .fill(width: 100, height: 100), source: (401, 300), output: (100, 100), crop: (50.5, 0, 300, 300)),
+        Case(resize: .fill(width: 100, height: 100), source: (401, 300), output: (100, 100), crop: (50.5, 0, 300, 300))
     ]
 
     @Test("every mode over landscape, portrait, square, 1×N, N×1 and small sources", arguments: cases)
@@ -91,15 +91,17 @@ struct ResizeTests {
         let expected: [(Gravity, Double)] = [
             (.centre, 500), (.north, 500), (.south, 500), (.west, 0), (.northWest, 0), (.southWest, 0),
             (.east, 1000), (.northEast, 1000), (.southEast, 1000),
-            (.focus(x: 0.5, y: 0.5), 500), (.focus(x: 0.3, y: 0.9), 0), (.focus(x: 0.6, y: 0), 900), (.focus(x: 1, y: 1), 1000),
+            (.focus(x: 0.5, y: 0.5), 500), (.focus(x: 0.3, y: 0.9), 0), (.focus(x: 0.6, y: 0), 900), (.focus(x: 1, y: 1), 1000)
         ]
         for (gravity, x) in expected {
             let plan = ResizePlan(.fill(width: 400, height: 400, gravity: gravity), sourceWidth: 4000, sourceHeight: 3000)
             #expect(plan.crop.x == x && plan.crop.y == 0, "\(gravity): \(plan.crop)")
         }
         // The same, vertically: 3000×4000 leaves 1000 px to spare.
-        let vertical: [(Gravity, Double)] = [(.north, 0), (.northEast, 0), (.centre, 500), (.east, 500), (.south, 1000), (.southWest, 1000),
-                                             (.focus(x: 0, y: 0.25), 0), (.focus(x: 0, y: 0.55), 700)]
+        let vertical: [(Gravity, Double)] = [
+            (.north, 0), (.northEast, 0), (.centre, 500), (.east, 500), (.south, 1000), (.southWest, 1000),
+            (.focus(x: 0, y: 0.25), 0), (.focus(x: 0, y: 0.55), 700)
+        ]
         for (gravity, y) in vertical {
             let plan = ResizePlan(.fill(width: 400, height: 400, gravity: gravity), sourceWidth: 3000, sourceHeight: 4000)
             #expect(plan.crop.y == y && plan.crop.x == 0, "\(gravity): \(plan.crop)")
@@ -116,7 +118,8 @@ struct ResizeTests {
         #expect(Resize.fit(width: 400, height: 400).maxPixelSize == 400)
         #expect(Resize.fit(width: 400, height: 300).maxPixelSize == nil && Resize.fill(width: 400, height: 400).maxPixelSize == nil)
         #expect(Resize.fit(width: 1080, height: 1080).description == "fit:1080x1080")
-        #expect(Resize.fill(width: 400, height: 300, gravity: .focus(x: 0.25, y: 0.5), enlarge: true).description
+        #expect(
+            Resize.fill(width: 400, height: 300, gravity: .focus(x: 0.25, y: 0.5), enlarge: true).description
                 == "fill:400x300:focus:0.25,0.5:enlarge")
         #expect(Resize.fillDown(width: 4, height: 3, gravity: .southWest).description == "fill-down:4x3:south-west")
     }
@@ -127,8 +130,10 @@ struct ResizeTests {
             #expect(Gravity(gravity.description) == gravity)
         }
         #expect(Gravity("center") == .centre)
-        for bad in ["", "up", "North", "focus:", "focus:0.5", "focus:0.5,", "focus:1.5,0.5", "focus:0.5,-0.1", "focus:nan,0.5",
-                    "focus:0.5,0.5,0.5", "ce"] {
+        for bad in [
+            "", "up", "North", "focus:", "focus:0.5", "focus:0.5,", "focus:1.5,0.5", "focus:0.5,-0.1", "focus:nan,0.5",
+            "focus:0.5,0.5,0.5", "ce"
+        ] {
             #expect(Gravity(bad) == nil, "\(bad)")
         }
     }
@@ -138,7 +143,7 @@ struct ResizeTests {
         let bad: [Resize] = [
             .fit(width: 0, height: 0), .fit(width: -1, height: 10), .fill(width: 0, height: 10), .fill(width: 10, height: 0),
             .fillDown(width: 0, height: 10), .force(width: 10, height: 0), .fit(width: 100_001, height: 10),
-            .fill(width: 10, height: 10, gravity: .focus(x: 1.5, y: 0)),
+            .fill(width: 10, height: 10, gravity: .focus(x: 1.5, y: 0))
         ]
         for resize in bad {
             #expect(throws: ImageCodecError.self, "\(resize)") { try resize.validate() }

@@ -22,8 +22,9 @@ struct ThumbnailerTests {
         return urls
     }
 
-    @Test("a batch gives, in input order, the same files and results as one thumbnail at a time, for any jobs and budget",
-          arguments: [(1, nil), (2, nil), (5, nil), (2, 1), (3, 200_000)] as [(Int, Int?)])
+    @Test(
+        "a batch gives, in input order, the same files and results as one thumbnail at a time, for any jobs and budget",
+        arguments: [(1, nil), (2, nil), (5, nil), (2, 1), (3, 200_000)] as [(Int, Int?)])
     func batchMatchesOneByOne(jobs: Int, memoryBudget: Int?) async throws {
         let directory = try TemporaryDirectory()
         let inputs = try Self.inputs(in: directory)
@@ -57,8 +58,9 @@ struct ThumbnailerTests {
 struct BatchScheduleTests {
     @Test("big decodes pair with small ones; the running total stays within the budget, but one alone may exceed it")
     func pairing() {
-        var schedule = BatchSchedule([("a", 90), ("b", 60), ("c", 50), ("d", 10), ("e", 10), ("f", 5), ("g", 120)].map { (item: $0.0, cost: $0.1) },
-                                     budget: 100)
+        var schedule = BatchSchedule(
+            [("a", 90), ("b", 60), ("c", 50), ("d", 10), ("e", 10), ("f", 5), ("g", 120)].map { (item: $0.0, cost: $0.1) },
+            budget: 100)
         // Nothing runs: the largest starts, even over the budget.
         #expect(schedule.next()?.item == "g")
         #expect(schedule.next() == nil, "nothing may join a decode over the budget")
@@ -114,8 +116,10 @@ struct DecodePlanTests {
     @Test("a plan's size is the decode's, from the header alone (a prefix is enough), for every mode and orientation")
     func sizesMatchDecodes() throws {
         let source = TestImages.texture(width: 300, height: 200)
-        let resizes: [Resize?] = [nil, .fit(width: 100, height: 100), .fill(width: 90, height: 120, gravity: .north),
-                                  .fillDown(width: 400, height: 100), .force(width: 33, height: 44), .fit(width: 0, height: 50, enlarge: true)]
+        let resizes: [Resize?] = [
+            nil, .fit(width: 100, height: 100), .fill(width: 90, height: 120, gravity: .north),
+            .fillDown(width: 400, height: 100), .force(width: 33, height: 44), .fit(width: 0, height: 50, enlarge: true)
+        ]
         for data in [TestImages.withOrientation(try TestImages.faithfulJPEG(source), 6), try ImageEncoder.png(source)] {
             for resize in resizes {
                 let decoder = ImageDecoder(options: DecodingOptions(resize: resize))

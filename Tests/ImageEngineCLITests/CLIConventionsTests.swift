@@ -33,7 +33,8 @@ struct CLIConventionsTests {
             let outcome = try await CLIRunner.run(command + ["--help"])
             #expect(outcome.status == 0, "\(command)")
             // Every positional argument has a description after its name.
-            let arguments = outcome.stdout.components(separatedBy: "ARGUMENTS:").dropFirst().first?
+            let arguments =
+                outcome.stdout.components(separatedBy: "ARGUMENTS:").dropFirst().first?
                 .components(separatedBy: "OPTIONS:").first ?? ""
             let names = arguments.split(separator: "\n").filter { $0.hasPrefix("  <") }
             #expect(!names.isEmpty, "\(command) lists no arguments")
@@ -67,14 +68,16 @@ struct CLIConventionsTests {
         #expect(thumbnail.stderr == "image-engine: cannot create the output directory: \(directory.file("taken/out").path): Not a directory\n")
     }
 
-    @Test("usage mistakes exit 64 and name the option", arguments: [
-        (["thumbnail", "x.jpg", "--output", "o", "--jobs", "0"], "--jobs"),
-        (["thumbnail", "x.jpg", "--output", "o", "--max-pixel-size", "-1"], "--max-pixel-size"),
-        (["compress", "x.jpg", "--output", "o", "--min-pixel-size", "2000"], "--min-pixel-size"),
-        (["compress", "x.jpg", "--output", "o", "--field", "novalue", "--multipart", "b"], "--field"),
-        (["compress", "x.jpg", "--output", "o", "--field", "a=b"], "--field"),
-        (["cache", "--dir", "d", "--size-limit", "0", "stats"], "--size-limit"),
-    ])
+    @Test(
+        "usage mistakes exit 64 and name the option",
+        arguments: [
+            (["thumbnail", "x.jpg", "--output", "o", "--jobs", "0"], "--jobs"),
+            (["thumbnail", "x.jpg", "--output", "o", "--max-pixel-size", "-1"], "--max-pixel-size"),
+            (["compress", "x.jpg", "--output", "o", "--min-pixel-size", "2000"], "--min-pixel-size"),
+            (["compress", "x.jpg", "--output", "o", "--field", "novalue", "--multipart", "b"], "--field"),
+            (["compress", "x.jpg", "--output", "o", "--field", "a=b"], "--field"),
+            (["cache", "--dir", "d", "--size-limit", "0", "stats"], "--size-limit")
+        ])
     func usage(arguments: [String], option: String) async throws {
         let outcome = try await CLIRunner.run(arguments)
         #expect(outcome.status == 64, "\(arguments): \(outcome.stderr)")

@@ -44,10 +44,14 @@ struct CacheCommandTests {
     func rejectedPutChangesNothing() async throws {
         let filled = try await Filled()
         let before = try await filled.stats()
-        let rejected = try await CLIRunner.run(["cache", "--dir", filled.cache, "--size-limit", "10", "put", "big", filled.source.appendingPathComponent("f9").path])
+        let rejected = try await CLIRunner.run([
+            "cache", "--dir", filled.cache, "--size-limit", "10", "put", "big", filled.source.appendingPathComponent("f9").path
+        ])
         #expect(rejected.status == 1 && rejected.stderr.contains("exceeds the cache size limit of 10 bytes"))
         #expect(try await filled.stats() == before)
-        let accepted = try await CLIRunner.run(["cache", "--dir", filled.cache, "--size-limit", "25000", "put", "small", filled.source.appendingPathComponent("f0").path])
+        let accepted = try await CLIRunner.run([
+            "cache", "--dir", filled.cache, "--size-limit", "25000", "put", "small", filled.source.appendingPathComponent("f0").path
+        ])
         #expect(accepted.status == 0)
         let after = try await filled.stats()
         #expect(after["sizeLimit"] == 25000 && (after["totalBytes"] ?? .max) <= 25000)

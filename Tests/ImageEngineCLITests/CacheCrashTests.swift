@@ -35,8 +35,9 @@ struct CacheCrashTests {
             let limit = round % 2 == 0 ? 100_000_000 : 1_000_000
             // Measured from the run's own progress (after the k-th acknowledged store), plus a
             // jitter that lands the kill anywhere inside the stores that follow.
-            let point = KillPoint(afterStores: Int.random(in: 1...(files.count - 5), using: &generator),
-                                  jitter: Double.random(in: 0...0.003, using: &generator))
+            let point = KillPoint(
+                afterStores: Int.random(in: 1...(files.count - 5), using: &generator),
+                jitter: Double.random(in: 0...0.003, using: &generator))
             let arguments = ["cache", "--dir", cacheDirectory.path, "--size-limit", "\(limit)", "put-dir", source.url.path, "--verbose"]
             let outcome = try await CLIRunner.offCooperativePool { try Self.runAndKill(arguments, at: point) }
             if outcome.killed { killedMidRun += 1 }
@@ -123,8 +124,9 @@ struct CacheCrashTests {
         output.append(reader.readDataToEndOfFile())
         process.waitUntilExit()
         var lines = String(decoding: output, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
-        lines.removeLast()  // after the last newline: empty, or a line cut by the kill
-        return Outcome(acknowledged: Set(lines.compactMap { $0.hasPrefix("stored ") ? String($0.dropFirst(7)) : nil }),
-                       killed: process.terminationReason == .uncaughtSignal)
+        lines.removeLast() // after the last newline: empty, or a line cut by the kill
+        return Outcome(
+            acknowledged: Set(lines.compactMap { $0.hasPrefix("stored ") ? String($0.dropFirst(7)) : nil }),
+            killed: process.terminationReason == .uncaughtSignal)
     }
 }

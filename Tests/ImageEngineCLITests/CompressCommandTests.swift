@@ -23,9 +23,12 @@ struct CompressCommandTests {
         let inputs = try Self.photos(in: directory)
         let output = directory.url.appendingPathComponent("out")
         let body = directory.file("request.body")
-        let outcome = try await CLIRunner.run(["compress"] + inputs + ["--output", output.path, "--budget", "40KB", "--max-pixel-size", "400",
-                                                                 "--min-pixel-size", "200", "--json", "--multipart", body.path,
-                                                                 "--field", #"params={"title":"chair"}"#])
+        let outcome = try await CLIRunner.run(
+            ["compress"] + inputs + [
+                "--output", output.path, "--budget", "40KB", "--max-pixel-size", "400",
+                "--min-pixel-size", "200", "--json", "--multipart", body.path,
+                "--field", #"params={"title":"chair"}"#
+            ])
         #expect(outcome.status == 0, "\(outcome.stderr)")
         // A script reading the JSON may treat anything on stderr as a failure.
         #expect(outcome.stderr.isEmpty, "JSON mode printed to stderr: \(outcome.stderr)")
@@ -70,8 +73,11 @@ struct CompressCommandTests {
         let directory = try TemporaryDirectory()
         let inputs = try Self.photos(in: directory)
         let output = directory.url.appendingPathComponent("out")
-        let outcome = try await CLIRunner.run(["compress"] + inputs + ["--output", output.path, "--budget", "40KB", "--max-pixel-size", "400",
-                                                                 "--min-pixel-size", "200", "--json", "--metric", "ssim"])
+        let outcome = try await CLIRunner.run(
+            ["compress"] + inputs + [
+                "--output", output.path, "--budget", "40KB", "--max-pixel-size", "400",
+                "--min-pixel-size", "200", "--json", "--metric", "ssim"
+            ])
         #expect(outcome.status == 0, "\(outcome.stderr)")
         let document = try #require(try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [String: Any])
         let images = try #require(document["images"] as? [[String: Any]])
@@ -85,8 +91,11 @@ struct CompressCommandTests {
         let directory = try TemporaryDirectory()
         let inputs = try Self.photos(in: directory)
         let output = directory.url.appendingPathComponent("out")
-        let outcome = try await CLIRunner.run(["compress"] + inputs + ["--output", output.path, "--budget", "1KiB", "--max-pixel-size", "400",
-                                                                 "--min-pixel-size", "200"])
+        let outcome = try await CLIRunner.run(
+            ["compress"] + inputs + [
+                "--output", output.path, "--budget", "1KiB", "--max-pixel-size", "400",
+                "--min-pixel-size", "200"
+            ])
         #expect(outcome.status != 0)
         #expect(outcome.stderr.contains("cannot be met") && outcome.stderr.contains("1024"))
         #expect(!FileManager.default.fileExists(atPath: output.path))
@@ -132,8 +141,11 @@ struct CompressCommandTests {
         let inputs = try Self.photos(in: directory)
         let output = directory.url.appendingPathComponent("out")
         for body in [directory.file("no-such-dir/request.body").path, directory.url.path] {
-            let outcome = try await CLIRunner.run(["compress"] + inputs + ["--output", output.path, "--max-pixel-size", "400",
-                                                                     "--min-pixel-size", "200", "--budget", "60KB", "--multipart", body])
+            let outcome = try await CLIRunner.run(
+                ["compress"] + inputs + [
+                    "--output", output.path, "--max-pixel-size", "400",
+                    "--min-pixel-size", "200", "--budget", "60KB", "--multipart", body
+                ])
             #expect(outcome.status == 1)
             let lines = outcome.stderr.split(separator: "\n")
             #expect(lines.count == 1 && lines[0].hasPrefix("image-engine: cannot write outputs: \(body): "), "\(outcome.stderr)")
@@ -145,8 +157,11 @@ struct CompressCommandTests {
         // An existing output directory keeps what it had when the set fails.
         try FileManager.default.createDirectory(at: output, withIntermediateDirectories: false)
         try Data("old".utf8).write(to: output.appendingPathComponent("Kite.jpg"))
-        let failed = try await CLIRunner.run(["compress"] + inputs + ["--output", output.path, "--max-pixel-size", "400",
-                                                                "--min-pixel-size", "200", "--budget", "60KB", "--multipart", directory.url.path])
+        let failed = try await CLIRunner.run(
+            ["compress"] + inputs + [
+                "--output", output.path, "--max-pixel-size", "400",
+                "--min-pixel-size", "200", "--budget", "60KB", "--multipart", directory.url.path
+            ])
         #expect(failed.status == 1)
         #expect(try FileManager.default.contentsOfDirectory(atPath: output.path) == ["Kite.jpg"])
         #expect(try Data(contentsOf: output.appendingPathComponent("Kite.jpg")) == Data("old".utf8))
@@ -157,8 +172,10 @@ struct CompressCommandTests {
         let directory = try TemporaryDirectory()
         let (png, expected, _) = try InspectAndThumbnailTests.displayP3Patches(size: 200)
         try png.write(to: directory.file("p3.png"))
-        let outcome = try await CLIRunner.run(["compress", directory.file("p3.png").path, "--output", directory.file("out").path,
-                                               "--max-pixel-size", "400", "--min-pixel-size", "200", "--budget", "100KB"])
+        let outcome = try await CLIRunner.run([
+            "compress", directory.file("p3.png").path, "--output", directory.file("out").path,
+            "--max-pixel-size", "400", "--min-pixel-size", "200", "--budget", "100KB"
+        ])
         #expect(outcome.status == 0, "\(outcome.stderr)")
         let upload = try ImageDecoder(options: DecodingOptions(colorManagement: .preserveSource))
             .decode(Data(contentsOf: directory.file("out/p3.jpg")))

@@ -25,7 +25,10 @@ struct FetchCommandTests {
         #expect(outcome.status == 0, "\(outcome.stderr) \(outcome.stdout)")
         let lines = outcome.jsonLines
         #expect(lines.map { $0["url"] as? String } == urls)
-        #expect(lines.map { ($0["output"] as? String).map { URL(fileURLWithPath: $0).lastPathComponent } } == ["photo.jpg", "photo-2.jpg", "flower.png", "photo.jpg"])
+        #expect(
+            lines.map { ($0["output"] as? String).map { URL(fileURLWithPath: $0).lastPathComponent } } == [
+                "photo.jpg", "photo-2.jpg", "flower.png", "photo.jpg"
+            ])
         #expect(lines.allSatisfy { Set($0.keys) == ["url", "output", "width", "height", "source", "bytesDownloaded", "milliseconds"] })
         #expect(lines.allSatisfy { $0["source"] as? String == "network" })
         #expect(lines[0]["bytesDownloaded"] as? Int == lines[3]["bytesDownloaded"] as? Int)
@@ -76,17 +79,23 @@ struct FetchCommandTests {
         server.setFault("slow.jpg", .slowDrip(interval: .milliseconds(200)))
         let directory = try TemporaryDirectory()
         let started = Date()
-        let outcome = try await CLIRunner.run(["fetch", server.url("slow.jpg").absoluteString, "--output", directory.url.path,
-                                               "--json", "--timeout", "2"])
+        let outcome = try await CLIRunner.run([
+            "fetch", server.url("slow.jpg").absoluteString, "--output", directory.url.path,
+            "--json", "--timeout", "2"
+        ])
         #expect(Date().timeIntervalSince(started) < 20)
         #expect(outcome.status == 1)
         #expect((outcome.jsonLines.first?["error"] as? String)?.contains("timed out") == true, "\(outcome.stdout)")
         #expect(directory.contents.isEmpty)
     }
 
-    @Test("usage mistakes exit 64", arguments: [["fetch", "not a url", "--output", "/tmp/x"], ["fetch", "file:///etc/passwd", "--output", "/tmp/x"],
-                                                ["fetch", "http://127.0.0.1:1/a.jpg", "--output", "/tmp/x", "--timeout", "0"],
-                                                ["fetch", "http://127.0.0.1:1/a.jpg"]])
+    @Test(
+        "usage mistakes exit 64",
+        arguments: [
+            ["fetch", "not a url", "--output", "/tmp/x"], ["fetch", "file:///etc/passwd", "--output", "/tmp/x"],
+            ["fetch", "http://127.0.0.1:1/a.jpg", "--output", "/tmp/x", "--timeout", "0"],
+            ["fetch", "http://127.0.0.1:1/a.jpg"]
+        ])
     func usage(_ arguments: [String]) async throws {
         let outcome = try await CLIRunner.run(arguments)
         #expect(outcome.status == 64, "\(outcome.stderr)")
@@ -95,14 +104,18 @@ struct FetchCommandTests {
     @Test("--size/--mode/--gravity: two sizes of one URL are one request, and each file has its size")
     func resize() async throws {
         let server = try await Self.server()
-        let url = server.url("a/photo.jpg").absoluteString  // 480×300
+        let url = server.url("a/photo.jpg").absoluteString // 480×300
         let directory = try TemporaryDirectory()
-        let fill = try await CLIRunner.run(["fetch", url, "--output", directory.file("fill").path, "--cache-dir", directory.file("cache").path,
-                                            "--size", "120x120", "--mode", "fill", "--gravity", "east", "--json"])
+        let fill = try await CLIRunner.run([
+            "fetch", url, "--output", directory.file("fill").path, "--cache-dir", directory.file("cache").path,
+            "--size", "120x120", "--mode", "fill", "--gravity", "east", "--json"
+        ])
         #expect(fill.status == 0, "\(fill.stderr)")
         #expect(fill.jsonLines.first?["width"] as? Int == 120 && fill.jsonLines.first?["height"] as? Int == 120)
-        let fit = try await CLIRunner.run(["fetch", url, "--output", directory.file("fit").path, "--cache-dir", directory.file("cache").path,
-                                           "--size", "0x60", "--json"])
+        let fit = try await CLIRunner.run([
+            "fetch", url, "--output", directory.file("fit").path, "--cache-dir", directory.file("cache").path,
+            "--size", "0x60", "--json"
+        ])
         #expect(fit.jsonLines.first?["width"] as? Int == 96 && fit.jsonLines.first?["height"] as? Int == 60)
         #expect(fit.jsonLines.first?["source"] as? String == "disk")
         let header = try ImageDecoder.header(of: Data(contentsOf: directory.file("fill/photo.jpg")))

@@ -35,8 +35,11 @@ struct InspectAndThumbnailTests {
         try Data((0..<500).map { UInt8(truncatingIfNeeded: $0 * 31) }).write(to: bad)
         let output = directory.url.appendingPathComponent("out")
         let inputs = ["Kite.jpg", "calla.png", "Grey.jpg"].map { CLIRunner.samples.appendingPathComponent($0).path }
-        let outcome = try await CLIRunner.run(["thumbnail"] + inputs + [bad.path, "--output", output.path,
-                                                                  "--max-pixel-size", "300", "--json", "--jobs", "2"])
+        let outcome = try await CLIRunner.run(
+            ["thumbnail"] + inputs + [
+                bad.path, "--output", output.path,
+                "--max-pixel-size", "300", "--json", "--jobs", "2"
+            ])
         #expect(outcome.status == 1)
         // In JSON mode the error is a JSON line in the file's place, and stderr stays empty.
         #expect(outcome.stderr.isEmpty, "\(outcome.stderr)")
@@ -89,8 +92,10 @@ struct InspectAndThumbnailTests {
         let directory = try TemporaryDirectory()
         let (png, expected, profile) = try Self.displayP3Patches(size: 200)
         try png.write(to: directory.file("p3.png"))
-        let converted = try await CLIRunner.run(["thumbnail", directory.file("p3.png").path, "--output", directory.file("srgb").path,
-                                                 "--max-pixel-size", "200"])
+        let converted = try await CLIRunner.run([
+            "thumbnail", directory.file("p3.png").path, "--output", directory.file("srgb").path,
+            "--max-pixel-size", "200"
+        ])
         #expect(converted.status == 0, "\(converted.stderr)")
         let output = try ImageDecoder(options: DecodingOptions(colorManagement: .preserveSource))
             .decode(Data(contentsOf: directory.file("srgb/p3.jpg")))
@@ -98,8 +103,10 @@ struct InspectAndThumbnailTests {
         for (got, want) in zip(Self.quadrantCentres(output), expected) {
             #expect(zip(got, want).allSatisfy { abs(Int($0) - Int($1)) <= 4 }, "thumbnail \(got), transicc \(want)")
         }
-        let kept = try await CLIRunner.run(["thumbnail", directory.file("p3.png").path, "--output", directory.file("p3").path,
-                                            "--max-pixel-size", "200", "--keep-profile"])
+        let kept = try await CLIRunner.run([
+            "thumbnail", directory.file("p3.png").path, "--output", directory.file("p3").path,
+            "--max-pixel-size", "200", "--keep-profile"
+        ])
         #expect(kept.status == 0)
         let keptOutput = try ImageDecoder(options: DecodingOptions(colorManagement: .preserveSource))
             .decode(Data(contentsOf: directory.file("p3/p3.jpg")))

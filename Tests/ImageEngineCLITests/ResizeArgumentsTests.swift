@@ -7,7 +7,7 @@ import Testing
 /// FetchCommandTests): contracted names, exact output sizes, and a usage error for each bad value.
 @Suite("CLI: resize options")
 struct ResizeArgumentsTests {
-    static let kite = SmallPhotos.directory.appendingPathComponent("kite.jpg").path  // 480×300
+    static let kite = SmallPhotos.directory.appendingPathComponent("kite.jpg").path // 480×300
 
     /// Runs `thumbnail` on one input; the JSON line's size and the written file (read before
     /// its temporary directory goes).
@@ -26,23 +26,25 @@ struct ResizeArgumentsTests {
         return (outcome, line?["width"] as? Int, line?["height"] as? Int, file)
     }
 
-    @Test("each mode makes the size it promises", arguments: [
-        (["--size", "200x200"], 200, 125),
-        (["--size", "200x200", "--mode", "fit"], 200, 125),
-        (["--size", "200x0"], 200, 125),
-        (["--size", "0x100"], 160, 100),
-        (["--size", "200x200", "--mode", "fill"], 200, 200),
-        (["--size", "200x200", "--mode", "fill", "--gravity", "focus:0.1,0.9"], 200, 200),
-        (["--size", "200x200", "--mode", "fill-down"], 200, 200),
-        (["--size", "200x200", "--mode", "force"], 200, 200),
-        (["--size", "600x600", "--mode", "fill"], 480, 300),
-        (["--size", "600x600", "--mode", "fill-down"], 300, 300),
-        (["--size", "600x600", "--mode", "fill", "--enlarge"], 600, 600),
-        (["--size", "960x0", "--enlarge"], 960, 600),
-        (["--size", "960x960"], 480, 300),
-        (["--max-pixel-size", "160"], 160, 100),
-        ([], 480, 300),
-    ])
+    @Test(
+        "each mode makes the size it promises",
+        arguments: [
+            (["--size", "200x200"], 200, 125),
+            (["--size", "200x200", "--mode", "fit"], 200, 125),
+            (["--size", "200x0"], 200, 125),
+            (["--size", "0x100"], 160, 100),
+            (["--size", "200x200", "--mode", "fill"], 200, 200),
+            (["--size", "200x200", "--mode", "fill", "--gravity", "focus:0.1,0.9"], 200, 200),
+            (["--size", "200x200", "--mode", "fill-down"], 200, 200),
+            (["--size", "200x200", "--mode", "force"], 200, 200),
+            (["--size", "600x600", "--mode", "fill"], 480, 300),
+            (["--size", "600x600", "--mode", "fill-down"], 300, 300),
+            (["--size", "600x600", "--mode", "fill", "--enlarge"], 600, 600),
+            (["--size", "960x0", "--enlarge"], 960, 600),
+            (["--size", "960x960"], 480, 300),
+            (["--max-pixel-size", "160"], 160, 100),
+            ([], 480, 300)
+        ])
     func sizes(options: [String], width: Int, height: Int) async throws {
         let result = try await Self.thumbnail(Self.kite, options)
         #expect(result.outcome.status == 0, "\(options): \(result.outcome.stderr)")
@@ -57,8 +59,10 @@ struct ResizeArgumentsTests {
         for _ in 0..<100 { for x in 0..<300 { pixels += colours[x / 100] } }
         let banded = directory.file("banded.png")
         try ImageEncoder.png(try Bitmap(width: 300, height: 100, format: .rgb, pixels: pixels)).write(to: banded)
-        for (gravity, colour) in [("west", colours[0]), ("centre", colours[1]), ("center", colours[1]), ("north-east", colours[2]),
-                                  ("focus:0.95,0.5", colours[2])] {
+        for (gravity, colour) in [
+            ("west", colours[0]), ("centre", colours[1]), ("center", colours[1]), ("north-east", colours[2]),
+            ("focus:0.95,0.5", colours[2])
+        ] {
             let result = try await Self.thumbnail(banded.path, ["--size", "50x50", "--mode", "fill", "--gravity", gravity, "--format", "png"])
             let file = try #require(result.file, "\(gravity): \(result.outcome.stderr)")
             let bitmap = try ImageDecoder().decode(file)
@@ -66,17 +70,19 @@ struct ResizeArgumentsTests {
         }
     }
 
-    @Test("a bad size, mode or gravity, or a conflict, exits 64 and the first stderr line names the option", arguments: [
-        (["--size", "abc"], "--size"), (["--size", "400"], "--size"), (["--size", "400x"], "--size"), (["--size", "x400"], "--size"),
-        (["--size", "0x0"], "--size"), (["--size=-5x10"], "--size"), (["--size", "4.5x10"], "--size"), (["--size", "100001x10"], "--size"),
-        (["--size", "0x400", "--mode", "fill"], "--size"), (["--size", "400x0", "--mode", "force"], "--size"),
-        (["--size", "400x0", "--mode", "fill-down"], "--size"),
-        (["--size", "400x400", "--mode", "stretch"], "--mode"), (["--size", "400x400", "--mode", "fill", "--gravity", "up"], "--gravity"),
-        (["--size", "400x400", "--mode", "fill", "--gravity", "focus:2,0"], "--gravity"),
-        (["--size", "400x400", "--mode", "fill", "--gravity", "focus:0.5"], "--gravity"),
-        (["--size", "400x400", "--max-pixel-size", "400"], "--max-pixel-size"), (["--mode", "fill"], "--mode"),
-        (["--max-pixel-size", "400", "--mode", "fill"], "--mode"), (["--max-pixel-size", "0"], "--max-pixel-size"),
-    ])
+    @Test(
+        "a bad size, mode or gravity, or a conflict, exits 64 and the first stderr line names the option",
+        arguments: [
+            (["--size", "abc"], "--size"), (["--size", "400"], "--size"), (["--size", "400x"], "--size"), (["--size", "x400"], "--size"),
+            (["--size", "0x0"], "--size"), (["--size=-5x10"], "--size"), (["--size", "4.5x10"], "--size"), (["--size", "100001x10"], "--size"),
+            (["--size", "0x400", "--mode", "fill"], "--size"), (["--size", "400x0", "--mode", "force"], "--size"),
+            (["--size", "400x0", "--mode", "fill-down"], "--size"),
+            (["--size", "400x400", "--mode", "stretch"], "--mode"), (["--size", "400x400", "--mode", "fill", "--gravity", "up"], "--gravity"),
+            (["--size", "400x400", "--mode", "fill", "--gravity", "focus:2,0"], "--gravity"),
+            (["--size", "400x400", "--mode", "fill", "--gravity", "focus:0.5"], "--gravity"),
+            (["--size", "400x400", "--max-pixel-size", "400"], "--max-pixel-size"), (["--mode", "fill"], "--mode"),
+            (["--max-pixel-size", "400", "--mode", "fill"], "--mode"), (["--max-pixel-size", "0"], "--max-pixel-size")
+        ])
     func usage(options: [String], option: String) async throws {
         let directory = try TemporaryDirectory()
         for command in ["thumbnail", "fetch"] {

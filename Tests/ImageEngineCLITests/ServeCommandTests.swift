@@ -23,25 +23,32 @@ struct ServeCommandTests {
 
     @Test("sign prints imgproxy's documentation example, byte for byte")
     func signDocumentationVector() async throws {
-        let outcome = try await CLIRunner.run(["sign", "http://example.com/images/curiosity.jpg", "--options", "rs:fill:300:400:0/g:sm", "--ext", "png"],
-                                              environment: Self.environment)
+        let outcome = try await CLIRunner.run(
+            ["sign", "http://example.com/images/curiosity.jpg", "--options", "rs:fill:300:400:0/g:sm", "--ext", "png"],
+            environment: Self.environment)
         #expect(outcome.status == 0)
-        #expect(outcome.stdout == "/oKfUtW34Dvo2BGQehJFR4Nr0_rIjOtdtzJ3QFsUcXH8/rs:fill:300:400:0/g:sm/aHR0cDovL2V4YW1w/bGUuY29tL2ltYWdl/cy9jdXJpb3NpdHku/anBn.png\n")
+        #expect(
+            outcome.stdout
+                == "/oKfUtW34Dvo2BGQehJFR4Nr0_rIjOtdtzJ3QFsUcXH8/rs:fill:300:400:0/g:sm/aHR0cDovL2V4YW1w/bGUuY29tL2ltYWdl/cy9jdXJpb3NpdHku/anBn.png\n"
+        )
         let plain = try await CLIRunner.run(["sign", "http://example.com/a b.jpg", "--options", "w:10", "--plain"], environment: Self.environment)
         #expect(plain.status == 0 && plain.stdout.hasSuffix("/w:10/plain/http://example.com/a%20b.jpg\n"))
         let keyless = try await CLIRunner.run(["sign", "http://example.com/a.jpg", "--options", "w:10"], environment: [:])
         #expect(keyless.status == 64 && keyless.stderr.contains("IMAGE_ENGINE_KEY") && keyless.stderr.split(separator: "\n").count == 1)
     }
 
-    @Test("serve refuses to start without a key unless --unsafe, and usage mistakes are one line naming the option", arguments: [
-        ([], [String: String](), "IMAGE_ENGINE_KEY"), (["--bind", "8080"], environment, "--bind"), (["--workers", "0"], environment, "--workers"),
-        (["--queue", "-1"], environment, "--queue"), (["--max-memory", "lots"], environment, "--max-memory"),
-        (["--max-src-bytes", "0"], environment, "--max-src-bytes"), (["--max-src-pixels", "0"], environment, "--max-src-pixels"),
-        (["--memory-cache", "0"], environment, "--memory-cache"),
-        (["--download-timeout", "0"], environment, "--download-timeout"), (["--ttl", "-5"], environment, "--ttl"),
-        (["--metrics-bind", "nowhere"], environment, "--metrics-bind"), (["--shutdown-timeout", "-1"], environment, "--shutdown-timeout"),
-        (["--allowed-source", "ftp://x/"], environment, "--allowed-source"), ([], ["IMAGE_ENGINE_KEY": "abc", "IMAGE_ENGINE_SALT": "00"], "IMAGE_ENGINE_KEY"),
-    ])
+    @Test(
+        "serve refuses to start without a key unless --unsafe, and usage mistakes are one line naming the option",
+        arguments: [
+            ([], [String: String](), "IMAGE_ENGINE_KEY"), (["--bind", "8080"], environment, "--bind"), (["--workers", "0"], environment, "--workers"),
+            (["--queue", "-1"], environment, "--queue"), (["--max-memory", "lots"], environment, "--max-memory"),
+            (["--max-src-bytes", "0"], environment, "--max-src-bytes"), (["--max-src-pixels", "0"], environment, "--max-src-pixels"),
+            (["--memory-cache", "0"], environment, "--memory-cache"),
+            (["--download-timeout", "0"], environment, "--download-timeout"), (["--ttl", "-5"], environment, "--ttl"),
+            (["--metrics-bind", "nowhere"], environment, "--metrics-bind"), (["--shutdown-timeout", "-1"], environment, "--shutdown-timeout"),
+            (["--allowed-source", "ftp://x/"], environment, "--allowed-source"),
+            ([], ["IMAGE_ENGINE_KEY": "abc", "IMAGE_ENGINE_SALT": "00"], "IMAGE_ENGINE_KEY")
+        ])
     func usage(_ arguments: [String], _ environment: [String: String], _ named: String) async throws {
         // A serve that starts instead of refusing is stopped after 20 s, and fails here.
         let outcome = try await CLIRunner.run(["serve", "--bind", "127.0.0.1:0"] + arguments, environment: environment, timeout: 20)
@@ -62,12 +69,15 @@ struct ServeCommandTests {
         let origin = try await ImageServer.start()
         origin.serve("/kite.jpg", ImageServer.Resource(data: try SmallPhotos.data("kite.jpg")))
         let cache = try TemporaryDirectory()
-        let serve = try ServeProcess(["--bind", "127.0.0.1:0", "--metrics-bind", "127.0.0.1:0", "--allow-private-sources", "--json-log",
-                                      "--cache-dir", cache.url.path, "--shutdown-timeout", "30"])
+        let serve = try ServeProcess([
+            "--bind", "127.0.0.1:0", "--metrics-bind", "127.0.0.1:0", "--allow-private-sources", "--json-log",
+            "--cache-dir", cache.url.path, "--shutdown-timeout", "30"
+        ])
         let port = try await serve.port()
         let metricsPort = try await serve.port(metrics: true)
         let base = "http://127.0.0.1:\(port)"
-        let signed = try await CLIRunner.run(["sign", origin.url("kite.jpg").absoluteString, "--options", "rs:fill:100:100"], environment: Self.environment)
+        let signed = try await CLIRunner.run(
+            ["sign", origin.url("kite.jpg").absoluteString, "--options", "rs:fill:100:100"], environment: Self.environment)
         let path = signed.stdout.trimmingCharacters(in: .newlines)
         #expect(try await Self.get(base + "/ready").status == 200)
 

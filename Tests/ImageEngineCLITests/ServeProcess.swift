@@ -46,7 +46,8 @@ final class ServeProcess: @unchecked Sendable {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if let line = stderr.split(separator: "\n").first(where: { $0.contains(marker) }),
-               let port = line.split(separator: ":").last.flatMap({ Int($0.prefix { $0.isNumber }) }) {
+                let port = line.split(separator: ":").last.flatMap({ Int($0.prefix { $0.isNumber }) })
+            {
                 return port
             }
             guard process.isRunning else { break }

@@ -157,11 +157,13 @@ struct CoalescingTests {
         }
         let first = pipeline.imageTask(with: request("first", .normal))
         #expect(await loader.waitForStarts(1))
-        let tasks = [pipeline.imageTask(with: request("low", .low)), pipeline.imageTask(with: request("normal", .normal)),
-                     pipeline.imageTask(with: request("raised", .veryLow)), pipeline.imageTask(with: request("high", .high))]
+        let tasks = [
+            pipeline.imageTask(with: request("low", .low)), pipeline.imageTask(with: request("normal", .normal)),
+            pipeline.imageTask(with: request("raised", .veryLow)), pipeline.imageTask(with: request("high", .high))
+        ]
         // All four wait for the single download slot before anything is released.
         #expect(await pollUntil { pipeline.downloads.waitingCount == 4 })
-        tasks[2].priority = .veryHigh  // queued at veryLow, now the most urgent
+        tasks[2].priority = .veryHigh // queued at veryLow, now the most urgent
         for expected in ["first", "raised", "high", "normal", "low"] {
             #expect(await pollUntil { loader.startedNames.last == expected }, "expected \(expected) next, started \(loader.startedNames)")
             loader.finish(expected)
@@ -195,4 +197,3 @@ struct CoalescingTests {
         #expect(try task.result?.get().source == .network)
     }
 }
-

@@ -7,8 +7,9 @@ import TestSupport
 
 @Suite("Pipeline: colour management")
 struct ColorManagementPipelineTests {
-    @Test("a Display P3 image comes out of every strategy in sRGB; preserveSource keeps it as served",
-          arguments: [ImagePipeline.CacheStrategy.downsampled, .decoded, .encodedResponse])
+    @Test(
+        "a Display P3 image comes out of every strategy in sRGB; preserveSource keeps it as served",
+        arguments: [ImagePipeline.CacheStrategy.downsampled, .decoded, .encodedResponse])
     func displayP3(strategy: ImagePipeline.CacheStrategy) async throws {
         let colors: [[UInt8]] = [[230, 40, 60], [255, 128, 0], [40, 160, 60], [30, 80, 200]]
         var pixels: [UInt8] = []
@@ -24,7 +25,7 @@ struct ColorManagementPipelineTests {
             [(1, 1), (3, 1), (1, 3), (3, 3)].map { Array(bitmap.pixel(x: $0.0 * bitmap.width / 4, y: $0.1 * bitmap.height / 4)) }
         }
         let pipeline = fixture.pipeline(strategy: strategy)
-        for (pass, source) in [ImageResponse.Source.network, .memory].enumerated() {  // the second time from the memory cache
+        for (pass, source) in [ImageResponse.Source.network, .memory].enumerated() { // the second time from the memory cache
             let response = try await pipeline.image(for: request)
             let bitmap = response.bitmap
             #expect(response.source == source, "pass \(pass)")

@@ -40,7 +40,7 @@ struct FaultTests {
         (.truncatedBody, .truncated),
         (.connectionReset, .truncated),
         (.slowDrip(interval: .milliseconds(300)), .timedOut),
-        (.stall(.seconds(5)), .timedOut),
+        (.stall(.seconds(5)), .timedOut)
     ]
 
     /// A hang here would be a missing timeout: the time limit fails the test instead of CI.

@@ -116,7 +116,7 @@ struct HTTPCachingTests {
         #expect(fixture.server.statistics.requests == 0)
         _ = try await pipeline.image(for: ImageRequest(url: url, maxPixelSize: 100))
         clock.advance(by: 10)
-        try pipeline.removeAllCachedImages()  // memory only: the disk must serve it
+        try pipeline.removeAllCachedImages() // memory only: the disk must serve it
         let offline = try await pipeline.image(for: ImageRequest(url: url, maxPixelSize: 100, cachePolicy: .returnCacheDataDontLoad))
         #expect(offline.source == .disk && fixture.server.statistics.requests == 1)
     }
@@ -147,8 +147,11 @@ struct HTTPCachingTests {
         let clock = ManualClock()
         let fixture = try await PipelineFixture.start(clock: clock)
         let photo = try #require(PipelineFixture.photos["grey.jpg"])
-        fixture.server.serve("d.jpg", ImageServer.Resource(data: photo, lastModified: Date(timeIntervalSince1970: 1_000_000_000),
-                                                           cacheControl: directive, notModifiedRepeatsHeaders: false))
+        fixture.server.serve(
+            "d.jpg",
+            ImageServer.Resource(
+                data: photo, lastModified: Date(timeIntervalSince1970: 1_000_000_000),
+                cacheControl: directive, notModifiedRepeatsHeaders: false))
         let pipeline = fixture.pipeline(disk: try fixture.diskCache(), clock: clock)
         let request = ImageRequest(url: fixture.url("d.jpg"), maxPixelSize: 64)
         #expect(try await pipeline.image(for: request).source == .network)
@@ -252,8 +255,10 @@ struct HTTPFreshnessTests {
 
     func stored(_ headers: [String: String], heuristic: TimeInterval = 3600) -> HTTPCacheInfo? {
         let response = DataLoadingResponse(statusCode: 200, headers: headers)
-        guard case .store(let info) = HTTPFreshness.storage(for: response, to: URLRequest(url: URL(string: "http://test/a.jpg")!),
-                                                             requested: requested, received: received, heuristicLifetime: heuristic)
+        guard
+            case .store(let info) = HTTPFreshness.storage(
+                for: response, to: URLRequest(url: URL(string: "http://test/a.jpg")!),
+                requested: requested, received: received, heuristicLifetime: heuristic)
         else { return nil }
         return info
     }

@@ -29,10 +29,12 @@ struct JobRegistryConcurrencyTests {
                 group.addTask {
                     for index in 0..<500 {
                         let subscriber = worker * 500 + index
-                        let (subscription, _) = registry.subscribe(index % 8, priority: .normal, operation: { _ in
-                            await Task.yield()
-                            return index
-                        }, handler: { event in if case .finished = event { outcomes.record(subscriber) } })
+                        let (subscription, _) = registry.subscribe(
+                            index % 8, priority: .normal,
+                            operation: { _ in
+                                await Task.yield()
+                                return index
+                            }, handler: { event in if case .finished = event { outcomes.record(subscriber) } })
                         if index % 3 == 0 { subscription.cancel() }
                         if index % 50 == 0 { await Task.yield() }
                     }

@@ -20,9 +20,11 @@ struct PipelineConcurrencyTests {
         var generator = SeededGenerator()
         let seed = generator.replay
         let plans = (0..<60).map { _ in
-            (path: paths.randomElement(using: &generator)!, size: sizes.randomElement(using: &generator)!,
-             cancelAfter: Bool.random(using: &generator) ? Int.random(in: 0...20, using: &generator) : nil,
-             priority: ImageRequest.Priority.allCases.randomElement(using: &generator)!)
+            (
+                path: paths.randomElement(using: &generator)!, size: sizes.randomElement(using: &generator)!,
+                cancelAfter: Bool.random(using: &generator) ? Int.random(in: 0...20, using: &generator) : nil,
+                priority: ImageRequest.Priority.allCases.randomElement(using: &generator)!
+            )
         }
         let urls = Dictionary(uniqueKeysWithValues: paths.map { ($0, fixture.url($0)) })
         let outcomes = await withTaskGroup(of: String?.self) { group in

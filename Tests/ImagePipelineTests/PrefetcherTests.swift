@@ -12,8 +12,10 @@ import TestSupport
 struct PrefetcherTests {
     /// Answers every request at once with a 404: prefetches that end as soon as they start.
     struct InstantFailure: DataLoading {
-        func loadData(for request: URLRequest, maximumBodySize: Int,
-                      progress: @escaping @Sendable (Int, Int?) -> Void) async throws(DataLoadingError) -> DataLoadingResponse {
+        func loadData(
+            for request: URLRequest, maximumBodySize: Int,
+            progress: @escaping @Sendable (Int, Int?) -> Void
+        ) async throws(DataLoadingError) -> DataLoadingResponse {
             DataLoadingResponse(statusCode: 404)
         }
     }

@@ -24,8 +24,10 @@ public final class ImageServer: Sendable {
         public var notModifiedRepeatsHeaders: Bool
 
         /// A resource; by default with a strong ETag derived from the bytes and `max-age=3600`.
-        public init(data: Data, contentType: String = "image/jpeg", etag: String? = nil, lastModified: Date? = nil,
-                    cacheControl: String? = "max-age=3600", vary: String? = nil, notModifiedRepeatsHeaders: Bool = true) {
+        public init(
+            data: Data, contentType: String = "image/jpeg", etag: String? = nil, lastModified: Date? = nil,
+            cacheControl: String? = "max-age=3600", vary: String? = nil, notModifiedRepeatsHeaders: Bool = true
+        ) {
             self.data = data
             self.contentType = contentType
             self.etag = etag ?? "\"\(data.count)-\(data.reduce(UInt32(2166136261)) { ($0 ^ UInt32($1)) &* 16777619 })\""
@@ -99,8 +101,10 @@ public final class ImageServer: Sendable {
     /// Starts a server on an ephemeral loopback port; `now` is the time its `Date` headers give.
     public static func start(throttle: Throttle? = nil, now: @escaping @Sendable () -> Date = { Date() }) async throws -> ImageServer {
         let state = State(throttle: throttle, now: now)
-        let server = HTTPServer(config: HTTPServer.Configuration(address: try .inet(ip4: "127.0.0.1", port: 0), timeout: 600,
-                                                                 logger: .disabled))
+        let server = HTTPServer(
+            config: HTTPServer.Configuration(
+                address: try .inet(ip4: "127.0.0.1", port: 0), timeout: 600,
+                logger: .disabled))
         await server.appendRoute("*") { request in await state.respond(to: request) }
         // Off the cooperative pool: tests that block its few threads (a synchronous decode, a
         // child process being waited for) must not stall the server their client is talking to.
@@ -338,10 +342,12 @@ extension ImageServer {
         /// nil when the upstream does not answer 200, which becomes a 404 here.
         private static func fetch(_ path: String, from upstream: URL) async -> Resource? {
             guard let url = URL(string: upstream.absoluteString + path),
-                  let (data, response) = try? await URLSession.shared.data(from: url),
-                  let http = response as? HTTPURLResponse, http.statusCode == 200 else { return nil }
-            return Resource(data: data, contentType: http.value(forHTTPHeaderField: "Content-Type") ?? "application/octet-stream",
-                            etag: http.value(forHTTPHeaderField: "ETag"), cacheControl: http.value(forHTTPHeaderField: "Cache-Control"))
+                let (data, response) = try? await URLSession.shared.data(from: url),
+                let http = response as? HTTPURLResponse, http.statusCode == 200
+            else { return nil }
+            return Resource(
+                data: data, contentType: http.value(forHTTPHeaderField: "Content-Type") ?? "application/octet-stream",
+                etag: http.value(forHTTPHeaderField: "ETag"), cacheControl: http.value(forHTTPHeaderField: "Cache-Control"))
         }
 
         /// `/_control/stats` (statistics as JSON) and `/_control/reset` (zero them), so a client
@@ -373,8 +379,9 @@ extension ImageServer {
         }
 
         private static func page(status: HTTPStatusCode) -> HTTPResponse {
-            HTTPResponse(statusCode: status, headers: [.contentType: "text/html"],
-                         body: Data("<!doctype html><html><body><h1>\(status.code)</h1></body></html>".utf8))
+            HTTPResponse(
+                statusCode: status, headers: [.contentType: "text/html"],
+                body: Data("<!doctype html><html><body><h1>\(status.code)</h1></body></html>".utf8))
         }
 
         static func httpDate(_ date: Date) -> String {
@@ -427,9 +434,10 @@ extension ImageServer {
         var sharesLink = false
 
         func makeAsyncIterator() -> Iterator {
-            Iterator(data: data, bytesPerSecond: bytesPerSecond, stopAfter: stopAfter,
-                     chunk: bytesPerSecond.map { Swift.min(chunk, Swift.max(1, $0 / 100)) } ?? chunk, sharesLink: sharesLink,
-                     tracker: Tracker(state: state))
+            Iterator(
+                data: data, bytesPerSecond: bytesPerSecond, stopAfter: stopAfter,
+                chunk: bytesPerSecond.map { Swift.min(chunk, Swift.max(1, $0 / 100)) } ?? chunk, sharesLink: sharesLink,
+                tracker: Tracker(state: state))
         }
 
         /// Counts an abort when the body is dropped before its end (the socket write failed).
@@ -471,7 +479,9 @@ extension ImageServer {
                 if let bytesPerSecond {
                     // Pace against the start (or the link's schedule), so sleeping overhead does
                     // not accumulate.
-                    let due = sharesLink ? tracker.state.reserveLink(length, bytesPerSecond: bytesPerSecond)
+                    let due =
+                        sharesLink
+                        ? tracker.state.reserveLink(length, bytesPerSecond: bytesPerSecond)
                         : tracker.started + .seconds(Double(offset + length) / Double(bytesPerSecond))
                     try await Task.sleep(until: due, clock: .continuous)
                 }

@@ -6,8 +6,10 @@ import TestSupport
 @Suite("Service: CPU admission")
 struct CPUAdmissionTests {
     /// Starts `admit(memory:)` in a task and waits until it is queued (or admitted).
-    private func enqueue(_ admission: CPUAdmission, memory: Int, order: Recorder, name: String,
-                         expectWaiting: Int) async throws -> Task<Result<Bool, CPUAdmission.Refusal>, Never> {
+    private func enqueue(
+        _ admission: CPUAdmission, memory: Int, order: Recorder, name: String,
+        expectWaiting: Int
+    ) async throws -> Task<Result<Bool, CPUAdmission.Refusal>, Never> {
         let task = Task { () -> Result<Bool, CPUAdmission.Refusal> in
             do throws(CPUAdmission.Refusal) {
                 try await admission.admit(memory: memory)

@@ -8,11 +8,13 @@ struct OptionParserTests {
         try OptionParser.parse(path.split(separator: "/"))
     }
 
-    @Test("long and short names, omitted trailing arguments and separate options are one canonical request", arguments: [
-        "rs:fill:400:400", "resize:fill:400:400:0", "rs:fill:400:400:false", "s:400:400/rt:fill", "size:400:400:0/resizing_type:fill",
-        "rt:fill/w:400/h:400", "width:400/height:400/resizing_type:fill/enlarge:0", "rs:fill:400:400/g:ce", "rs:fill:400:400/dpr:1",
-        "rs:fit:10:10/rs:fill:400:400", "rs:fill:400:400/ext:jpg/f:jpeg",
-    ])
+    @Test(
+        "long and short names, omitted trailing arguments and separate options are one canonical request",
+        arguments: [
+            "rs:fill:400:400", "resize:fill:400:400:0", "rs:fill:400:400:false", "s:400:400/rt:fill", "size:400:400:0/resizing_type:fill",
+            "rt:fill/w:400/h:400", "width:400/height:400/resizing_type:fill/enlarge:0", "rs:fill:400:400/g:ce", "rs:fill:400:400/dpr:1",
+            "rs:fit:10:10/rs:fill:400:400", "rs:fill:400:400/ext:jpg/f:jpeg"
+        ])
     func canonicalForms(_ path: String) throws {
         var expected = ProcessingOptions()
         expected.resizingType = .fill
@@ -28,19 +30,23 @@ struct OptionParserTests {
     @Test("options that change the pixels change the canonical form; cachebuster too; expires and format not (format is keyed apart)")
     func canonicalDistinguishes() throws {
         let base = try parse("rs:fill:400:400").canonical
-        for variant in ["rs:fill:400:401", "rs:fit:400:400", "rs:fill:400:400:1", "rs:fill:400:400/g:no", "rs:fill:400:400/dpr:2",
-                        "rs:fill:400:400/q:70", "rs:fill:400:400/cb:v2", "rs:fill:400:400/g:fp:0.2:0.3"] {
+        for variant in [
+            "rs:fill:400:401", "rs:fit:400:400", "rs:fill:400:400:1", "rs:fill:400:400/g:no", "rs:fill:400:400/dpr:2",
+            "rs:fill:400:400/q:70", "rs:fill:400:400/cb:v2", "rs:fill:400:400/g:fp:0.2:0.3"
+        ] {
             #expect(try parse(variant).canonical != base, "\(variant)")
         }
         #expect(try parse("rs:fill:400:400/exp:4102444800").canonical == base)
         #expect(try parse("rs:fill:400:400/f:png").canonical == base)
     }
 
-    @Test("malformed or unknown options are errors that name the option", arguments: [
-        ("blur:5", "blur"), ("rs:fill:abc", "rs"), ("rs:stretch:1:1", "stretch"), ("q:101", "q"), ("g:xx", "xx"), ("dpr:0", "dpr"),
-        ("rs:fit:1:1:0:1", "extend"), ("g:no:5:0", "offsets"), ("g:fp:2:0.5", "fp"), ("w:-3", "w"), ("el:maybe", "el"), ("f:webp", "webp"),
-        ("exp:soon", "exp"), ("w:1:2", "w"), (":", "empty"),
-    ])
+    @Test(
+        "malformed or unknown options are errors that name the option",
+        arguments: [
+            ("blur:5", "blur"), ("rs:fill:abc", "rs"), ("rs:stretch:1:1", "stretch"), ("q:101", "q"), ("g:xx", "xx"), ("dpr:0", "dpr"),
+            ("rs:fit:1:1:0:1", "extend"), ("g:no:5:0", "offsets"), ("g:fp:2:0.5", "fp"), ("w:-3", "w"), ("el:maybe", "el"), ("f:webp", "webp"),
+            ("exp:soon", "exp"), ("w:1:2", "w"), (":", "empty")
+        ])
     func malformed(_ path: String, _ named: String) {
         #expect {
             _ = try OptionParser.parse([Substring(path)])
@@ -63,13 +69,16 @@ struct OptionParserTests {
         #expect(try parse("rs:fill:300:0").resize(sourceWidth: 1000, sourceHeight: 500) == .fit(width: 300, height: 0))
         #expect(try parse("w:0/h:0").resize(sourceWidth: 1000, sourceHeight: 500) == nil)
         #expect(try parse("rs:force:100:50/dpr:2").resize(sourceWidth: 1000, sourceHeight: 500) == .force(width: 200, height: 100))
-        #expect(try parse("rs:fill-down:100:100/g:sowe").resize(sourceWidth: 10, sourceHeight: 10) == .fillDown(width: 100, height: 100, gravity: .southWest))
+        #expect(
+            try parse("rs:fill-down:100:100/g:sowe").resize(sourceWidth: 10, sourceHeight: 10)
+                == .fillDown(width: 100, height: 100, gravity: .southWest))
         // fill-down never enlarges: `:1` is the same request (one resize, one cache key), a zero side too.
         #expect(try parse("rs:fill-down:100:100:1").resize(sourceWidth: 10, sourceHeight: 10) == .fillDown(width: 100, height: 100))
         #expect(try parse("rs:fill-down:100:100:1").canonical == (try parse("rs:fill-down:100:100:0").canonical))
         #expect(try parse("rs:fill-down:100:0:1").resize(sourceWidth: 10, sourceHeight: 10) == .fit(width: 100, height: 0))
-        #expect(try parse("rs:fill:100:100:1/g:fp:0.25:0.75").resize(sourceWidth: 10, sourceHeight: 10)
-            == .fill(width: 100, height: 100, gravity: .focusPoint(x: 0.25, y: 0.75)!, enlarge: true))
+        #expect(
+            try parse("rs:fill:100:100:1/g:fp:0.25:0.75").resize(sourceWidth: 10, sourceHeight: 10)
+                == .fill(width: 100, height: 100, gravity: .focusPoint(x: 0.25, y: 0.75)!, enlarge: true))
     }
 
     @Test("paths: plain with @extension, base64 split by / with .extension, options stop at the source")

@@ -9,10 +9,12 @@ import TestSupport
 @Suite("Service: refused sources over HTTP", .timeLimit(.minutes(2)))
 struct RefusedSourceTests {
     static func refusedURLs(port: UInt16) -> [String] {
-        ["http://127.0.0.1:\(port)/a.jpg", "http://localhost:\(port)/a.jpg", "http://[::1]:\(port)/a.jpg", "http://0.0.0.0:\(port)/a.jpg",
-         "http://127.1:\(port)/a.jpg", "http://2130706433:\(port)/a.jpg", "http://[::ffff:127.0.0.1]:\(port)/a.jpg",
-         "http://0x7f000001:\(port)/a.jpg", "https://127.0.0.1:\(port)/a.jpg", "http://169.254.169.254/latest/meta-data/",
-         "file:///etc/passwd", "ftp://127.0.0.1:\(port)/a.jpg"]
+        [
+            "http://127.0.0.1:\(port)/a.jpg", "http://localhost:\(port)/a.jpg", "http://[::1]:\(port)/a.jpg", "http://0.0.0.0:\(port)/a.jpg",
+            "http://127.1:\(port)/a.jpg", "http://2130706433:\(port)/a.jpg", "http://[::ffff:127.0.0.1]:\(port)/a.jpg",
+            "http://0x7f000001:\(port)/a.jpg", "https://127.0.0.1:\(port)/a.jpg", "http://169.254.169.254/latest/meta-data/",
+            "file:///etc/passwd", "ftp://127.0.0.1:\(port)/a.jpg"
+        ]
     }
 
     @Test("loopback in every spelling, cloud metadata, file: and ftp: are refused with 404 and never connected to")
@@ -23,8 +25,9 @@ struct RefusedSourceTests {
             for plain in [false, true] {
                 let started = ContinuousClock.now
                 let reply = try await harness.get(harness.path("w:10", url, plain: plain))
-                #expect(reply.status == 404 && reply.text.hasPrefix("source not allowed: ") && reply.header("Cache-Control") == "no-store",
-                        "\(url): \(reply.status) \(reply.text)")
+                #expect(
+                    reply.status == 404 && reply.text.hasPrefix("source not allowed: ") && reply.header("Cache-Control") == "no-store",
+                    "\(url): \(reply.status) \(reply.text)")
                 #expect(ContinuousClock.now - started < .seconds(3), "\(url): refused before any connection attempt")
             }
         }
@@ -37,8 +40,10 @@ struct RefusedSourceTests {
     func redirectToRefused() async throws {
         let counter = try ConnectionCounter()
         let harness = try await ServiceHarness.start()
-        for (index, target) in ["http://127.0.0.1:\(counter.port)/a.jpg", "http://localhost:\(counter.port)/a.jpg",
-                                "http://169.254.169.254/latest/meta-data/", "file:///etc/passwd"].enumerated() {
+        for (index, target) in [
+            "http://127.0.0.1:\(counter.port)/a.jpg", "http://localhost:\(counter.port)/a.jpg",
+            "http://169.254.169.254/latest/meta-data/", "file:///etc/passwd"
+        ].enumerated() {
             harness.origin.setFault("/hop-\(index).jpg", .redirect(status: 302 + (index % 2) * 5, location: target))
             let reply = try await harness.get(harness.path("w:10", harness.source("hop-\(index).jpg")))
             #expect(reply.status == 404, "\(target): \(reply.status) \(reply.text)")

@@ -56,7 +56,7 @@ struct RenderCoalescerTests {
         let coalescer = RenderCoalescer<Int>()
         let sawCancellation = Recorder()
         let started = Gate()
-        started.open()  // counts arrivals only
+        started.open() // counts arrivals only
         let waiter = Task {
             await coalescer.result(for: "k") {
                 await started.pass()

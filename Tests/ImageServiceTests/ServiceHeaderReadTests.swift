@@ -14,13 +14,15 @@ struct ServiceHeaderReadTests {
         #expect(response.source == .network && response.image.headerReads == 1 && response.image.holdsReader)
         var options = ProcessingOptions()
         (options.resizingType, options.width, options.height) = (.fill, 64, 64)
-        let input = RenderInput(image: response.image, options: options, format: .jpeg, etag: "\"test\"", lastModified: nil, download: nil,
-                                resultKey: "header-read-test", source: url)
+        let input = RenderInput(
+            image: response.image, options: options, format: .jpeg, etag: "\"test\"", lastModified: nil, download: nil,
+            resultKey: "header-read-test", source: url)
         let rendered = try await harness.service.render(input).get()
         let bitmap = try ImageDecoder().decode(rendered.data)
         #expect((bitmap.width, bitmap.height) == (64, 64))
-        #expect(response.image.headerReads == 1 && !response.image.holdsReader,
-                "the render planned and decoded from the pipeline's header read, without reading the header again")
+        #expect(
+            response.image.headerReads == 1 && !response.image.holdsReader,
+            "the render planned and decoded from the pipeline's header read, without reading the header again")
         await harness.stop()
     }
 }
@@ -46,8 +48,11 @@ struct ServiceBombTests {
         let text = (0..<4).map { Self.chunk("tEXt", Array("k\($0)".utf8) + [0] + [UInt8](repeating: 0x41, count: 1 << 20)) }
         let privates = (0..<4).map { _ in Self.chunk("prVt", [UInt8](repeating: 9, count: 1 << 20)) }
         harness.origin.serve("/bomb.png", .init(data: Self.inserting(text + privates, into: clean), contentType: "image/png"))
-        harness.origin.serve("/chunks.png", .init(data: Self.inserting(Array(repeating: Self.chunk("prVt", []), count: 1_000), into: clean),
-                                                  contentType: "image/png"))
+        harness.origin.serve(
+            "/chunks.png",
+            .init(
+                data: Self.inserting(Array(repeating: Self.chunk("prVt", []), count: 1_000), into: clean),
+                contentType: "image/png"))
         let bomb = try await harness.get(harness.path("rs:fit:64:64", harness.source("bomb.png")))
         let reference = try await harness.get(harness.path("rs:fit:64:64", harness.source("calla.png")))
         #expect(bomb.status == 200 && reference.status == 200)

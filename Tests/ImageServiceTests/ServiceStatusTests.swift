@@ -54,9 +54,11 @@ struct ServiceStatusTests {
         await harness.stop()
     }
 
-    @Test("400: malformed or unknown options, a bad source encoding, an unsupported format, an output past the size limit", arguments: [
-        "blur:5", "rs:fill:abc:1", "w:100000", "rs:fit:10:10/dpr:9", "q:500",
-    ])
+    @Test(
+        "400: malformed or unknown options, a bad source encoding, an unsupported format, an output past the size limit",
+        arguments: [
+            "blur:5", "rs:fill:abc:1", "w:100000", "rs:fit:10:10/dpr:9", "q:500"
+        ])
     func badRequest(_ options: String) async throws {
         let harness = try await ServiceHarness.start()
         let reply = try await harness.get(harness.path(options, harness.source("kite.jpg")))
@@ -76,10 +78,12 @@ struct ServiceStatusTests {
         let good = harness.path("rs:fit:50:50", harness.source("kite.jpg"))
         let signedPart = String(good.dropFirst().drop { $0 != "/" })
         let foreign = SigningKey(hexKey: "aabbcc", hexSalt: "ddeeff")!
-        for path in ["/" + signedPart.dropFirst(), "/insecure" + signedPart, "/AAAA" + signedPart,
-                     "/" + URLSigner.signature(of: signedPart, key: foreign) + signedPart,
-                     good.replacingOccurrences(of: "rs:fit:50:50", with: "rs:fit:51:50"),
-                     "/bad/blur:5/%%%", "/", "/x"] {
+        for path in [
+            "/" + signedPart.dropFirst(), "/insecure" + signedPart, "/AAAA" + signedPart,
+            "/" + URLSigner.signature(of: signedPart, key: foreign) + signedPart,
+            good.replacingOccurrences(of: "rs:fit:50:50", with: "rs:fit:51:50"),
+            "/bad/blur:5/%%%", "/", "/x"
+        ] {
             let reply = try await harness.get(path)
             #expect(reply.status == 403 && reply.header("Cache-Control") == "no-store", "\(path): \(reply.status)")
             #expect(reply.text == "forbidden: missing or invalid signature\n")
@@ -158,8 +162,10 @@ struct ServiceStatusTests {
         harness.origin.setFault("/big-chunked.jpg", .chunked)
         harness.origin.setFault("/page.jpg", .htmlPage)
         // kite.jpg is 480×300 = 144,000 pixels: over the 140,000 limit, under the byte limit.
-        for (name, message) in [("page.jpg", "not a JPEG or PNG"), ("big.jpg", "more than 300000 bytes"), ("big-chunked.jpg", "more than 300000 bytes"),
-                                ("kite.jpg", "more than 140000 pixels")] {
+        for (name, message) in [
+            ("page.jpg", "not a JPEG or PNG"), ("big.jpg", "more than 300000 bytes"), ("big-chunked.jpg", "more than 300000 bytes"),
+            ("kite.jpg", "more than 140000 pixels")
+        ] {
             for attempt in 1...2 {
                 let reply = try await harness.get(harness.path("w:50", harness.source(name)))
                 #expect(reply.status == 422 && reply.text.contains(message) && reply.header("Cache-Control") == "no-store", "\(name): \(reply.text)")
@@ -167,8 +173,9 @@ struct ServiceStatusTests {
             }
         }
         await harness.service.flush()
-        #expect(harness.service.pipeline.statistics.diskCount == 0 && harness.service.results.counts.memory == 0
-            && harness.service.results.counts.disk == 0)
+        #expect(
+            harness.service.pipeline.statistics.diskCount == 0 && harness.service.results.counts.memory == 0
+                && harness.service.results.counts.disk == 0)
         #expect(harness.service.statistics.decodes == 0)
         await harness.stop()
     }
@@ -197,9 +204,11 @@ struct ServiceStatusTests {
         await harness.stop()
     }
 
-    @Test("502: an origin error status, a reset connection, a truncated body, a redirect loop", arguments: [
-        ImageServer.Fault.status(500), .status(403), .connectionReset, .truncatedBody, .redirect(location: "/loop.jpg"),
-    ])
+    @Test(
+        "502: an origin error status, a reset connection, a truncated body, a redirect loop",
+        arguments: [
+            ImageServer.Fault.status(500), .status(403), .connectionReset, .truncatedBody, .redirect(location: "/loop.jpg")
+        ])
     func badGateway(_ fault: ImageServer.Fault) async throws {
         let harness = try await ServiceHarness.start()
         harness.origin.setFault("/loop.jpg", fault)

@@ -78,8 +78,10 @@ struct ServiceWorkTests {
     func oneResultEntry() async throws {
         let harness = try await ServiceHarness.start(diskCache: true)
         let source = harness.source("kite.jpg")
-        let spellings = [harness.path("rs:fill:120:90", source), harness.path("resize:fill:120:90:0", source, plain: true),
-                         harness.path("s:120:90/rt:fill/g:ce", source, ext: "jpg"), harness.path("w:120/h:90/resizing_type:fill", source, ext: "jpeg", plain: true)]
+        let spellings = [
+            harness.path("rs:fill:120:90", source), harness.path("resize:fill:120:90:0", source, plain: true),
+            harness.path("s:120:90/rt:fill/g:ce", source, ext: "jpg"), harness.path("w:120/h:90/resizing_type:fill", source, ext: "jpeg", plain: true)
+        ]
         var bodies = Set<Data>()
         var layers: [String] = []
         for path in spellings {
@@ -218,8 +220,10 @@ struct ServiceWorkTests {
         harness.origin.hold("/kite.jpg")
         harness.origin.serve("/kite-2.jpg", ImageServer.Resource(data: try SmallPhotos.data("kite.jpg")))
         harness.origin.hold("/kite-2.jpg")
-        let slow = [Task { try await harness.get(harness.path("w:50", harness.source("kite.jpg"))) },
-                    Task { try await harness.get(harness.path("w:50", harness.source("kite-2.jpg"))) }]
+        let slow = [
+            Task { try await harness.get(harness.path("w:50", harness.source("kite.jpg"))) },
+            Task { try await harness.get(harness.path("w:50", harness.source("kite-2.jpg"))) }
+        ]
         #expect(await pollUntil { harness.origin.statistics.requests == 2 })
         let fast = try await harness.get(harness.path("w:50", harness.source("ladybird.jpg")))
         #expect(fast.status == 200 && harness.origin.heldRequests == 2, "answered while both slow downloads are still held")

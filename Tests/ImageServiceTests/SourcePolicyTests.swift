@@ -4,16 +4,18 @@ import Testing
 
 @Suite("Service: source policy and refused addresses")
 struct SourcePolicyTests {
-    @Test("non-public addresses are refused, with the range named", arguments: [
-        ("127.0.0.1", "loopback"), ("127.255.0.9", "loopback"), ("10.1.2.3", "private"), ("172.16.0.1", "private"), ("172.31.255.255", "private"),
-        ("192.168.1.1", "private"), ("169.254.169.254", "link-local"), ("100.64.0.1", "carrier-grade NAT"), ("0.0.0.0", "unspecified"),
-        ("224.0.0.1", "multicast"), ("255.255.255.255", "broadcast"), ("198.18.0.1", "benchmarking"), ("192.0.2.1", "documentation"),
-        ("::", "unspecified"), ("::1", "loopback"), ("fe80::1", "link-local"), ("fc00::1", "unique local"), ("fd12:3456::1", "unique local"),
-        ("ff02::1", "multicast"), ("::ffff:127.0.0.1", "IPv4-mapped, loopback"), ("::ffff:169.254.169.254", "IPv4-mapped, link-local"),
-        ("::127.0.0.1", "IPv4-compatible"), ("64:ff9b::a00:1", "NAT64, private"), ("64:ff9b::7f00:1", "NAT64, loopback"),
-        ("2002:7f00:1::", "6to4, loopback"), ("2002:a9fe:a9fe::1", "6to4, link-local"), ("2001:0:4136:e378::1", "Teredo"),
-        ("2001:db8::1", "documentation"), ("fec0::1", "site-local"),
-    ])
+    @Test(
+        "non-public addresses are refused, with the range named",
+        arguments: [
+            ("127.0.0.1", "loopback"), ("127.255.0.9", "loopback"), ("10.1.2.3", "private"), ("172.16.0.1", "private"), ("172.31.255.255", "private"),
+            ("192.168.1.1", "private"), ("169.254.169.254", "link-local"), ("100.64.0.1", "carrier-grade NAT"), ("0.0.0.0", "unspecified"),
+            ("224.0.0.1", "multicast"), ("255.255.255.255", "broadcast"), ("198.18.0.1", "benchmarking"), ("192.0.2.1", "documentation"),
+            ("::", "unspecified"), ("::1", "loopback"), ("fe80::1", "link-local"), ("fc00::1", "unique local"), ("fd12:3456::1", "unique local"),
+            ("ff02::1", "multicast"), ("::ffff:127.0.0.1", "IPv4-mapped, loopback"), ("::ffff:169.254.169.254", "IPv4-mapped, link-local"),
+            ("::127.0.0.1", "IPv4-compatible"), ("64:ff9b::a00:1", "NAT64, private"), ("64:ff9b::7f00:1", "NAT64, loopback"),
+            ("2002:7f00:1::", "6to4, loopback"), ("2002:a9fe:a9fe::1", "6to4, link-local"), ("2001:0:4136:e378::1", "Teredo"),
+            ("2001:db8::1", "documentation"), ("fec0::1", "site-local")
+        ])
     func refused(_ text: String, _ reason: String) throws {
         let address = try #require(IPAddress(text))
         let refusal = try #require(address.refusal, "\(text) must be refused")
@@ -22,28 +24,35 @@ struct SourcePolicyTests {
         #expect(SourcePolicy(allowsPrivateAddresses: true).refusal(of: address, port: 80) == nil)
     }
 
-    @Test("public unicast addresses, and public IPv4 inside IPv6 forms, are allowed", arguments: [
-        "8.8.8.8", "93.184.216.34", "1.1.1.1", "172.32.0.1", "100.128.0.1", "2606:4700:4700::1111", "2a00:1450:4001::200e",
-        "::ffff:8.8.8.8", "64:ff9b::808:808", "2002:808:808::1",
-    ])
+    @Test(
+        "public unicast addresses, and public IPv4 inside IPv6 forms, are allowed",
+        arguments: [
+            "8.8.8.8", "93.184.216.34", "1.1.1.1", "172.32.0.1", "100.128.0.1", "2606:4700:4700::1111", "2a00:1450:4001::200e",
+            "::ffff:8.8.8.8", "64:ff9b::808:808", "2002:808:808::1"
+        ])
     func allowed(_ text: String) throws {
         let address = try #require(IPAddress(text))
         #expect(address.refusal == nil, "\(text): \(address.refusal ?? "")")
     }
 
-    @Test("the resolver reads every numeric spelling of loopback the way a connect would", arguments: [
-        "127.0.0.1", "127.1", "2130706433", "0x7f000001", "0177.0.0.1", "localhost",
-    ])
+    @Test(
+        "the resolver reads every numeric spelling of loopback the way a connect would",
+        arguments: [
+            "127.0.0.1", "127.1", "2130706433", "0x7f000001", "0177.0.0.1", "localhost"
+        ])
     func numericSpellings(_ host: String) async {
         let addresses = await AddressResolver.addresses(of: host)
         #expect(addresses.contains(.v4(0x7F00_0001)), "\(host) → \(addresses)")
         #expect(addresses.allSatisfy { $0.refusal != nil })
     }
 
-    @Test("only http and https, no credentials, and the allowed prefixes", arguments: [
-        ("file:///etc/passwd", "http"), ("ftp://example.com/a.jpg", "http"), ("gopher://example.com/", "http"), ("data:image/png;base64,AAAA", "http"),
-        ("http://user:secret@example.com/a.jpg", "credentials"), ("https://other.example/a.jpg", "prefix"),
-    ])
+    @Test(
+        "only http and https, no credentials, and the allowed prefixes",
+        arguments: [
+            ("file:///etc/passwd", "http"), ("ftp://example.com/a.jpg", "http"), ("gopher://example.com/", "http"),
+            ("data:image/png;base64,AAAA", "http"),
+            ("http://user:secret@example.com/a.jpg", "credentials"), ("https://other.example/a.jpg", "prefix")
+        ])
     func urlForms(_ url: String, _ reason: String) throws {
         let policy = SourcePolicy(allowedPrefixes: ["https://cdn.example.com/", "http://user:secret@example.com/"])
         let parsed = try #require(URL(string: url))

@@ -24,8 +24,9 @@ struct URLSigningTests {
 
     @Test("the signer builds the documentation's path from its parts, in imgproxy's 16-character chunks")
     func signerBuildsDocumentedPath() {
-        let signed = URLSigner(keys: [Self.key]).signedPath(options: "rs:fill:300:400:0/g:sm", source: "http://example.com/images/curiosity.jpg",
-                                                           extension: "png")
+        let signed = URLSigner(keys: [Self.key]).signedPath(
+            options: "rs:fill:300:400:0/g:sm", source: "http://example.com/images/curiosity.jpg",
+            extension: "png")
         #expect(signed == "/" + Self.documentedSignature + Self.documentedPath)
     }
 

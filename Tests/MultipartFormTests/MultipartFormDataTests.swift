@@ -31,7 +31,8 @@ struct MultipartFormDataTests {
         try form.addText(name: "params", value: #"{"title":"Oak chair","price":42000}"#, contentType: "application/json")
         try form.addText(name: "category", value: "furniture")
         try form.addFile(name: "images[]", fileName: "chair-1.jpg", contentType: "image/jpeg", data: Data((0..<5000).map { UInt8($0 % 251) }))
-        try form.addFile(name: "images[]", fileName: "chair \"2\".png", contentType: "image/png", data: Data([0x89, 0x50, 0x4E, 0x47, 13, 10, 26, 10]))
+        try form.addFile(
+            name: "images[]", fileName: "chair \"2\".png", contentType: "image/png", data: Data([0x89, 0x50, 0x4E, 0x47, 13, 10, 26, 10]))
         return form
     }
 
@@ -85,7 +86,7 @@ struct MultipartFormDataTests {
         #expect(MultipartFormData().boundary != MultipartFormData().boundary)
         var form = try MultipartFormData(boundary: "fixed")
         let header = form.contentType
-        try form.addText(name: "a", value: "xx-fixed")  // "-fixed" is not "--fixed"
+        try form.addText(name: "a", value: "xx-fixed") // "-fixed" is not "--fixed"
         #expect(throws: MultipartFormDataError.boundaryInPart(name: "f")) {
             try form.addFile(name: "f", fileName: "a.bin", contentType: "application/octet-stream", data: Data("xx--fixedyy".utf8))
         }

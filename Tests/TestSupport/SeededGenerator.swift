@@ -10,7 +10,8 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable {
 
     /// A generator from `seed`, or from `TEST_SEED`, or from a random seed.
     public init(seed: UInt64? = nil) {
-        let chosen = seed ?? ProcessInfo.processInfo.environment["TEST_SEED"].flatMap { UInt64($0) }
+        let chosen =
+            seed ?? ProcessInfo.processInfo.environment["TEST_SEED"].flatMap { UInt64($0) }
             ?? UInt64.random(in: 0...UInt64.max)
         self.seed = chosen
         state = chosen

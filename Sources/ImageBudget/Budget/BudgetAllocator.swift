@@ -35,7 +35,8 @@ struct BudgetAllocator {
         var choice: [Evaluation] = []
         for round in 0..<5 {
             let evaluations = try await store.evaluate(requests)
-            for (request, evaluation) in zip(requests, evaluations) where !measured[request.image].contains(where: {
+            for (request, evaluation) in zip(requests, evaluations)
+            where !measured[request.image].contains(where: {
                 $0.candidate == evaluation.candidate
             }) {
                 measured[request.image].append(evaluation)
@@ -156,7 +157,10 @@ struct BudgetAllocator {
             best = next
         }
         // Highest sum; among equal sums the fewest bytes.
-        guard let end = best.indices.filter({ best[$0] > -.infinity }).max(by: { best[$0] < best[$1] - 1e-12 || (abs(best[$0] - best[$1]) <= 1e-12 && $0 > $1) })
+        guard
+            let end = best.indices.filter({ best[$0] > -.infinity }).max(by: {
+                best[$0] < best[$1] - 1e-12 || (abs(best[$0] - best[$1]) <= 1e-12 && $0 > $1)
+            })
         else { return nil }
         var chosen: [Evaluation] = []
         var used = end

@@ -71,14 +71,18 @@ struct ChromaRefinement {
         let worst = current.compactMap(\.ssimulacra2).min() ?? 0
         let contenders = current.enumerated().map { index, chosen -> Int? in
             guard let score = chosen.ssimulacra2, score <= worst + Self.contenderMargin,
-                  let finer = probes[index].first(where: { $0.candidate.chromaOffset > chosen.candidate.chromaOffset }),
-                  let finerScore = finer.ssimulacra2, finer.bytes > chosen.bytes else { return nil }
+                let finer = probes[index].first(where: { $0.candidate.chromaOffset > chosen.candidate.chromaOffset }),
+                let finerScore = finer.ssimulacra2, finer.bytes > chosen.bytes
+            else { return nil }
             let slope = (finerScore - score) / log(Double(finer.bytes) / Double(chosen.bytes))
             return slope >= Self.chromaHungrySlope ? chosen.bytes : nil
         }
-        let fullChroma = try await search(SearchJob.jobs(targets: contenders, families: current.map {
-            Candidate.Family(longestSide: $0.candidate.longestSide, chroma: .s444)
-        }), known: measured)
+        let fullChroma = try await search(
+            SearchJob.jobs(
+                targets: contenders,
+                families: current.map {
+                    Candidate.Family(longestSide: $0.candidate.longestSide, chroma: .s444)
+                }), known: measured)
         pool = try await merge(pool, scored(fullChroma.map { $0.filter { $0.ssim >= ssimFloor } }))
         current = allocator.choose(from: pool, objective: objective) ?? current
 
@@ -88,8 +92,10 @@ struct ChromaRefinement {
     }
 
     /// `rebalancingRounds` of levelling from `current`: the grown pool and the new choice.
-    private func levelled(_ startChoice: [Evaluation], pool start: [[Evaluation]], measured: [[Evaluation]],
-                          ssimFloor: Double) async throws(UploadBudgetError) -> (pool: [[Evaluation]], choice: [Evaluation]) {
+    private func levelled(
+        _ startChoice: [Evaluation], pool start: [[Evaluation]], measured: [[Evaluation]],
+        ssimFloor: Double
+    ) async throws(UploadBudgetError) -> (pool: [[Evaluation]], choice: [Evaluation]) {
         var (pool, current) = (start, startChoice)
         for _ in 0..<Self.rebalancingRounds {
             guard let moved = try await rebalancingProbes(current, pool: pool, measured: measured, ssimFloor: ssimFloor) else { break }
@@ -113,7 +119,8 @@ struct ChromaRefinement {
             // Coarser chroma costs about as many points as `chromaStep` finer gains: only an
             // image well above the worst can give; only one near it needs to receive.
             let score = chosen.ssimulacra2 ?? worst
-            let steps = (score >= worst + Self.contenderMargin / 2 ? [-Self.chromaStep] : [])
+            let steps =
+                (score >= worst + Self.contenderMargin / 2 ? [-Self.chromaStep] : [])
                 + (score <= worst + Self.contenderMargin ? [Self.chromaStep] : [])
             return steps.map(chosen.candidate.steppingChroma)
         }
@@ -126,8 +133,10 @@ struct ChromaRefinement {
     /// above the floor; images that would grow also get a candidate at their next larger size
     /// (SSIMULACRA2, scored at display size, punishes a small output more than SSIM does).
     /// Nil when nothing would move.
-    private func rebalancingProbes(_ current: [Evaluation], pool: [[Evaluation]], measured: [[Evaluation]],
-                                   ssimFloor: Double) async throws(UploadBudgetError) -> [[Evaluation]]? {
+    private func rebalancingProbes(
+        _ current: [Evaluation], pool: [[Evaluation]], measured: [[Evaluation]],
+        ssimFloor: Double
+    ) async throws(UploadBudgetError) -> [[Evaluation]]? {
         let known = zip(measured, pool).map { $0 + $1 }
         // Per image: the local model, and the chroma offset to move along where a measured
         // chroma step is the better way (finer chroma gaining more per byte than luma when
@@ -143,8 +152,9 @@ struct ChromaRefinement {
                 let fitted = (near.ssimulacra2! - score) / log(Double(near.bytes) / Double(chosen.bytes))
                 if fitted.isFinite && fitted > 1 { slope = fitted }
             }
-            var model = Model(score: score, bytes: Double(chosen.bytes), up: slope, down: slope,
-                              lowest: min(Self.bytes(atSSIM: ssimFloor, of: known[index], like: chosen.candidate) ?? Double(chosen.bytes), Double(chosen.bytes)))
+            var model = Model(
+                score: score, bytes: Double(chosen.bytes), up: slope, down: slope,
+                lowest: min(Self.bytes(atSSIM: ssimFloor, of: known[index], like: chosen.candidate) ?? Double(chosen.bytes), Double(chosen.bytes)))
             for step in [Self.chromaStep, -Self.chromaStep] {
                 let stepped = chosen.candidate.steppingChroma(by: step)
                 guard let probe = pool[index].first(where: { $0.candidate == stepped }), let probeScore = probe.ssimulacra2 else { continue }
@@ -192,7 +202,8 @@ struct ChromaRefinement {
         }
         guard sameSize.contains(where: { $0 != nil }) else { return nil }
         // The same size, the next larger one and the cheaper chroma step, searched together.
-        let jobs = SearchJob.jobs(targets: sameSize, families: current.map(\.candidate.family))
+        let jobs =
+            SearchJob.jobs(targets: sameSize, families: current.map(\.candidate.family))
             + SearchJob.jobs(targets: largerTargets, families: larger) + SearchJob.jobs(targets: chromaTargets, families: rechroma)
         return try await search(jobs, known: known)
     }
@@ -219,8 +230,9 @@ struct ChromaRefinement {
 
     /// `work` done on every image's items in one call (so the store runs them all in
     /// parallel), its results grouped back by image.
-    private func perImage<Item>(_ items: [[Item]], _ work: ([(image: Int, candidate: Item)]) async throws(UploadBudgetError) -> [Evaluation])
-        async throws(UploadBudgetError) -> [[Evaluation]] {
+    private func perImage<Item>(
+        _ items: [[Item]], _ work: ([(image: Int, candidate: Item)]) async throws(UploadBudgetError) -> [Evaluation]
+    ) async throws(UploadBudgetError) -> [[Evaluation]] {
         let requests = items.enumerated().flatMap { image, list in list.map { (image: image, candidate: $0) } }
         var result: [[Evaluation]] = Array(repeating: [], count: items.count)
         for (request, evaluation) in zip(requests, try await work(requests)) { result[request.image].append(evaluation) }
@@ -330,8 +342,9 @@ struct ChromaRefinement {
 
     /// The two neighbouring points around where `isBelow` turns false (the end segment when it
     /// never or always holds); nil with fewer than two points.
-    private static func segment(_ points: [(quality: Int, bytes: Int)], around isBelow: ((quality: Int, bytes: Int)) -> Bool)
-        -> ((quality: Int, bytes: Int), (quality: Int, bytes: Int))? {
+    private static func segment(
+        _ points: [(quality: Int, bytes: Int)], around isBelow: ((quality: Int, bytes: Int)) -> Bool
+    ) -> ((quality: Int, bytes: Int), (quality: Int, bytes: Int))? {
         guard points.count >= 2 else { return nil }
         let upper = min(max(points.firstIndex { !isBelow($0) } ?? points.count - 1, 1), points.count - 1)
         return (points[upper - 1], points[upper])

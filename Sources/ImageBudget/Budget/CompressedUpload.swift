@@ -37,9 +37,11 @@ public struct CompressedUpload: Sendable, Hashable {
     public var bytes: Int { data.count }
 
     /// Builds a result, e.g. a fake for an app's own tests; the compressor makes the real ones.
-    public init(fileName: String, sourceName: String, sourceBytes: Int, data: Data, width: Int, height: Int, quality: Int?,
-                mimeType: String, score: Double, ssimulacra2: Double = 0, chroma: JPEGEncodingOptions.ChromaSubsampling? = nil,
-                chromaQuality: Int? = nil) {
+    public init(
+        fileName: String, sourceName: String, sourceBytes: Int, data: Data, width: Int, height: Int, quality: Int?,
+        mimeType: String, score: Double, ssimulacra2: Double = 0, chroma: JPEGEncodingOptions.ChromaSubsampling? = nil,
+        chromaQuality: Int? = nil
+    ) {
         self.fileName = fileName
         self.sourceName = sourceName
         self.sourceBytes = sourceBytes

@@ -37,8 +37,9 @@ final class EvaluationStore: @unchecked Sendable {
 
     /// Evaluations for the requested (image, candidate) pairs, in request order.
     func evaluate(_ requests: [(image: Int, candidate: Candidate)]) async throws(UploadBudgetError) -> [Evaluation] {
-        let missing = Array(Set(requests.map { Key(image: $0.image, candidate: $0.candidate) })
-            .filter { key in lock.withLock { cache[key] == nil } })
+        let missing = Array(
+            Set(requests.map { Key(image: $0.image, candidate: $0.candidate) })
+                .filter { key in lock.withLock { cache[key] == nil } })
         try await prepareSizes(Set(missing.map { SizeKey(image: $0.image, longestSide: $0.candidate.longestSide) }))
         let quantization = quantization
         let jobs = missing.map { key in

@@ -20,8 +20,9 @@ struct PreparedImage: Sendable {
         let format = try ImageFormat.sniff(data)
         let decoder = ImageDecoder(options: DecodingOptions(maxPixelSize: options.maxPixelSize, limits: options.limits))
         let display = try decoder.decode(data)
-        return PreparedImage(name: source.name, sourceBytes: data.count, sourceFormat: format, display: display,
-                             reference: StructuralSimilarity.Reference(LumaPlane(display)))
+        return PreparedImage(
+            name: source.name, sourceBytes: data.count, sourceFormat: format, display: display,
+            reference: StructuralSimilarity.Reference(LumaPlane(display)))
     }
 
     /// The display bitmap shrunk so its longest side is `longestSide` (never enlarged).
@@ -53,9 +54,12 @@ extension PreparedImage {
         if let quality = candidate.quality {
             // No ICC profile: uploads are viewed as sRGB, and profiles cost bytes.
             // Progressive: 5-10% smaller than baseline at the same quality, which the budget turns into quality.
-            data = try ImageEncoder.jpeg(bitmap, options: JPEGEncodingOptions(quality: quality, chromaSubsampling: candidate.chroma, progressive: true,
-                                                                              preservesICCProfile: false, quantization: quantization,
-                                                                              chromaQuality: candidate.chromaQuality))
+            data = try ImageEncoder.jpeg(
+                bitmap,
+                options: JPEGEncodingOptions(
+                    quality: quality, chromaSubsampling: candidate.chroma, progressive: true,
+                    preservesICCProfile: false, quantization: quantization,
+                    chromaQuality: candidate.chromaQuality))
         } else {
             data = try ImageEncoder.png(bitmap, options: PNGEncodingOptions(compressionLevel: 9, preservesICCProfile: false))
         }

@@ -32,9 +32,12 @@ public struct UploadBudgetOptions: Sendable, Hashable {
     public var limits: DecodingLimits
 
     /// Options with the defaults of the registration API: a 300 KB budget, 1280 px longest side.
-    public init(budget: Int = 300_000, maxPixelSize: Int = 1280, minPixelSize: Int = 640, qualityRange: ClosedRange<Int> = 30...92,
-                keepsPNGWhenSmaller: Bool = false, metric: UploadQualityMetric = .ssimulacra2, worstDistortionSlack: Double = 0.2, quantization: JPEGQuantization = .ssimTuned,
-                limits: DecodingLimits = DecodingLimits()) {
+    public init(
+        budget: Int = 300_000, maxPixelSize: Int = 1280, minPixelSize: Int = 640, qualityRange: ClosedRange<Int> = 30...92,
+        keepsPNGWhenSmaller: Bool = false, metric: UploadQualityMetric = .ssimulacra2, worstDistortionSlack: Double = 0.2,
+        quantization: JPEGQuantization = .ssimTuned,
+        limits: DecodingLimits = DecodingLimits()
+    ) {
         self.budget = budget
         self.maxPixelSize = maxPixelSize
         self.minPixelSize = minPixelSize

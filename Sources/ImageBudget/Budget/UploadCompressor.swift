@@ -41,11 +41,12 @@ public struct UploadCompressor: Sendable {
         let names = Self.outputNames(for: images.map(\.name), pngs: chosen.map { $0.candidate.quality == nil })
         let uploads = zip(images, zip(chosen, names)).map { image, pair in
             let chroma = Self.chroma(of: pair.0, image.display)
-            return CompressedUpload(fileName: pair.1, sourceName: image.name, sourceBytes: image.sourceBytes, data: pair.0.data,
-                             width: pair.0.width, height: pair.0.height, quality: pair.0.candidate.quality,
-                             mimeType: pair.0.candidate.quality == nil ? "image/png" : "image/jpeg", score: pair.0.ssim,
-                             ssimulacra2: pair.0.ssimulacra2 ?? 0, chroma: chroma,
-                             chromaQuality: chroma == nil ? nil : pair.0.candidate.chromaQuality ?? pair.0.candidate.quality)
+            return CompressedUpload(
+                fileName: pair.1, sourceName: image.name, sourceBytes: image.sourceBytes, data: pair.0.data,
+                width: pair.0.width, height: pair.0.height, quality: pair.0.candidate.quality,
+                mimeType: pair.0.candidate.quality == nil ? "image/png" : "image/jpeg", score: pair.0.ssim,
+                ssimulacra2: pair.0.ssimulacra2 ?? 0, chroma: chroma,
+                chromaQuality: chroma == nil ? nil : pair.0.candidate.chromaQuality ?? pair.0.candidate.quality)
         }
         return CompressedUploadSet(images: uploads, budget: options.budget, encodeCount: store.encodeCount)
     }

@@ -138,9 +138,11 @@ struct ColorPlanes: Sendable {
 
     /// The opsin absorbance matrix (row-major) and bias of JPEG XL's XYB, which SSIMULACRA2
     /// measures in.
-    static let opsinMatrix: [Float] = [0.30, 0.622, 0.078,
-                                       0.23, 0.692, 0.078,
-                                       0.24342268924547819, 0.20476744424496821, 1 - 0.24342268924547819 - 0.20476744424496821]
+    static let opsinMatrix: [Float] = [
+        0.30, 0.622, 0.078,
+        0.23, 0.692, 0.078,
+        0.24342268924547819, 0.20476744424496821, 1 - 0.24342268924547819 - 0.20476744424496821
+    ]
     static let opsinBias: Float = 0.0037930732552754493
 
     /// Cube root of non-negative lanes: an exponent-thirding first guess (within a few %),

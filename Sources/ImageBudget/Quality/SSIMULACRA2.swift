@@ -124,9 +124,11 @@ public enum SSIMULACRA2 {
                     blur.blur(xyb.planes[plane], times: xyb.planes[plane], into: &meanSquare)
                     blur.blur(scale.xyb.planes[plane], times: xyb.planes[plane], into: &product)
                 }
-                channels.append(MapPooling(reference: (scale.xyb.planes[plane], scale.mean.planes[plane], scale.meanSquare.planes[plane]),
-                                           distorted: (xyb.planes[plane], mean, meanSquare), product: product, width: xyb.width,
-                                           ssim: needs.ssim))
+                channels.append(
+                    MapPooling(
+                        reference: (scale.xyb.planes[plane], scale.mean.planes[plane], scale.meanSquare.planes[plane]),
+                        distorted: (xyb.planes[plane], mean, meanSquare), product: product, width: xyb.width,
+                        ssim: needs.ssim))
             }
             pooled.append(channels)
             if let next { planes = next }
@@ -175,7 +177,7 @@ public enum SSIMULACRA2 {
         0.0, 0.0, 0.0, 0.0004179171803251336, 0.0017290828234722833, 0.0,
         0.0020827005846636437, 0.0, 0.0, 8.826982764996862, 23.19243343998926, 0.0,
         95.1080498811086, 0.9863978034400682, 0.9834382792465353, 0.0012286405048278493, 171.2667255897307, 0.9807858872435379,
-        0.0, 0.0, 0.0, 0.0005130064588990679, 0.0, 0.00010854057858411537,
+        0.0, 0.0, 0.0, 0.0005130064588990679, 0.0, 0.00010854057858411537
     ]
 
     /// One channel at one scale: the three maps, each pooled as (mean, 4-norm).
@@ -195,7 +197,8 @@ public enum SSIMULACRA2 {
             let count = reference.plane.count
             var sums = [Double](repeating: 0, count: 6)
             // Unread stand-ins when the SSIM map is skipped (its blurs were).
-            let (s11Plane, s22Plane, s12Plane) = withSSIM ? (reference.meanSquare, distorted.meanSquare, product) : (reference.mean, distorted.mean, distorted.mean)
+            let (s11Plane, s22Plane, s12Plane) =
+                withSSIM ? (reference.meanSquare, distorted.meanSquare, product) : (reference.mean, distorted.mean, distorted.mean)
             reference.plane.withUnsafeBufferPointer { x1 in
                 reference.mean.withUnsafeBufferPointer { mu1 in
                     s11Plane.withUnsafeBufferPointer { s11 in
@@ -207,8 +210,9 @@ public enum SSIMULACRA2 {
                                         var start = 0
                                         while start < count {
                                             let end = Swift.min(count, start + width)
-                                            let row = Self.rowSums(x1.baseAddress!, mu1.baseAddress!, s11.baseAddress!, x2.baseAddress!,
-                                                                   mu2.baseAddress!, s22.baseAddress!, s12.baseAddress!, start, end, ssim: withSSIM)
+                                            let row = Self.rowSums(
+                                                x1.baseAddress!, mu1.baseAddress!, s11.baseAddress!, x2.baseAddress!,
+                                                mu2.baseAddress!, s22.baseAddress!, s12.baseAddress!, start, end, ssim: withSSIM)
                                             for term in 0..<6 { sums[term] += Double(row[term]) }
                                             start = end
                                         }
@@ -228,12 +232,15 @@ public enum SSIMULACRA2 {
         /// Sums over pixels start..<end of d, d⁴ for the SSIM map (zero without `ssim`), the
         /// artefact map and the detail-lost map, eight pixels at a time (the last few through
         /// broadcast lanes, of which only the first counts).
-        private static func rowSums(_ x1: UnsafePointer<Float>, _ mu1: UnsafePointer<Float>, _ s11: UnsafePointer<Float>,
-                                    _ x2: UnsafePointer<Float>, _ mu2: UnsafePointer<Float>, _ s22: UnsafePointer<Float>,
-                                    _ s12: UnsafePointer<Float>, _ start: Int, _ end: Int, ssim withSSIM: Bool) -> SIMD8<Float> {
+        private static func rowSums(
+            _ x1: UnsafePointer<Float>, _ mu1: UnsafePointer<Float>, _ s11: UnsafePointer<Float>,
+            _ x2: UnsafePointer<Float>, _ mu2: UnsafePointer<Float>, _ s22: UnsafePointer<Float>,
+            _ s12: UnsafePointer<Float>, _ start: Int, _ end: Int, ssim withSSIM: Bool
+        ) -> SIMD8<Float> {
             typealias Lanes = SIMD8<Float>
-            func maps(_ x1: Lanes, _ mu1: Lanes, _ s11: Lanes, _ x2: Lanes, _ mu2: Lanes, _ s22: Lanes, _ s12: Lanes)
-                -> (ssim: Lanes, artefact: Lanes, detail: Lanes) {
+            func maps(
+                _ x1: Lanes, _ mu1: Lanes, _ s11: Lanes, _ x2: Lanes, _ mu2: Lanes, _ s22: Lanes, _ s12: Lanes
+            ) -> (ssim: Lanes, artefact: Lanes, detail: Lanes) {
                 let one = Lanes(repeating: 1)
                 var ssim = Lanes()
                 if withSSIM {
@@ -260,8 +267,9 @@ public enum SSIMULACRA2 {
             var lanes = (Lanes(), Lanes(), Lanes(), Lanes(), Lanes(), Lanes())
             var index = start
             while index + 8 <= end {
-                let (ssim, artefact, detail) = maps(load(x1, index), load(mu1, index), load(s11, index), load(x2, index),
-                                                    load(mu2, index), load(s22, index), load(s12, index))
+                let (ssim, artefact, detail) = maps(
+                    load(x1, index), load(mu1, index), load(s11, index), load(x2, index),
+                    load(mu2, index), load(s22, index), load(s12, index))
                 lanes.0 += ssim
                 lanes.1 += fourth(ssim)
                 lanes.2 += artefact
@@ -273,9 +281,10 @@ public enum SSIMULACRA2 {
             // Lanes 0-5: the six sums (a vector, not an array: one allocation per row added up).
             var sums = SIMD8<Float>(lanes.0.sum(), lanes.1.sum(), lanes.2.sum(), lanes.3.sum(), lanes.4.sum(), lanes.5.sum(), 0, 0)
             while index < end {
-                let (ssim, artefact, detail) = maps(Lanes(repeating: x1[index]), Lanes(repeating: mu1[index]), Lanes(repeating: s11[index]),
-                                                    Lanes(repeating: x2[index]), Lanes(repeating: mu2[index]), Lanes(repeating: s22[index]),
-                                                    Lanes(repeating: s12[index]))
+                let (ssim, artefact, detail) = maps(
+                    Lanes(repeating: x1[index]), Lanes(repeating: mu1[index]), Lanes(repeating: s11[index]),
+                    Lanes(repeating: x2[index]), Lanes(repeating: mu2[index]), Lanes(repeating: s22[index]),
+                    Lanes(repeating: s12[index]))
                 sums[0] += ssim[0]
                 sums[1] += fourth(ssim)[0]
                 sums[2] += artefact[0]

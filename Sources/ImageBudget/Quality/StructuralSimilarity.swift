@@ -88,8 +88,10 @@ public enum StructuralSimilarity {
                         }
                     } consume: { row, sums in
                         let means = statistics.baseAddress! + row * innerWidth
-                        total += Double(rowSum(mx: means, xx: means + innerCount, my: sums, yy: sums + innerWidth,
-                                               xy: sums + 2 * innerWidth, count: innerWidth))
+                        total += Double(
+                            rowSum(
+                                mx: means, xx: means + innerCount, my: sums, yy: sums + innerWidth,
+                                xy: sums + 2 * innerWidth, count: innerWidth))
                     }
                 }
             }
@@ -101,8 +103,10 @@ public enum StructuralSimilarity {
     /// time: a scalar loop cannot vectorise a float sum (the order of additions would change)
     /// and pays one division per pixel, which made it half the cost of a score. The order
     /// here is fixed too, so scores stay deterministic.
-    private static func rowSum(mx: UnsafePointer<Float>, xx: UnsafePointer<Float>, my: UnsafePointer<Float>,
-                               yy: UnsafePointer<Float>, xy: UnsafePointer<Float>, count: Int) -> Float {
+    private static func rowSum(
+        mx: UnsafePointer<Float>, xx: UnsafePointer<Float>, my: UnsafePointer<Float>,
+        yy: UnsafePointer<Float>, xy: UnsafePointer<Float>, count: Int
+    ) -> Float {
         func ssim(_ mx: SIMD8<Float>, _ xx: SIMD8<Float>, _ my: SIMD8<Float>, _ yy: SIMD8<Float>, _ xy: SIMD8<Float>) -> SIMD8<Float> {
             let meanXY = mx * my
             let (squareX, squareY) = (mx * mx, my * my)
@@ -123,8 +127,10 @@ public enum StructuralSimilarity {
         }
         var sum = lanes.sum()
         while column < count {
-            sum += ssim(SIMD8(repeating: mx[column]), SIMD8(repeating: xx[column]), SIMD8(repeating: my[column]),
-                        SIMD8(repeating: yy[column]), SIMD8(repeating: xy[column]))[0]
+            sum +=
+                ssim(
+                    SIMD8(repeating: mx[column]), SIMD8(repeating: xx[column]), SIMD8(repeating: my[column]),
+                    SIMD8(repeating: yy[column]), SIMD8(repeating: xy[column]))[0]
             column += 1
         }
         return sum
@@ -140,8 +146,10 @@ public enum StructuralSimilarity {
     /// Only the inner pixels are averaged, so no border handling is needed. Horizontally
     /// filtered rows wait in a ring of window height, so memory stays a few rows; taps are the
     /// outer loops so the column loops vectorise.
-    private static func filter(planes: Int, width: Int, height: Int, fill: (Int, UnsafeMutablePointer<Float>) -> Void,
-                               consume: (Int, UnsafePointer<Float>) -> Void) {
+    private static func filter(
+        planes: Int, width: Int, height: Int, fill: (Int, UnsafeMutablePointer<Float>) -> Void,
+        consume: (Int, UnsafePointer<Float>) -> Void
+    ) {
         let taps = 2 * radius + 1
         let innerWidth = width - 2 * radius
         var sources = [Float](repeating: 0, count: planes * width)
@@ -177,8 +185,10 @@ public enum StructuralSimilarity {
     /// out[c] = Σ window[t] · line(t)[c] over the 2·radius + 1 taps, pairing the taps the
     /// symmetric window weighs alike: six passes over `out` instead of eleven, and half the
     /// multiplications. Taps are the outer loop so the column loops vectorise.
-    static func convolve(_ window: UnsafePointer<Float>, into out: UnsafeMutablePointer<Float>, count: Int,
-                                 line: (Int) -> UnsafePointer<Float>) {
+    static func convolve(
+        _ window: UnsafePointer<Float>, into out: UnsafeMutablePointer<Float>, count: Int,
+        line: (Int) -> UnsafePointer<Float>
+    ) {
         let centre = line(radius)
         let weight = window[radius]
         for column in 0..<count { out[column] = weight * centre[column] }

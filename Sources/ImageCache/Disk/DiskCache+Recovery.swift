@@ -88,9 +88,9 @@ extension DiskCache {
         let data: Data
         do {
             data = try layout.root.readFile(Journal.fileName, maximumSize: Journal.maximumSize)
-        } catch where error.code == ENOENT || error.code == EFBIG {
+        } catch  where error.code == ENOENT || error.code == EFBIG {
             return ([], false)
-        } catch where error.code == FileSystemError.notRegularFile {
+        } catch  where error.code == FileSystemError.notRegularFile {
             _ = removeJunk(Journal.fileName, in: layout.root)
             return ([], false)
         }
@@ -126,7 +126,7 @@ extension DiskCache {
         } catch {
             if recordedJournalIsValid, let appending = try? layout.root.openForAppending(Journal.fileName) {
                 journal = appending
-                journalRecordCount = Int.max / 2  // compact again at the next write
+                journalRecordCount = Int.max / 2 // compact again at the next write
             } else {
                 journal = nil
                 readOnlyReason = error
@@ -160,9 +160,9 @@ extension DiskCache {
                 // As for reads: an entry stored before the limit was lowered may exceed it.
                 let file = try entries.readFile(name, maximumSize: max(size, limit))
                 intact = EntryFile.decode(file).map { DiskCacheKey.fileName(for: $0.key) == name } ?? false
-            } catch where error.code == ENOENT {
-                continue  // removed or replaced meanwhile
-            } catch where error.code == FileSystemError.notRegularFile || error.code == EFBIG {
+            } catch  where error.code == ENOENT {
+                continue // removed or replaced meanwhile
+            } catch  where error.code == FileSystemError.notRegularFile || error.code == EFBIG {
                 intact = false
             } catch {
                 throw .io(error)

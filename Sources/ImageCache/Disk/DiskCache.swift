@@ -64,8 +64,10 @@ public final class DiskCache: @unchecked Sendable {
     /// With `configuration.sizeLimit` set, that limit is recorded in the directory and applied
     /// at once (least recently used entries are evicted); with nil, the directory's recorded
     /// limit applies and nothing is evicted.
-    public init(directory: URL, configuration: DiskCacheConfiguration = DiskCacheConfiguration(),
-                fileSystem: any CacheFileSystem = POSIXFileSystem(), clock: any CacheClock = SystemClock()) throws(DiskCacheError) {
+    public init(
+        directory: URL, configuration: DiskCacheConfiguration = DiskCacheConfiguration(),
+        fileSystem: any CacheFileSystem = POSIXFileSystem(), clock: any CacheClock = SystemClock()
+    ) throws(DiskCacheError) {
         self.directory = directory
         self.configuration = configuration
         self.fileSystem = fileSystem
@@ -134,10 +136,10 @@ public final class DiskCache: @unchecked Sendable {
         let file: Data
         do {
             file = try entries.readFile(name, maximumSize: limit)
-        } catch where error.code == ENOENT {
+        } catch  where error.code == ENOENT {
             discard(name, version: version, corrupt: false)
             return nil
-        } catch where error.code == FileSystemError.notRegularFile || error.code == EFBIG {
+        } catch  where error.code == FileSystemError.notRegularFile || error.code == EFBIG {
             discard(name, version: version, corrupt: true)
             return nil
         } catch {
@@ -220,8 +222,9 @@ public final class DiskCache: @unchecked Sendable {
     /// Count, total bytes, limit, and hit/miss/corruption counters since opening.
     public var statistics: DiskCacheStatistics {
         lock.withLock {
-            DiskCacheStatistics(count: index.count, totalBytes: index.totalCost, sizeLimit: sizeLimit,
-                                counters: counters, isReadOnly: readOnlyReason != nil)
+            DiskCacheStatistics(
+                count: index.count, totalBytes: index.totalCost, sizeLimit: sizeLimit,
+                counters: counters, isReadOnly: readOnlyReason != nil)
         }
     }
 
@@ -273,7 +276,7 @@ public final class DiskCache: @unchecked Sendable {
     private func createTemporary(_ name: String, in directory: any CacheDirectory, contents: Data) throws(FileSystemError) {
         do {
             try directory.createFile(name, contents: contents, synchronize: configuration.synchronizesWrites)
-        } catch where error.code == EEXIST {
+        } catch  where error.code == EEXIST {
             try directory.remove(name)
             try directory.createFile(name, contents: contents, synchronize: configuration.synchronizesWrites)
         }
@@ -283,7 +286,7 @@ public final class DiskCache: @unchecked Sendable {
     private func moveIntoPlace(_ temporaryName: String, from temporary: any CacheDirectory, as name: String) throws(FileSystemError) {
         do {
             try temporary.move(temporaryName, to: layout.entries, as: name)
-        } catch where [EISDIR, ENOTEMPTY, EEXIST, ENOTDIR].contains(error.code) {
+        } catch  where [EISDIR, ENOTEMPTY, EEXIST, ENOTDIR].contains(error.code) {
             try layout.entries.remove(name)
             try temporary.move(temporaryName, to: layout.entries, as: name)
         }
@@ -385,7 +388,7 @@ public final class DiskCache: @unchecked Sendable {
         do {
             do {
                 try root.createFile(Journal.temporaryFileName, contents: contents, synchronize: configuration.synchronizesWrites)
-            } catch where error.code == EEXIST {
+            } catch  where error.code == EEXIST {
                 // Left by a killed rewrite, or planted (a link to elsewhere): remove the name only.
                 try root.remove(Journal.temporaryFileName)
                 try root.createFile(Journal.temporaryFileName, contents: contents, synchronize: configuration.synchronizesWrites)

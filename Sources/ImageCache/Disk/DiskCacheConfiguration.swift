@@ -86,8 +86,10 @@ public struct DiskCacheVerificationReport: Sendable, Hashable, Codable {
     public var totalBytes: Int
 
     /// A report with the given values (empty by default).
-    public init(checked: Int = 0, valid: Int = 0, corrupt: [String] = [], orphans: [String] = [], missing: [String] = [],
-                count: Int = 0, totalBytes: Int = 0) {
+    public init(
+        checked: Int = 0, valid: Int = 0, corrupt: [String] = [], orphans: [String] = [], missing: [String] = [],
+        count: Int = 0, totalBytes: Int = 0
+    ) {
         self.checked = checked
         self.valid = valid
         self.corrupt = corrupt

@@ -15,8 +15,10 @@ public struct DiskCacheMetadata: Sendable, Hashable, Codable {
     public var fields: [String: String]
 
     /// Metadata with the given fields (all absent by default).
-    public init(contentType: String? = nil, etag: String? = nil, lastModified: String? = nil, expires: Date? = nil,
-                fields: [String: String] = [:]) {
+    public init(
+        contentType: String? = nil, etag: String? = nil, lastModified: String? = nil, expires: Date? = nil,
+        fields: [String: String] = [:]
+    ) {
         self.contentType = contentType
         self.etag = etag
         self.lastModified = lastModified

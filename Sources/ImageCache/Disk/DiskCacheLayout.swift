@@ -31,17 +31,18 @@ struct DiskCacheLayout {
         var readOnlyReason: FileSystemError?
         do {
             directoryLock = try lock(root)
-        } catch where error.code == EWOULDBLOCK || error.code == EAGAIN {
+        } catch  where error.code == EWOULDBLOCK || error.code == EAGAIN {
             throw .locked(directory: url)
-        } catch where error.meansReadOnly {
+        } catch  where error.meansReadOnly {
             readOnlyReason = error
         } catch {
             throw .io(error)
         }
         do {
-            return DiskCacheLayout(root: root, entries: try root.subdirectory(entriesName),
-                                   temporary: try root.subdirectory(temporaryName),
-                                   directoryLock: directoryLock, readOnlyReason: readOnlyReason)
+            return DiskCacheLayout(
+                root: root, entries: try root.subdirectory(entriesName),
+                temporary: try root.subdirectory(temporaryName),
+                directoryLock: directoryLock, readOnlyReason: readOnlyReason)
         } catch {
             throw .io(error)
         }
@@ -50,7 +51,7 @@ struct DiskCacheLayout {
     private static func lock(_ root: any CacheDirectory) throws(FileSystemError) -> any AnyObject & Sendable {
         do {
             return try root.lockExclusively(lockName)
-        } catch where error.code == FileSystemError.notRegularFile {
+        } catch  where error.code == FileSystemError.notRegularFile {
             // A link or FIFO planted at the lock's name: remove it (not its target) and lock a
             // real file.
             try root.remove(lockName)

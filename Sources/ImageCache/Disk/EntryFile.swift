@@ -45,19 +45,23 @@ enum EntryFile {
     static func decode(_ file: Data) -> DiskCacheEntry? {
         guard file.count >= headerSize, file.prefix(4).elementsEqual(magic) else { return nil }
         let (keyLength, metadataLength, dataLength, stored) = file.withUnsafeBytes { bytes in
-            (Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 4, as: UInt32.self))),
-             Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt32.self))),
-             UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 12, as: UInt64.self)),
-             UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 20, as: UInt64.self)))
+            (
+                Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 4, as: UInt32.self))),
+                Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt32.self))),
+                UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 12, as: UInt64.self)),
+                UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 20, as: UInt64.self))
+            )
         }
         // Lengths come from disk: add them with overflow checks (a hostile header must not trap).
         guard let expectedSize = size(keyLength: keyLength, metadataLength: metadataLength, dataLength: dataLength),
-              expectedSize == file.count, checksum(of: file) == stored else { return nil }
+            expectedSize == file.count, checksum(of: file) == stored
+        else { return nil }
         let start = file.startIndex + headerSize
         let keyRange = start..<start + keyLength
         let metadataRange = keyRange.upperBound..<keyRange.upperBound + metadataLength
         guard let key = String(data: file[keyRange], encoding: .utf8),
-              let metadata = MetadataCoding.decode(file[metadataRange]) else { return nil }
+            let metadata = MetadataCoding.decode(file[metadataRange])
+        else { return nil }
         // A copy, so callers get a Data whose indices start at 0.
         return DiskCacheEntry(key: key, data: Data(file[metadataRange.upperBound...]), metadata: metadata)
     }
@@ -68,9 +72,11 @@ enum EntryFile {
     static func headerMatches(_ prefix: Data, fileSize: Int) -> Bool {
         guard prefix.count >= headerSize, prefix.prefix(4).elementsEqual(magic) else { return false }
         let (keyLength, metadataLength, dataLength) = prefix.withUnsafeBytes { bytes in
-            (Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 4, as: UInt32.self))),
-             Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt32.self))),
-             UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 12, as: UInt64.self)))
+            (
+                Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 4, as: UInt32.self))),
+                Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt32.self))),
+                UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 12, as: UInt64.self))
+            )
         }
         return size(keyLength: keyLength, metadataLength: metadataLength, dataLength: dataLength) == fileSize
     }
@@ -162,7 +168,8 @@ enum MetadataCoding {
             }
         }
         guard offset == bytes.count else { return nil }
-        return DiskCacheMetadata(contentType: strings[0], etag: strings[1], lastModified: strings[2],
-                                 expires: seconds.isNaN ? nil : Date(timeIntervalSince1970: seconds), fields: fields)
+        return DiskCacheMetadata(
+            contentType: strings[0], etag: strings[1], lastModified: strings[2],
+            expires: seconds.isNaN ? nil : Date(timeIntervalSince1970: seconds), fields: fields)
     }
 }

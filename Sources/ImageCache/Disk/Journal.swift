@@ -41,7 +41,7 @@ enum Journal {
         let text = String(decoding: data, as: UTF8.self)
         guard text.hasPrefix(header) else { return nil }
         var lines = text.dropFirst(header.count).split(separator: "\n", omittingEmptySubsequences: false)
-        lines.removeLast()  // after the final newline: empty, or a torn record
+        lines.removeLast() // after the final newline: empty, or a torn record
         return lines.compactMap(record)
     }
 

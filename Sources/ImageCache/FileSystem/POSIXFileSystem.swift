@@ -98,12 +98,13 @@ final class POSIXDirectory: CacheDirectory {
     }
 
     private static func status(_ name: String, _ info: stat) -> CacheFileStatus {
-        let kind: CacheFileStatus.Kind = switch info.st_mode & S_IFMT {
-        case S_IFREG: .regular
-        case S_IFDIR: .directory
-        case S_IFLNK: .symbolicLink
-        default: .other
-        }
+        let kind: CacheFileStatus.Kind =
+            switch info.st_mode & S_IFMT {
+            case S_IFREG: .regular
+            case S_IFDIR: .directory
+            case S_IFLNK: .symbolicLink
+            default: .other
+            }
         let modified = Date(timeIntervalSince1970: Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9)
         return CacheFileStatus(name: name, kind: kind, size: Int(info.st_size), modified: modified)
     }

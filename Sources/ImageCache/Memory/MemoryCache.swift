@@ -79,7 +79,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
     public func setValue(_ value: Value, forKey key: Key, cost: Int, timeToLive: TimeInterval? = nil) -> Bool {
         let cost = max(0, cost)
         guard cost <= configuration.maximumEntryCost, configuration.countLimit > 0 else {
-            removeValue(forKey: key)  // a stale smaller version must not outlive the new one
+            removeValue(forKey: key) // a stale smaller version must not outlive the new one
             return false
         }
         let lifetime = timeToLive ?? configuration.defaultTimeToLive
@@ -90,7 +90,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
         }
         totals.add(cost: cost - (replaced?.cost ?? 0), count: replaced == nil ? 1 : 0)
         evictIfNeeded()
-        return true  // `replaced` is released here, after the lock
+        return true // `replaced` is released here, after the lock
     }
 
     /// Removes and returns the value for `key`, if any.
@@ -159,7 +159,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
             return entry
         }
         if let evicted { totals.subtract(cost: evicted.cost, count: 1) }
-        return true  // `evicted` is released here, after the lock
+        return true // `evicted` is released here, after the lock
     }
 }
 

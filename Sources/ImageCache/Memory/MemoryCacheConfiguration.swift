@@ -17,8 +17,10 @@ public struct MemoryCacheConfiguration: Sendable, Hashable {
 
     /// Limits and policies; by default `defaultCostLimit`, no count limit, entries up to a
     /// quarter of the cost limit, no expiry.
-    public init(costLimit: Int = MemoryCacheConfiguration.defaultCostLimit, countLimit: Int = .max,
-                maximumEntryCostFraction: Double = 0.25, defaultTimeToLive: TimeInterval? = nil) {
+    public init(
+        costLimit: Int = MemoryCacheConfiguration.defaultCostLimit, countLimit: Int = .max,
+        maximumEntryCostFraction: Double = 0.25, defaultTimeToLive: TimeInterval? = nil
+    ) {
         self.costLimit = Self.clamped(costLimit)
         self.countLimit = countLimit
         self.maximumEntryCostFraction = maximumEntryCostFraction

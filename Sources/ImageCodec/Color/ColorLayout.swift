@@ -7,12 +7,13 @@ enum ColorLayout: Sendable, Hashable {
     case cmyk(inverted: Bool)
 
     init(_ format: PixelFormat) {
-        self = switch format {
-        case .gray: .gray
-        case .grayAlpha: .grayAlpha
-        case .rgb: .rgb
-        case .rgba: .rgba
-        }
+        self =
+            switch format {
+            case .gray: .gray
+            case .grayAlpha: .grayAlpha
+            case .rgb: .rgb
+            case .rgba: .rgba
+            }
     }
 
     /// The ICC data colour space a profile must have to describe this layout.

@@ -24,14 +24,16 @@ struct ColorPlan {
     static let transformBytes = 512 << 10
 
     /// The plan for rows in `layout` from a source with `profile`.
-    static func make(profile: [UInt8]?, layout: ColorLayout, management: ColorManagement,
-                     cache: ColorTransformCache = .shared) -> ColorPlan {
+    static func make(
+        profile: [UInt8]?, layout: ColorLayout, management: ColorManagement,
+        cache: ColorTransformCache = .shared
+    ) -> ColorPlan {
         if case .cmyk(let inverted) = layout {
             // A bitmap has no CMYK layout, so CMYK becomes sRGB whatever the option says.
             guard let profile else { return ColorPlan(conversion: .naiveCMYK(inverted: inverted)) }
             switch verdict(profile: profile, layout: layout, cache: cache) {
             case .transform(let transform): return ColorPlan(conversion: .transform(transform))
-            case .sRGB: return ColorPlan(conversion: .naiveCMYK(inverted: inverted))  // unreachable: CMYK is never sRGB
+            case .sRGB: return ColorPlan(conversion: .naiveCMYK(inverted: inverted)) // unreachable: CMYK is never sRGB
             case .rejected(let reason): return ColorPlan(conversion: .naiveCMYK(inverted: inverted), warning: ignored(reason))
             }
         }

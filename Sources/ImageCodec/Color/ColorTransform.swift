@@ -43,8 +43,11 @@ final class ColorTransform: @unchecked Sendable {
         // white), out-of-gamut ones are clipped, which is what browsers and libvips do; matrix
         // profiles (P3, Adobe RGB) have no perceptual tables anyway. Black point compensation
         // keeps a print profile's shadows from washing out grey; for RGB it changes nothing.
-        guard let handle = iec_cms_create_transform(source, layout.shimLayout, target, layout.output.shimLayout,
-                                                    Int32(INTENT_RELATIVE_COLORIMETRIC), 1, &message) else {
+        guard
+            let handle = iec_cms_create_transform(
+                source, layout.shimLayout, target, layout.output.shimLayout,
+                Int32(INTENT_RELATIVE_COLORIMETRIC), 1, &message)
+        else {
             return .rejected(message.shimMessage)
         }
         // Identity first: an sRGB-tagged photo (the common case) then builds no integer tables.

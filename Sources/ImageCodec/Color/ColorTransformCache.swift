@@ -62,11 +62,12 @@ final class ColorTransformCache: @unchecked Sendable {
         }) {
             return cached
         }
-        let entry: Entry = switch ColorTransform.toSRGB(profile: profile, layout: layout) {
-        case .transform(let transform): .transform(transform)
-        case .sRGB: .sRGB
-        case .rejected(let reason): .rejected(reason)
-        }
+        let entry: Entry =
+            switch ColorTransform.toSRGB(profile: profile, layout: layout) {
+            case .transform(let transform): .transform(transform)
+            case .sRGB: .sRGB
+            case .rejected(let reason): .rejected(reason)
+            }
         return lock.withLock {
             if case .transform = entry { state.statistics.transformsBuilt += 1 }
             Self.count(entry, in: &state.statistics)

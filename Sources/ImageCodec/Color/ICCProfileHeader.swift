@@ -10,11 +10,12 @@ struct ICCProfileHeader: Sendable, Hashable {
     /// nil when the bytes are too short or do not carry the "acsp" signature.
     init?(_ profile: [UInt8]?) {
         guard let profile, profile.count >= 128, Array(profile[36..<40]) == Array("acsp".utf8) else { return nil }
-        colorSpace = switch String(decoding: profile[16..<20], as: UTF8.self) {
-        case "RGB ": .rgb
-        case "GRAY": .gray
-        case "CMYK": .cmyk
-        default: .other
-        }
+        colorSpace =
+            switch String(decoding: profile[16..<20], as: UTF8.self) {
+            case "RGB ": .rgb
+            case "GRAY": .gray
+            case "CMYK": .cmyk
+            default: .other
+            }
     }
 }

@@ -30,13 +30,15 @@ final class MatrixShaper: @unchecked Sendable {
     /// `transform` (the same conversion in Little CMS) by more than a level.
     init?(profile source: cmsHPROFILE, checkedAgainst transform: cmsHTRANSFORM) {
         guard cmsIsMatrixShaper(source) != 0,
-              cmsIsCLUT(source, cmsUInt32Number(INTENT_RELATIVE_COLORIMETRIC), cmsUInt32Number(LCMS_USED_AS_INPUT)) == 0,
-              let srgb = iec_cms_create_srgb_profile() else { return nil }
+            cmsIsCLUT(source, cmsUInt32Number(INTENT_RELATIVE_COLORIMETRIC), cmsUInt32Number(LCMS_USED_AS_INPUT)) == 0,
+            let srgb = iec_cms_create_srgb_profile()
+        else { return nil }
         defer { cmsCloseProfile(srgb) }
         guard let sourceMatrix = Self.colorants(source), let srgbMatrix = Self.colorants(srgb),
-              let inverse = Self.inverted(srgbMatrix),
-              let curves = Self.curves(source), let srgbCurves = Self.curves(srgb),
-              let reverse = cmsReverseToneCurve(srgbCurves.0) else { return nil }
+            let inverse = Self.inverted(srgbMatrix),
+            let curves = Self.curves(source), let srgbCurves = Self.curves(srgb),
+            let reverse = cmsReverseToneCurve(srgbCurves.0)
+        else { return nil }
         defer { cmsFreeToneCurve(reverse) }
         // Every number comes from the file, so each is checked before it becomes an integer:
         // a colorant of 1e30 or a curve that returns NaN means Little CMS' transform, not a trap.
@@ -127,7 +129,8 @@ final class MatrixShaper: @unchecked Sendable {
 
     private static func curves(_ profile: cmsHPROFILE) -> (OpaquePointer, OpaquePointer, OpaquePointer)? {
         guard let red = cmsReadTag(profile, cmsSigRedTRCTag), let green = cmsReadTag(profile, cmsSigGreenTRCTag),
-              let blue = cmsReadTag(profile, cmsSigBlueTRCTag) else { return nil }
+            let blue = cmsReadTag(profile, cmsSigBlueTRCTag)
+        else { return nil }
         return (OpaquePointer(red), OpaquePointer(green), OpaquePointer(blue))
     }
 

@@ -52,8 +52,9 @@ public struct DecodePlan: Sendable, Hashable {
     init(header: ImageHeader, plan: ResizePlan, scaleNumerator: Int, decodeBytes: Int, channels: Int, appliesOrientation: Bool) {
         let rotates = appliesOrientation && header.orientation != .up
         let swaps = rotates && header.orientation.swapsDimensions
-        self.init(header: header, width: swaps ? plan.height : plan.width, height: swaps ? plan.width : plan.height,
-                  scaleNumerator: scaleNumerator, memoryBytes: decodeBytes + (rotates ? plan.width * plan.height * channels : 0))
+        self.init(
+            header: header, width: swaps ? plan.height : plan.width, height: swaps ? plan.width : plan.height,
+            scaleNumerator: scaleNumerator, memoryBytes: decodeBytes + (rotates ? plan.width * plan.height * channels : 0))
     }
 }
 
@@ -65,8 +66,9 @@ extension DecodingOptions {
         if let size = maxPixelSize, size <= 0 { throw .invalidArgument("maxPixelSize must be positive, got \(size)") }
         try resize?.validate(maxDimension: limits.maxDimension)
         let orientation = appliesOrientation ? header.orientation : .up
-        let plan = ResizePlan(resize, sourceWidth: orientation.swapsDimensions ? header.height : header.width,
-                              sourceHeight: orientation.swapsDimensions ? header.width : header.height)
+        let plan = ResizePlan(
+            resize, sourceWidth: orientation.swapsDimensions ? header.height : header.width,
+            sourceHeight: orientation.swapsDimensions ? header.width : header.height)
         try limits.check(width: plan.width, height: plan.height)
         return plan.stored(orientation, storedWidth: header.width, storedHeight: header.height)
     }

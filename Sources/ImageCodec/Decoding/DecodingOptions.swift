@@ -27,15 +27,20 @@ public struct DecodingOptions: Sendable, Hashable {
     @_spi(Tuning) public var tuning = DecodingTuning()
 
     /// Options for a decode; the defaults give a full-size, upright, sRGB bitmap and refuse damage.
-    public init(maxPixelSize: Int? = nil, appliesOrientation: Bool = true, allowsPartialImages: Bool = false, grayscale: Bool = false,
-                colorManagement: ColorManagement = .convertToSRGB, limits: DecodingLimits = DecodingLimits()) {
-        self.init(resize: maxPixelSize.map(Resize.maxPixelSize), appliesOrientation: appliesOrientation,
-                  allowsPartialImages: allowsPartialImages, grayscale: grayscale, colorManagement: colorManagement, limits: limits)
+    public init(
+        maxPixelSize: Int? = nil, appliesOrientation: Bool = true, allowsPartialImages: Bool = false, grayscale: Bool = false,
+        colorManagement: ColorManagement = .convertToSRGB, limits: DecodingLimits = DecodingLimits()
+    ) {
+        self.init(
+            resize: maxPixelSize.map(Resize.maxPixelSize), appliesOrientation: appliesOrientation,
+            allowsPartialImages: allowsPartialImages, grayscale: grayscale, colorManagement: colorManagement, limits: limits)
     }
 
     /// Options for a decode to the size `resize` makes (nil: full size).
-    public init(resize: Resize?, appliesOrientation: Bool = true, allowsPartialImages: Bool = false, grayscale: Bool = false,
-                colorManagement: ColorManagement = .convertToSRGB, limits: DecodingLimits = DecodingLimits()) {
+    public init(
+        resize: Resize?, appliesOrientation: Bool = true, allowsPartialImages: Bool = false, grayscale: Bool = false,
+        colorManagement: ColorManagement = .convertToSRGB, limits: DecodingLimits = DecodingLimits()
+    ) {
         self.resize = resize
         self.appliesOrientation = appliesOrientation
         self.allowsPartialImages = allowsPartialImages
@@ -97,9 +102,11 @@ public struct DecodingLimits: Sendable, Hashable {
     public var maxChunksBeforeImageData: Int
 
     /// Resource ceilings; the defaults admit any real photo and refuse bombs.
-    public init(maxPixelCount: Int = 250_000_000, maxProgressiveScans: Int = 500, maxFileSize: Int = 512 << 20,
-                maxDimension: Int = 100_000, maxICCProfileBytes: Int = 1 << 20, maxEXIFBytes: Int = 64 << 10,
-                maxChunksBeforeImageData: Int = 1_000) {
+    public init(
+        maxPixelCount: Int = 250_000_000, maxProgressiveScans: Int = 500, maxFileSize: Int = 512 << 20,
+        maxDimension: Int = 100_000, maxICCProfileBytes: Int = 1 << 20, maxEXIFBytes: Int = 64 << 10,
+        maxChunksBeforeImageData: Int = 1_000
+    ) {
         self.maxPixelCount = maxPixelCount
         self.maxProgressiveScans = maxProgressiveScans
         self.maxFileSize = maxFileSize

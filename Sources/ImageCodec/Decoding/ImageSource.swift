@@ -94,10 +94,11 @@ public final class ImageSource: @unchecked Sendable, Equatable {
         self.layout = layout
         let memory = reader.memory
         (headerBytes, headerPeakBytes) = (memory.current, memory.peak)
-        profileBytes = switch reader {
-        case .jpeg(let decompressor): decompressor.iccProfileBytes
-        case .png(let reader): Int(reader.header?.icc_length ?? 0)
-        }
+        profileBytes =
+            switch reader {
+            case .jpeg(let decompressor): decompressor.iccProfileBytes
+            case .png(let reader): Int(reader.header?.icc_length ?? 0)
+            }
         self.reader = reader
     }
 
@@ -122,11 +123,16 @@ public final class ImageSource: @unchecked Sendable, Equatable {
     /// `decode(_:)`, and what the library allocated meanwhile (its peak counts from the header
     /// read's end, so it includes what that read left held). `libraryCeiling` replaces the
     /// plan's ceiling, for tests.
-    func decodeMeasured(_ options: DecodingOptions, libraryCeiling: Int? = nil)
-        throws(ImageCodecError) -> (image: DecodedImage, memory: LibraryMemory) {
+    func decodeMeasured(
+        _ options: DecodingOptions, libraryCeiling: Int? = nil
+    ) throws(ImageCodecError) -> (image: DecodedImage, memory: LibraryMemory) {
         let plan = try self.plan(options)
         let ceiling = libraryCeiling ?? plan.memoryBytes + DecodePlan.decodeOverheadBytes
-        let kept = options.limits == limits ? lock.withLock { () -> Reader? in defer { reader = nil }; return reader } : nil
+        let kept =
+            options.limits == limits
+            ? lock.withLock { () -> Reader? in
+                defer { reader = nil }; return reader
+            } : nil
         var (decoded, memory) = try data.withBytes { (bytes) throws(ImageCodecError) -> (DecodedImage, LibraryMemory) in
             let reader: Reader
             if let kept { reader = kept } else { reader = try reopen(bytes, options: options) }

@@ -3,8 +3,9 @@ import CImageCodecShim
 /// JPEG header probe and scaled, cropped decode on top of libjpeg-turbo.
 enum JPEGDecoder {
     /// A decompressor that has read the header, and what the plan needs of it.
-    static func open(_ bytes: UnsafeRawBufferPointer, strict: Bool, limits: DecodingLimits)
-        throws(ImageCodecError) -> (JPEGDecompressor, ImageHeader, JPEGLayout) {
+    static func open(
+        _ bytes: UnsafeRawBufferPointer, strict: Bool, limits: DecodingLimits
+    ) throws(ImageCodecError) -> (JPEGDecompressor, ImageHeader, JPEGLayout) {
         let decompressor = try JPEGDecompressor(bytes: bytes, strict: strict, limits: limits)
         try decompressor.readHeader()
         return (decompressor, header(of: decompressor), JPEGLayout(decompressor.info.pointee))
@@ -28,10 +29,11 @@ enum JPEGDecoder {
         try options.limits.check(width: header.width, height: header.height)
         let plan = try options.storedPlan(for: header)
         let tuning = options.tuning
-        let numerator = TargetSize.jpegScaleNumerator(crop: plan.crop, target: (plan.width, plan.height), headroom: tuning.dctHeadroom,
-                                                      boxHeadroom: tuning.boxScaleHeadroom,
-                                                      boxScales: tuning.libjpegReducedIDCT ? TargetSize.libjpegBoxScales : TargetSize.boxScales,
-                                                      powerOfTwoOnly: tuning.powerOfTwoScalesOnly)
+        let numerator = TargetSize.jpegScaleNumerator(
+            crop: plan.crop, target: (plan.width, plan.height), headroom: tuning.dctHeadroom,
+            boxHeadroom: tuning.boxScaleHeadroom,
+            boxScales: tuning.libjpegReducedIDCT ? TargetSize.libjpegBoxScales : TargetSize.boxScales,
+            powerOfTwoOnly: tuning.powerOfTwoScalesOnly)
         // YCbCr → gray is the Y channel as stored; CMYK has no such shortcut (converted after).
         let lumaOnly = options.grayscale && header.colorModel == .rgb && layout.isYCbCr
         // libjpeg's jpeg_calc_output_dimensions: the scaled size, rounded up.
@@ -43,28 +45,33 @@ enum JPEGDecoder {
         // SSIM at 4/8 and 5/8.
         let scale = Double(numerator) / 8
         let crop = plan.crop.scaled(scale, scale)
-        return Setup(plan: plan, numerator: numerator, window: RowWindow(rowWidth: scaled.width, rowCount: scaled.height, crop: crop),
-                     format: header.colorModel == .gray || lumaOnly ? .gray : .rgb, lumaOnly: lumaOnly)
+        return Setup(
+            plan: plan, numerator: numerator, window: RowWindow(rowWidth: scaled.width, rowCount: scaled.height, crop: crop),
+            format: header.colorModel == .gray || lumaOnly ? .gray : .rgb, lumaOnly: lumaOnly)
     }
 
     /// Sets the decompressor's output parameters for `setup` and checks that libjpeg agrees on
     /// the scaled size the plan was made for.
-    private static func configure(_ decompressor: JPEGDecompressor, _ header: ImageHeader, _ setup: Setup,
-                                  tuning: DecodingTuning) throws(ImageCodecError) {
+    private static func configure(
+        _ decompressor: JPEGDecompressor, _ header: ImageHeader, _ setup: Setup,
+        tuning: DecodingTuning
+    ) throws(ImageCodecError) {
         let info = decompressor.info
         info.pointee.scale_num = UInt32(setup.numerator)
         info.pointee.scale_denom = 8
         info.pointee.do_fancy_upsampling = tuning.fancyUpsampling ? 1 : 0
         info.pointee.dct_method = tuning.fastIDCT ? JDCT_IFAST : JDCT_ISLOW
-        info.pointee.out_color_space = switch header.colorModel {
-        case .gray: JCS_GRAYSCALE
-        case .cmyk: JCS_CMYK
-        case .rgb, .palette: setup.lumaOnly ? JCS_GRAYSCALE : JCS_RGB
-        }
+        info.pointee.out_color_space =
+            switch header.colorModel {
+            case .gray: JCS_GRAYSCALE
+            case .cmyk: JCS_CMYK
+            case .rgb, .palette: setup.lumaOnly ? JCS_GRAYSCALE : JCS_RGB
+            }
         try decompressor.calculateOutputDimensions()
         guard Int(info.pointee.output_width) == setup.window.rowWidth, Int(info.pointee.output_height) == setup.window.rowCount else {
-            throw .corruptData("libjpeg scales to \(info.pointee.output_width)×\(info.pointee.output_height), not the planned "
-                               + "\(setup.window.rowWidth)×\(setup.window.rowCount)")
+            throw .corruptData(
+                "libjpeg scales to \(info.pointee.output_width)×\(info.pointee.output_height), not the planned "
+                    + "\(setup.window.rowWidth)×\(setup.window.rowCount)")
         }
     }
 
@@ -85,15 +92,19 @@ enum JPEGDecoder {
 
     static func plan(_ header: ImageHeader, _ layout: JPEGLayout, heldBytes: Int, options: DecodingOptions) throws(ImageCodecError) -> DecodePlan {
         let setup = try setUp(header, layout, options: options)
-        let memory = heldBytes + libraryBytes(layout, setup)
-            + setup.window.rowWidth * layout.components.count  // our scanline buffer
+        let memory =
+            heldBytes + libraryBytes(layout, setup)
+            + setup.window.rowWidth * layout.components.count // our scanline buffer
             + RowSinks.plannedBytes(window: setup.window, target: (setup.plan.width, setup.plan.height), format: setup.format)
-        return DecodePlan(header: header, plan: setup.plan, scaleNumerator: setup.numerator, decodeBytes: memory,
-                          channels: setup.format.channels, appliesOrientation: options.appliesOrientation)
+        return DecodePlan(
+            header: header, plan: setup.plan, scaleNumerator: setup.numerator, decodeBytes: memory,
+            channels: setup.format.channels, appliesOrientation: options.appliesOrientation)
     }
 
-    static func decode(_ decompressor: JPEGDecompressor, _ header: ImageHeader, _ layout: JPEGLayout,
-                       options: DecodingOptions) throws(ImageCodecError) -> DecodedImage {
+    static func decode(
+        _ decompressor: JPEGDecompressor, _ header: ImageHeader, _ layout: JPEGLayout,
+        options: DecodingOptions
+    ) throws(ImageCodecError) -> DecodedImage {
         let setup = try setUp(header, layout, options: options)
         let (plan, window) = (setup.plan, setup.window)
         decompressor.setStrict(!options.allowsPartialImages)
@@ -102,7 +113,9 @@ enum JPEGDecoder {
         let colorLayout: ColorLayout = header.colorModel == .cmyk ? .cmyk(inverted: info.pointee.saw_Adobe_marker != 0) : ColorLayout(setup.format)
         // Luma straight from the Y channel is for quality metrics, which compare like with like:
         // no colour management there.
-        let colorPlan = setup.lumaOnly ? ColorPlan()
+        let colorPlan =
+            setup.lumaOnly
+            ? ColorPlan()
             : ColorPlan.make(profile: try iccProfile(decompressor), layout: colorLayout, management: options.colorManagement)
 
         try decompressor.startDecompress()
@@ -113,21 +126,25 @@ enum JPEGDecoder {
         let columns = window.columns.count < window.rowWidth ? try decompressor.cropScanlines(to: cropSpan(window)) : 0..<window.rowWidth
         if !options.tuning.libjpegReducedIDCT { replaceReducedIDCTs(decompressor) }
         try decompressor.skipScanlines(window.rows.lowerBound)
-        let delivered = RowWindow(rowWidth: columns.count, rowCount: window.rows.count,
-                                  crop: window.crop.offset(by: columns.lowerBound - window.columns.lowerBound, 0))
-        let sink = RowSinks.make(window: delivered, inputChannels: Int(info.pointee.output_components), target: (plan.width, plan.height),
-                                 format: setup.format, boxPreReduction: options.tuning.boxPreReduction, plan: colorPlan)
+        let delivered = RowWindow(
+            rowWidth: columns.count, rowCount: window.rows.count,
+            crop: window.crop.offset(by: columns.lowerBound - window.columns.lowerBound, 0))
+        let sink = RowSinks.make(
+            window: delivered, inputChannels: Int(info.pointee.output_components), target: (plan.width, plan.height),
+            format: setup.format, boxPreReduction: options.tuning.boxPreReduction, plan: colorPlan)
         try readRows(decompressor, width: columns.count, height: window.rows.count, into: sink)
         try decompressor.skipScanlines(window.rowCount - window.rows.upperBound)
         try decompressor.finishDecompress()
         if decompressor.sawTruncation && !options.allowsPartialImages { throw .truncatedData }
 
-        let bitmap = Bitmap(unchecked: plan.width, height: plan.height, format: setup.format,
-                            pixels: try sink.finish(), iccProfile: colorPlan.outputProfile)
+        let bitmap = Bitmap(
+            unchecked: plan.width, height: plan.height, format: setup.format,
+            pixels: try sink.finish(), iccProfile: colorPlan.outputProfile)
         var warnings = decompressor.warnings + (colorPlan.warning.map { [$0] } ?? [])
         if decompressor.iccProfileDropped { warnings.append(ICCProfileLimit.warning(options.limits)) }
-        return DecodedImage(bitmap: options.appliesOrientation ? bitmap.applying(header.orientation) : bitmap, header: header,
-                            warnings: warnings)
+        return DecodedImage(
+            bitmap: options.appliesOrientation ? bitmap.applying(header.orientation) : bitmap, header: header,
+            warnings: warnings)
     }
 
     /// The ICC profile the APP2 chunks hold, unless they passed `maxICCProfileBytes` (then the
@@ -138,15 +155,17 @@ enum JPEGDecoder {
 
     private static func header(of decompressor: JPEGDecompressor) -> ImageHeader {
         let info = decompressor.info.pointee
-        let model: ColorModel = switch info.jpeg_color_space {
-        case JCS_GRAYSCALE: .gray
-        case JCS_CMYK, JCS_YCCK: .cmyk
-        default: .rgb
-        }
-        return ImageHeader(format: .jpeg, width: Int(info.image_width), height: Int(info.image_height),
-                           orientation: decompressor.exifOrientation() ?? .up, hasAlpha: false,
-                           bitDepth: Int(info.data_precision), colorModel: model,
-                           progressive: info.progressive_mode != 0)
+        let model: ColorModel =
+            switch info.jpeg_color_space {
+            case JCS_GRAYSCALE: .gray
+            case JCS_CMYK, JCS_YCCK: .cmyk
+            default: .rgb
+            }
+        return ImageHeader(
+            format: .jpeg, width: Int(info.image_width), height: Int(info.image_height),
+            orientation: decompressor.exifOrientation() ?? .up, hasAlpha: false,
+            bitDepth: Int(info.data_precision), colorModel: model,
+            progressive: info.progressive_mode != 0)
     }
 
     /// The engine's low-pass IDCT for every component libjpeg decodes at 4×4 or 2×2 per block
@@ -166,8 +185,10 @@ enum JPEGDecoder {
     }
 
     /// Streams scanlines into the sink.
-    private static func readRows(_ decompressor: JPEGDecompressor, width: Int, height: Int,
-                                 into sink: any RowSink) throws(ImageCodecError) {
+    private static func readRows(
+        _ decompressor: JPEGDecompressor, width: Int, height: Int,
+        into sink: any RowSink
+    ) throws(ImageCodecError) {
         let components = Int(decompressor.info.pointee.output_components)
         var scanline = [UInt8](repeating: 0, count: width * components)
         var rowsDone = 0

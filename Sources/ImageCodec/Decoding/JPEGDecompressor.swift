@@ -15,8 +15,11 @@ final class JPEGDecompressor {
     /// ceiling for its whole-image buffers (by default the limits').
     init(bytes: UnsafeRawBufferPointer, strict: Bool, limits: DecodingLimits, maxMemory: Int? = nil) throws(ImageCodecError) {
         guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { throw .truncatedData }
-        guard let handle = iec_jpeg_decoder_create(base, bytes.count, strict ? 1 : 0, maxMemory ?? limits.jpegMemoryLimit,
-                                                   Int32(clamping: limits.maxProgressiveScans), limits.maxICCProfileBytes) else {
+        guard
+            let handle = iec_jpeg_decoder_create(
+                base, bytes.count, strict ? 1 : 0, maxMemory ?? limits.jpegMemoryLimit,
+                Int32(clamping: limits.maxProgressiveScans), limits.maxICCProfileBytes)
+        else {
             throw .outOfMemory
         }
         self.handle = handle
@@ -55,8 +58,9 @@ final class JPEGDecompressor {
     /// The warnings tolerated so far (the first few; libjpeg's code and message each).
     var warnings: [DecodingWarning] {
         (0..<iec_jpeg_decoder_recorded_warnings(handle)).map { index in
-            DecodingWarning(code: Int(iec_jpeg_decoder_warning_code(handle, index)),
-                            message: String(cString: iec_jpeg_decoder_warning_message(handle, index)))
+            DecodingWarning(
+                code: Int(iec_jpeg_decoder_warning_code(handle, index)),
+                message: String(cString: iec_jpeg_decoder_warning_message(handle, index)))
         }
     }
 
@@ -127,8 +131,9 @@ final class JPEGDecompressor {
         case IEC_TRUNCATED:
             throw .truncatedData
         case IEC_OUT_OF_MEMORY:
-            throw .tooLarge(width: Int(info.pointee.image_width), height: Int(info.pointee.image_height),
-                            limit: limits.maxPixelCount)
+            throw .tooLarge(
+                width: Int(info.pointee.image_width), height: Int(info.pointee.image_height),
+                limit: limits.maxPixelCount)
         case IEC_LIMIT_EXCEEDED:
             throw .limitExceeded("libjpeg needed more memory than the decode plan allows (\(memory.limit) bytes)")
         default:
@@ -142,6 +147,6 @@ final class JPEGDecompressor {
     /// libjpeg errors that mean "valid JPEG, but a kind this build cannot decode".
     private static let unsupportedCodes: Set<Int32> = [
         Int32(JERR_BAD_PRECISION.rawValue), Int32(JERR_SOF_UNSUPPORTED.rawValue),
-        Int32(JERR_NOT_COMPILED.rawValue), Int32(JERR_ARITH_NOTIMPL.rawValue),
+        Int32(JERR_NOT_COMPILED.rawValue), Int32(JERR_ARITH_NOTIMPL.rawValue)
     ]
 }

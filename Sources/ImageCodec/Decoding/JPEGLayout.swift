@@ -22,8 +22,9 @@ struct JPEGLayout: Sendable, Hashable {
         let count = max(0, Int(info.num_components))
         components = (0..<count).map { index in
             let component = info.comp_info[index]
-            return Component(horizontalSampling: Int(component.h_samp_factor), verticalSampling: Int(component.v_samp_factor),
-                             widthInBlocks: Int(component.width_in_blocks), heightInBlocks: Int(component.height_in_blocks))
+            return Component(
+                horizontalSampling: Int(component.h_samp_factor), verticalSampling: Int(component.v_samp_factor),
+                widthInBlocks: Int(component.width_in_blocks), heightInBlocks: Int(component.height_in_blocks))
         }
         maxVerticalSampling = Int(info.max_v_samp_factor)
         isMultiScan = info.progressive_mode != 0 || Int(info.comps_in_scan) < count

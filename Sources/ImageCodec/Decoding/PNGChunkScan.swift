@@ -29,7 +29,9 @@ struct PNGChunkScan {
             let payload = offset + 8
             guard length <= bytes.count - payload - 4 else { return }
             if type == Self.exifType, exif == nil,
-               CRC32.checksum(UnsafeRawBufferPointer(rebasing: bytes[(offset + 4)..<(payload + length)])) == Self.bigEndian32(bytes, at: payload + length) {
+                CRC32.checksum(UnsafeRawBufferPointer(rebasing: bytes[(offset + 4)..<(payload + length)]))
+                    == Self.bigEndian32(bytes, at: payload + length)
+            {
                 exif = payload..<(payload + length)
             }
             offset = payload + length + 4

@@ -29,14 +29,16 @@ enum PNGDecoder {
         let plan = try options.storedPlan(for: header)
         // What iec_png_configure_8bit makes of the file: palette and low depths expanded, tRNS
         // as alpha, 16 bits scaled to 8.
-        let format: PixelFormat = switch (header.colorModel, header.hasAlpha) {
-        case (.gray, false): .gray
-        case (.gray, true): .grayAlpha
-        case (_, false): .rgb
-        case (_, true): .rgba
-        }
-        return Setup(plan: plan, window: RowWindow(rowWidth: header.width, rowCount: header.height, crop: plan.crop),
-                     format: format, passes: header.progressive ? 7 : 1)
+        let format: PixelFormat =
+            switch (header.colorModel, header.hasAlpha) {
+            case (.gray, false): .gray
+            case (.gray, true): .grayAlpha
+            case (_, false): .rgb
+            case (_, true): .rgba
+            }
+        return Setup(
+            plan: plan, window: RowWindow(rowWidth: header.width, rowCount: header.height, crop: plan.crop),
+            format: format, passes: header.progressive ? 7 : 1)
     }
 
     /// What libpng allocates for a decode beyond the header read: the previous and current row
@@ -49,11 +51,13 @@ enum PNGDecoder {
     static func plan(_ header: ImageHeader, heldBytes: Int, options: DecodingOptions) throws(ImageCodecError) -> DecodePlan {
         let setup = try setUp(header, options: options)
         // An interlaced file needs the window's rows whole.
-        var memory = heldBytes + libraryBytes(header, setup) + setup.rowBytes
+        var memory =
+            heldBytes + libraryBytes(header, setup) + setup.rowBytes
             + RowSinks.plannedBytes(window: setup.window, target: (setup.plan.width, setup.plan.height), format: setup.format)
         if setup.passes > 1 { memory += setup.rowBytes * (setup.window.rows.count + 1) }
-        return DecodePlan(header: header, plan: setup.plan, scaleNumerator: 8, decodeBytes: memory,
-                          channels: setup.format.channels, appliesOrientation: options.appliesOrientation)
+        return DecodePlan(
+            header: header, plan: setup.plan, scaleNumerator: 8, decodeBytes: memory,
+            channels: setup.format.channels, appliesOrientation: options.appliesOrientation)
     }
 
     static func decode(_ reader: PNGReader, _ header: ImageHeader, options: DecodingOptions) throws(ImageCodecError) -> DecodedImage {
@@ -67,11 +71,13 @@ enum PNGDecoder {
         let colorPlan = ColorPlan.make(profile: iccProfile, layout: ColorLayout(format), management: options.colorManagement)
         // Every row is inflated (zlib has no skipping), but only the crop's rows and columns reach
         // the resampler.
-        let sink = RowSinks.make(window: setup.window, inputChannels: format.channels, target: (plan.width, plan.height), format: format,
-                                 boxPreReduction: options.tuning.boxPreReduction, plan: colorPlan)
+        let sink = RowSinks.make(
+            window: setup.window, inputChannels: format.channels, target: (plan.width, plan.height), format: format,
+            boxPreReduction: options.tuning.boxPreReduction, plan: colorPlan)
         if setup.passes > 1 {
-            try readInterlaced(reader, passes: setup.passes, rowBytes: setup.rowBytes, height: header.height, keeping: setup.window.rows,
-                               into: sink)
+            try readInterlaced(
+                reader, passes: setup.passes, rowBytes: setup.rowBytes, height: header.height, keeping: setup.window.rows,
+                into: sink)
         } else {
             try readSequential(reader, rowBytes: setup.rowBytes, height: header.height, into: sink)
         }
@@ -84,10 +90,12 @@ enum PNGDecoder {
             if !options.allowsPartialImages { throw error }
             warnings.append(DecodingWarning(code: 0, message: "after the pixel data: \(error)"))
         }
-        let bitmap = Bitmap(unchecked: plan.width, height: plan.height, format: format,
-                            pixels: try sink.finish(), iccProfile: colorPlan.outputProfile)
-        return DecodedImage(bitmap: options.appliesOrientation ? bitmap.applying(header.orientation) : bitmap, header: header,
-                            warnings: warnings)
+        let bitmap = Bitmap(
+            unchecked: plan.width, height: plan.height, format: format,
+            pixels: try sink.finish(), iccProfile: colorPlan.outputProfile)
+        return DecodedImage(
+            bitmap: options.appliesOrientation ? bitmap.applying(header.orientation) : bitmap, header: header,
+            warnings: warnings)
     }
 
     /// libpng drops an iCCP whose profile passes `maxICCProfileBytes` with a warning that
@@ -98,14 +106,16 @@ enum PNGDecoder {
 
     private static func header(from raw: iec_png_header, orientation: ExifOrientation) -> ImageHeader {
         let colorType = raw.color_type
-        let model: ColorModel = switch colorType {
-        case PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA: .gray
-        case PNG_COLOR_TYPE_PALETTE: .palette
-        default: .rgb
-        }
-        return ImageHeader(format: .png, width: Int(raw.width), height: Int(raw.height), orientation: orientation,
-                           hasAlpha: colorType & PNG_COLOR_MASK_ALPHA != 0 || raw.has_transparency_chunk != 0,
-                           bitDepth: Int(raw.bit_depth), colorModel: model, progressive: raw.interlaced != 0)
+        let model: ColorModel =
+            switch colorType {
+            case PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA: .gray
+            case PNG_COLOR_TYPE_PALETTE: .palette
+            default: .rgb
+            }
+        return ImageHeader(
+            format: .png, width: Int(raw.width), height: Int(raw.height), orientation: orientation,
+            hasAlpha: colorType & PNG_COLOR_MASK_ALPHA != 0 || raw.has_transparency_chunk != 0,
+            bitDepth: Int(raw.bit_depth), colorModel: model, progressive: raw.interlaced != 0)
     }
 
     /// Non-interlaced: one row in memory at a time, so memory follows the output size.
@@ -122,8 +132,10 @@ enum PNGDecoder {
 
     /// Adam7 spreads every row over seven passes, so the rows kept must be held whole while
     /// reading; rows outside `kept` all share one scratch row, which is never looked at.
-    private static func readInterlaced(_ reader: PNGReader, passes: Int, rowBytes: Int, height: Int, keeping kept: Range<Int>,
-                                       into sink: any RowSink) throws(ImageCodecError) {
+    private static func readInterlaced(
+        _ reader: PNGReader, passes: Int, rowBytes: Int, height: Int, keeping kept: Range<Int>,
+        into sink: any RowSink
+    ) throws(ImageCodecError) {
         var image = [UInt8](repeating: 0, count: rowBytes * (kept.count + 1))
         try image.withUnsafeMutableBufferPointer { (buffer) throws(ImageCodecError) in
             let base = buffer.baseAddress!

@@ -35,9 +35,9 @@ enum ReducedScaleIDCT {
     // three values: C(0)/2 = cos(π/4)/2 = c, cos(π/8)/2 = a, cos(3π/8)/2 = b. Output x of
     // coefficients X is then an even/odd butterfly: e0 = c(X0 + X2), e1 = c(X0 − X2),
     // o0 = a·X1 + b·X3, o1 = b·X1 − a·X3; x0 = e0 + o0, x1 = e1 + o1, x2 = e1 − o1, x3 = e0 − o0.
-    private static let c: Float = 0.353553391   // 1/(2√2)
-    private static let a: Float = 0.461939766   // cos(π/8)/2
-    private static let b: Float = 0.191341716   // cos(3π/8)/2
+    private static let c: Float = 0.353553391 // 1/(2√2)
+    private static let a: Float = 0.461939766 // cos(π/8)/2
+    private static let b: Float = 0.191341716 // cos(3π/8)/2
 
     private static let fourPoint: iec_jpeg_idct_method = { _, component, coefficients, output, column in
         guard let component, let coefficients, let output else { return }
@@ -47,8 +47,9 @@ enum ReducedScaleIDCT {
         let rows = butterfly(row(coefficients, q, 0), row(coefficients, q, 1), row(coefficients, q, 2), row(coefficients, q, 3))
         let columns = butterfly(transposed(rows))
         // Back to rows: the four columns as bytes, transposed as they are stored.
-        let bytes = SIMD16<UInt8>(lowHalf: SIMD8(lowHalf: samples(columns.0), highHalf: samples(columns.1)),
-                                  highHalf: SIMD8(lowHalf: samples(columns.2), highHalf: samples(columns.3)))
+        let bytes = SIMD16<UInt8>(
+            lowHalf: SIMD8(lowHalf: samples(columns.0), highHalf: samples(columns.1)),
+            highHalf: SIMD8(lowHalf: samples(columns.2), highHalf: samples(columns.3)))
         let column = Int(column)
         for y in 0..<4 {
             guard let row = output[y] else { continue }
@@ -72,8 +73,10 @@ enum ReducedScaleIDCT {
 
     @inline(__always)
     private static func transposed(_ m: Block) -> Block {
-        (SIMD4(m.0[0], m.1[0], m.2[0], m.3[0]), SIMD4(m.0[1], m.1[1], m.2[1], m.3[1]),
-         SIMD4(m.0[2], m.1[2], m.2[2], m.3[2]), SIMD4(m.0[3], m.1[3], m.2[3], m.3[3]))
+        (
+            SIMD4(m.0[0], m.1[0], m.2[0], m.3[0]), SIMD4(m.0[1], m.1[1], m.2[1], m.3[1]),
+            SIMD4(m.0[2], m.1[2], m.2[2], m.3[2]), SIMD4(m.0[3], m.1[3], m.2[3], m.3[3])
+        )
     }
 
     /// Coefficients u = 0..<4 of row v, dequantized (all zero without a table, as libjpeg's own
@@ -93,8 +96,8 @@ enum ReducedScaleIDCT {
         // Dequantized X(u, v), u, v < 2 (the first two lanes of rows 0 and 1), then the two
         // passes: sums and differences.
         let (r0, r1) = (row(coefficients, q, 0), row(coefficients, q, 1))
-        let (t00, t01) = (c * (r0[0] + r1[0]), c * (r0[1] + r1[1]))   // y = 0, over u
-        let (t10, t11) = (c * (r0[0] - r1[0]), c * (r0[1] - r1[1]))   // y = 1
+        let (t00, t01) = (c * (r0[0] + r1[0]), c * (r0[1] + r1[1])) // y = 0, over u
+        let (t10, t11) = (c * (r0[0] - r1[0]), c * (r0[1] - r1[1])) // y = 1
         let bytes = samples(SIMD4(c * (t00 + t01), c * (t00 - t01), c * (t10 + t11), c * (t10 - t11)))
         for y in 0..<2 {
             guard let row = output[y] else { continue }

@@ -35,9 +35,11 @@ enum TargetSize {
     /// The smallest libjpeg DCT scale M/8 (M in 1...8) at which `crop` (in stored pixels) is
     /// still at least `headroom` × the target in both directions (`boxHeadroom` × at the
     /// scales `boxScales`), or full size if none is. libjpeg rounds scaled sizes up.
-    static func jpegScaleNumerator(crop: PixelRect, target: (width: Int, height: Int), headroom: Double = dctHeadroom,
-                                   boxHeadroom: Double = boxScaleHeadroom, boxScales: Set<Int> = boxScales,
-                                   powerOfTwoOnly: Bool = false) -> Int {
+    static func jpegScaleNumerator(
+        crop: PixelRect, target: (width: Int, height: Int), headroom: Double = dctHeadroom,
+        boxHeadroom: Double = boxScaleHeadroom, boxScales: Set<Int> = boxScales,
+        powerOfTwoOnly: Bool = false
+    ) -> Int {
         for numerator in powerOfTwoOnly ? [1, 2, 4, 8] : Array(1...8) {
             let needed = boxScales.contains(numerator) ? boxHeadroom : headroom
             let scaledWidth = (crop.width * Double(numerator) / 8).rounded(.up)

@@ -5,7 +5,8 @@ extension Bitmap {
         guard format.hasAlpha else { return self }
         let inChannels = format.channels
         let outChannels = format.withoutAlpha.channels
-        let backdrop: [UInt32] = format.isGray
+        let backdrop: [UInt32] =
+            format.isGray
             ? [(UInt32(background.red) * 299 + UInt32(background.green) * 587 + UInt32(background.blue) * 114 + 500) / 1000]
             : [UInt32(background.red), UInt32(background.green), UInt32(background.blue)]
         let count = width * height

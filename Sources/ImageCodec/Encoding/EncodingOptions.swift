@@ -32,9 +32,11 @@ public struct JPEGEncodingOptions: Sendable, Hashable {
     public var quantization: JPEGQuantization
 
     /// Settings with the defaults above; every parameter can be changed.
-    public init(quality: Int = 85, optimizesHuffmanCoding: Bool = true, chromaSubsampling: ChromaSubsampling = .s420,
-                progressive: Bool = false, background: RGBColor = .white, preservesICCProfile: Bool = true,
-                quantization: JPEGQuantization = .annexK, chromaQuality: Int? = nil) {
+    public init(
+        quality: Int = 85, optimizesHuffmanCoding: Bool = true, chromaSubsampling: ChromaSubsampling = .s420,
+        progressive: Bool = false, background: RGBColor = .white, preservesICCProfile: Bool = true,
+        quantization: JPEGQuantization = .annexK, chromaQuality: Int? = nil
+    ) {
         self.quality = quality
         self.chromaQuality = chromaQuality
         self.optimizesHuffmanCoding = optimizesHuffmanCoding

@@ -20,11 +20,12 @@ public enum ImageEncoder {
             throw .invalidArgument("JPEG chroma quality must be 1...100, got \(chroma)")
         }
         let opaque = bitmap.flattened(over: options.background)
-        let (hSamp, vSamp): (Int32, Int32) = switch options.chromaSubsampling {
-        case .s420: (2, 2)
-        case .s422: (2, 1)
-        case .s444: (1, 1)
-        }
+        let (hSamp, vSamp): (Int32, Int32) =
+            switch options.chromaSubsampling {
+            case .s420: (2, 2)
+            case .s422: (2, 1)
+            case .s444: (1, 1)
+            }
         let profile = options.preservesICCProfile ? opaque.iccProfile ?? [] : []
         var output: UnsafeMutablePointer<UInt8>?
         var length: UInt = 0
@@ -35,7 +36,8 @@ public enum ImageEncoder {
                 table.withUnsafeBufferPointer { table in
                     var parameters = iec_jpeg_encode_params(
                         width: UInt32(opaque.width), height: UInt32(opaque.height), components: Int32(opaque.format.channels),
-                        quality: Int32(options.quality), chroma_quality: Int32(options.chromaQuality ?? 0), optimize_coding: options.optimizesHuffmanCoding ? 1 : 0,
+                        quality: Int32(options.quality), chroma_quality: Int32(options.chromaQuality ?? 0),
+                        optimize_coding: options.optimizesHuffmanCoding ? 1 : 0,
                         progressive: options.progressive ? 1 : 0, luma_h_samp: hSamp, luma_v_samp: vSamp,
                         icc_profile: icc.baseAddress, icc_length: UInt32(icc.count),
                         luma_quant_table: table.isEmpty ? nil : table.baseAddress, max_output_bytes: maximumOutputBytes)
@@ -56,12 +58,13 @@ public enum ImageEncoder {
         guard (0...9).contains(options.compressionLevel) else {
             throw .invalidArgument("PNG compression level must be 0...9, got \(options.compressionLevel)")
         }
-        let colorType: Int32 = switch bitmap.format {
-        case .gray: PNG_COLOR_TYPE_GRAY
-        case .grayAlpha: PNG_COLOR_TYPE_GRAY_ALPHA
-        case .rgb: PNG_COLOR_TYPE_RGB
-        case .rgba: PNG_COLOR_TYPE_RGB_ALPHA
-        }
+        let colorType: Int32 =
+            switch bitmap.format {
+            case .gray: PNG_COLOR_TYPE_GRAY
+            case .grayAlpha: PNG_COLOR_TYPE_GRAY_ALPHA
+            case .rgb: PNG_COLOR_TYPE_RGB
+            case .rgba: PNG_COLOR_TYPE_RGB_ALPHA
+            }
         let profile = options.preservesICCProfile ? bitmap.iccProfile ?? [] : []
         var output: UnsafeMutablePointer<UInt8>?
         var length = 0
@@ -80,8 +83,10 @@ public enum ImageEncoder {
 
     /// Encodes as `format`: JPEG with `jpegOptions` or PNG with `pngOptions`; the options of
     /// the other format are ignored. For callers that choose the format at run time.
-    public static func encode(_ bitmap: Bitmap, as format: ImageFormat, jpegOptions: JPEGEncodingOptions = JPEGEncodingOptions(),
-                              pngOptions: PNGEncodingOptions = PNGEncodingOptions()) throws(ImageCodecError) -> Data {
+    public static func encode(
+        _ bitmap: Bitmap, as format: ImageFormat, jpegOptions: JPEGEncodingOptions = JPEGEncodingOptions(),
+        pngOptions: PNGEncodingOptions = PNGEncodingOptions()
+    ) throws(ImageCodecError) -> Data {
         switch format {
         case .jpeg: try jpeg(bitmap, options: jpegOptions)
         case .png: try png(bitmap, options: pngOptions)
@@ -89,8 +94,10 @@ public enum ImageEncoder {
     }
 
     /// Moves the shim's malloc'd buffer into `Data` without copying.
-    private static func takeOutput(status: iec_status, output: UnsafeMutablePointer<UInt8>?, length: Int,
-                                   message: [CChar]) throws(ImageCodecError) -> Data {
+    private static func takeOutput(
+        status: iec_status, output: UnsafeMutablePointer<UInt8>?, length: Int,
+        message: [CChar]
+    ) throws(ImageCodecError) -> Data {
         guard status == IEC_OK, let output else {
             if status == IEC_OUT_OF_MEMORY { throw .outOfMemory }
             let text = message.shimMessage

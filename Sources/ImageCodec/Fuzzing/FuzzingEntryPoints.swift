@@ -24,12 +24,15 @@ public enum FuzzingEntryPoints {
         let sizes: [Int?] = [nil, 64, 300, 1080]
         let mode = Resize.Mode.allCases[Int(selector >> 5) & 3]
         let resize = sizes[Int(selector >> 1) & 3].map { size in
-            mode == .fit ? Resize.maxPixelSize(size)
-                : Resize(mode: mode, width: size, height: size * 2 / 3, gravity: selector & 128 != 0 ? .focus(x: 0.3, y: 0.8) : .centre,
-                         enlarge: selector & 128 != 0)
+            mode == .fit
+                ? Resize.maxPixelSize(size)
+                : Resize(
+                    mode: mode, width: size, height: size * 2 / 3, gravity: selector & 128 != 0 ? .focus(x: 0.3, y: 0.8) : .centre,
+                    enlarge: selector & 128 != 0)
         }
-        return DecodingOptions(resize: resize, appliesOrientation: selector & 16 == 0, allowsPartialImages: selector & 1 != 0,
-                               grayscale: selector & 8 != 0, limits: fuzzingLimits)
+        return DecodingOptions(
+            resize: resize, appliesOrientation: selector & 16 == 0, allowsPartialImages: selector & 1 != 0,
+            grayscale: selector & 8 != 0, limits: fuzzingLimits)
     }
 
     /// The encode round trip's decoding options (128 px; partial images from bit 0) and JPEG

@@ -23,8 +23,10 @@ public struct ImageHeader: Sendable, Hashable {
     public var displayHeight: Int { orientation.swapsDimensions ? width : height }
 
     /// A header with these facts, e.g. for a test double.
-    public init(format: ImageFormat, width: Int, height: Int, orientation: ExifOrientation, hasAlpha: Bool,
-                bitDepth: Int, colorModel: ColorModel, progressive: Bool) {
+    public init(
+        format: ImageFormat, width: Int, height: Int, orientation: ExifOrientation, hasAlpha: Bool,
+        bitDepth: Int, colorModel: ColorModel, progressive: Bool
+    ) {
         self.format = format
         self.width = width
         self.height = height

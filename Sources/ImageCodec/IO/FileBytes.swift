@@ -54,7 +54,7 @@ package enum FileBytes {
                 free(buffer)
                 throw .io(path: path, errno: code)
             }
-            if count == 0 { break }  // shrank while reading: decoding will see a truncated file
+            if count == 0 { break } // shrank while reading: decoding will see a truncated file
             total += count
         }
         return (Data(bytesNoCopy: buffer, count: total, deallocator: .free), fileSize)

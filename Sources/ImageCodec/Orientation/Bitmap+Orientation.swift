@@ -8,16 +8,17 @@ extension Bitmap {
         var output = [UInt8](repeating: 0, count: pixels.count)
         let (w, h) = (width, height)
         // For each output pixel, which stored pixel lands there.
-        let source: (Int, Int) -> (Int, Int) = switch orientation {
-        case .up: { x, y in (x, y) }
-        case .upMirrored: { x, y in (w - 1 - x, y) }
-        case .down: { x, y in (w - 1 - x, h - 1 - y) }
-        case .downMirrored: { x, y in (x, h - 1 - y) }
-        case .leftMirrored: { x, y in (y, x) }
-        case .right: { x, y in (y, h - 1 - x) }
-        case .rightMirrored: { x, y in (w - 1 - y, h - 1 - x) }
-        case .left: { x, y in (w - 1 - y, x) }
-        }
+        let source: (Int, Int) -> (Int, Int) =
+            switch orientation {
+            case .up: { x, y in (x, y) }
+            case .upMirrored: { x, y in (w - 1 - x, y) }
+            case .down: { x, y in (w - 1 - x, h - 1 - y) }
+            case .downMirrored: { x, y in (x, h - 1 - y) }
+            case .leftMirrored: { x, y in (y, x) }
+            case .right: { x, y in (y, h - 1 - x) }
+            case .rightMirrored: { x, y in (w - 1 - y, h - 1 - x) }
+            case .left: { x, y in (w - 1 - y, x) }
+            }
         pixels.withUnsafeBufferPointer { input in
             output.withUnsafeMutableBufferPointer { out in
                 var target = 0

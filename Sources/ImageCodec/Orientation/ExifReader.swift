@@ -23,7 +23,8 @@ enum ExifReader {
         }
         func u32(_ offset: Int) -> UInt32? {
             guard let high = u16(littleEndian ? offset + 2 : offset),
-                  let low = u16(littleEndian ? offset : offset + 2) else { return nil }
+                let low = u16(littleEndian ? offset : offset + 2)
+            else { return nil }
             return UInt32(high) << 16 | UInt32(low)
         }
         guard u16(2) == 42, let ifdOffset = u32(4), let entryCount = u16(Int(ifdOffset)) else { return nil }

@@ -13,8 +13,10 @@ protocol RowSink: AnyObject {
 enum RowSinks {
     /// A sink producing `target` pixels from rows of `source` size in `format`: the `crop` of
     /// them (by default all), resampled, or kept as they are when nothing is scaled.
-    static func make(source: (width: Int, height: Int), crop: PixelRect? = nil, target: (width: Int, height: Int),
-                     format: PixelFormat, boxPreReduction: Bool = true) -> any RowSink {
+    static func make(
+        source: (width: Int, height: Int), crop: PixelRect? = nil, target: (width: Int, height: Int),
+        format: PixelFormat, boxPreReduction: Bool = true
+    ) -> any RowSink {
         let crop = crop ?? PixelRect(width: source.width, height: source.height)
         if source == target && crop == PixelRect(width: target.width, height: target.height) {
             return RowCollector(width: source.width, height: source.height, format: format)
@@ -32,8 +34,10 @@ enum RowSinks {
     /// it is what converting first and resampling in sRGB's encoding comes to, within a level:
     /// both are gamma-encoded, the filter is linear. CMYK, or a decode at full size, converts
     /// each decoded row ahead of everything else (only the window's columns and rows).
-    static func make(window: RowWindow, inputChannels: Int, target: (width: Int, height: Int), format: PixelFormat,
-                     boxPreReduction: Bool, plan: ColorPlan) -> any RowSink {
+    static func make(
+        window: RowWindow, inputChannels: Int, target: (width: Int, height: Int), format: PixelFormat,
+        boxPreReduction: Bool, plan: ColorPlan
+    ) -> any RowSink {
         let region = window.size
         let resampling = make(source: region, crop: window.crop, target: target, format: format, boxPreReduction: boxPreReduction)
         var sink = resampling
@@ -53,10 +57,13 @@ enum RowSinks {
         let region = window.size
         let row = region.width * format.channels
         if window.copies(to: target) { return row + target.width * target.height * format.channels }
-        return row + (format == .gray
-            ? StreamingResampler<Float>.plannedBytes(sourceWidth: region.width, sourceHeight: region.height, crop: window.crop,
-                                                     targetWidth: target.width, targetHeight: target.height, format: format)
-            : StreamingResampler<SIMD4<Float>>.plannedBytes(sourceWidth: region.width, sourceHeight: region.height, crop: window.crop,
-                                                            targetWidth: target.width, targetHeight: target.height, format: format))
+        return row
+            + (format == .gray
+                ? StreamingResampler<Float>.plannedBytes(
+                    sourceWidth: region.width, sourceHeight: region.height, crop: window.crop,
+                    targetWidth: target.width, targetHeight: target.height, format: format)
+                : StreamingResampler<SIMD4<Float>>.plannedBytes(
+                    sourceWidth: region.width, sourceHeight: region.height, crop: window.crop,
+                    targetWidth: target.width, targetHeight: target.height, format: format))
     }
 }

@@ -40,8 +40,10 @@ struct StreamingResampler<P: ResamplePixel> {
 
     /// Resamples the `crop` of `sourceWidth × sourceHeight` rows (by default all of them) to
     /// `targetWidth × targetHeight`.
-    init(sourceWidth: Int, sourceHeight: Int, crop: PixelRect? = nil, targetWidth: Int, targetHeight: Int, format: PixelFormat,
-         boxPreReduction: Bool = true) {
+    init(
+        sourceWidth: Int, sourceHeight: Int, crop: PixelRect? = nil, targetWidth: Int, targetHeight: Int, format: PixelFormat,
+        boxPreReduction: Bool = true
+    ) {
         self.format = format
         self.sourceWidth = sourceWidth
         self.sourceHeight = sourceHeight
@@ -72,8 +74,10 @@ struct StreamingResampler<P: ResamplePixel> {
 
     /// Bytes the resampler allocates for these sizes (its buffers and filter taps, the result
     /// included), for memory planning before a decode.
-    static func plannedBytes(sourceWidth: Int, sourceHeight: Int, crop: PixelRect, targetWidth: Int, targetHeight: Int,
-                             format: PixelFormat) -> Int {
+    static func plannedBytes(
+        sourceWidth: Int, sourceHeight: Int, crop: PixelRect, targetWidth: Int, targetHeight: Int,
+        format: PixelFormat
+    ) -> Int {
         let box = box(crop: crop, targetWidth: targetWidth, targetHeight: targetHeight, enabled: true)
         let (boxedWidth, boxedHeight) = ((sourceWidth + box - 1) / box, (sourceHeight + box - 1) / box)
         let pixel = MemoryLayout<P>.stride
@@ -97,7 +101,8 @@ struct StreamingResampler<P: ResamplePixel> {
         resampleHorizontally(intoSlot: rowsConsumed % ringRows)
         rowsConsumed += 1
         while rowsProduced < targetHeight,
-              vertical.starts[rowsProduced] + vertical.counts[rowsProduced] <= rowsConsumed {
+            vertical.starts[rowsProduced] + vertical.counts[rowsProduced] <= rowsConsumed
+        {
             produceRow(rowsProduced)
             rowsProduced += 1
         }
@@ -233,9 +238,10 @@ final class GrayResamplingSink: RowSink {
     private var resampler: StreamingResampler<Float>
 
     init(source: (width: Int, height: Int), crop: PixelRect, target: (width: Int, height: Int), boxPreReduction: Bool) {
-        resampler = StreamingResampler(sourceWidth: source.width, sourceHeight: source.height, crop: crop,
-                                       targetWidth: target.width, targetHeight: target.height, format: .gray,
-                                       boxPreReduction: boxPreReduction)
+        resampler = StreamingResampler(
+            sourceWidth: source.width, sourceHeight: source.height, crop: crop,
+            targetWidth: target.width, targetHeight: target.height, format: .gray,
+            boxPreReduction: boxPreReduction)
     }
 
     func consume(_ row: UnsafePointer<UInt8>) { resampler.consume(row) }
@@ -245,11 +251,14 @@ final class GrayResamplingSink: RowSink {
 final class ColorResamplingSink: RowSink {
     private var resampler: StreamingResampler<SIMD4<Float>>
 
-    init(source: (width: Int, height: Int), crop: PixelRect, target: (width: Int, height: Int), format: PixelFormat,
-         boxPreReduction: Bool) {
-        resampler = StreamingResampler(sourceWidth: source.width, sourceHeight: source.height, crop: crop,
-                                       targetWidth: target.width, targetHeight: target.height, format: format,
-                                       boxPreReduction: boxPreReduction)
+    init(
+        source: (width: Int, height: Int), crop: PixelRect, target: (width: Int, height: Int), format: PixelFormat,
+        boxPreReduction: Bool
+    ) {
+        resampler = StreamingResampler(
+            sourceWidth: source.width, sourceHeight: source.height, crop: crop,
+            targetWidth: target.width, targetHeight: target.height, format: format,
+            boxPreReduction: boxPreReduction)
     }
 
     func consume(_ row: UnsafePointer<UInt8>) { resampler.consume(row) }

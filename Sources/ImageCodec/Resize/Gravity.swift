@@ -38,7 +38,8 @@ public enum Gravity: Sendable, Hashable, LosslessStringConvertible {
         guard description.hasPrefix("focus:") else { return nil }
         let coordinates = description.dropFirst("focus:".count).split(separator: ",", omittingEmptySubsequences: false)
         guard coordinates.count == 2, let x = Double(coordinates[0]), let y = Double(coordinates[1]),
-              let point = Gravity.focusPoint(x: x, y: y) else { return nil }
+            let point = Gravity.focusPoint(x: x, y: y)
+        else { return nil }
         self = point
     }
 
@@ -65,7 +66,7 @@ public enum Gravity: Sendable, Hashable, LosslessStringConvertible {
 
     private static let named: [String: Gravity] = [
         "centre": .centre, "center": .centre, "north": .north, "south": .south, "east": .east, "west": .west,
-        "north-east": .northEast, "north-west": .northWest, "south-east": .southEast, "south-west": .southWest,
+        "north-east": .northEast, "north-west": .northWest, "south-east": .southEast, "south-west": .southWest
     ]
 
     /// Where a span of `length` goes inside `0..<total`, on each axis: the offset of the span's
@@ -73,14 +74,15 @@ public enum Gravity: Sendable, Hashable, LosslessStringConvertible {
     /// then pushes it back inside.
     func offset(length: Double, total: Double, axis: Axis) -> Double {
         let free = max(0, total - length)
-        let anchor: Double? = switch (self, axis) {
-        case (.centre, _), (.north, .horizontal), (.south, .horizontal), (.east, .vertical), (.west, .vertical): 0.5
-        case (.west, .horizontal), (.northWest, .horizontal), (.southWest, .horizontal): 0
-        case (.east, .horizontal), (.northEast, .horizontal), (.southEast, .horizontal): 1
-        case (.north, .vertical), (.northEast, .vertical), (.northWest, .vertical): 0
-        case (.south, .vertical), (.southEast, .vertical), (.southWest, .vertical): 1
-        case (.focus, _): nil
-        }
+        let anchor: Double? =
+            switch (self, axis) {
+            case (.centre, _), (.north, .horizontal), (.south, .horizontal), (.east, .vertical), (.west, .vertical): 0.5
+            case (.west, .horizontal), (.northWest, .horizontal), (.southWest, .horizontal): 0
+            case (.east, .horizontal), (.northEast, .horizontal), (.southEast, .horizontal): 1
+            case (.north, .vertical), (.northEast, .vertical), (.northWest, .vertical): 0
+            case (.south, .vertical), (.southEast, .vertical), (.southWest, .vertical): 1
+            case (.focus, _): nil
+            }
         if let anchor { return free * anchor }
         guard case .focus(let x, let y) = self else { return 0 }
         let point = (axis == .horizontal ? x : y) * total

@@ -50,23 +50,28 @@ struct ResizePlan: Hashable, Sendable {
                 // exactly 3000 wide).
                 let cropWidth = scaleX >= scaleY ? source.width : Double(box.width) * source.height / Double(box.height)
                 let cropHeight = scaleX >= scaleY ? Double(box.height) * source.width / Double(box.width) : source.height
-                self.init(width: box.width, height: box.height,
-                          crop: Self.placed(width: cropWidth, height: cropHeight, in: source, gravity: resize.gravity, whole: false))
+                self.init(
+                    width: box.width, height: box.height,
+                    crop: Self.placed(width: cropWidth, height: cropHeight, in: source, gravity: resize.gravity, whole: false))
             } else if resize.mode == .fill {
                 // Smaller than the box on some side: only what exceeds the box is cut, 1:1.
                 let (outputWidth, outputHeight) = (min(w, box.width), min(h, box.height))
-                self.init(width: outputWidth, height: outputHeight,
-                          crop: Self.placed(width: Double(outputWidth), height: Double(outputHeight), in: source,
-                                            gravity: resize.gravity, whole: true))
+                self.init(
+                    width: outputWidth, height: outputHeight,
+                    crop: Self.placed(
+                        width: Double(outputWidth), height: Double(outputHeight), in: source,
+                        gravity: resize.gravity, whole: true))
             } else {
                 // fill-down on a small source: the largest crop of the box's aspect ratio, 1:1.
                 // Products of sides up to 100,000 fit easily in Int.
                 let wider = w * box.height >= h * box.width
                 let outputWidth = wider ? min(w, max(1, Self.divided(h * box.width, by: box.height))) : w
                 let outputHeight = wider ? h : min(h, max(1, Self.divided(w * box.height, by: box.width)))
-                self.init(width: outputWidth, height: outputHeight,
-                          crop: Self.placed(width: Double(outputWidth), height: Double(outputHeight), in: source,
-                                            gravity: resize.gravity, whole: true))
+                self.init(
+                    width: outputWidth, height: outputHeight,
+                    crop: Self.placed(
+                        width: Double(outputWidth), height: Double(outputHeight), in: source,
+                        gravity: resize.gravity, whole: true))
             }
         }
     }
@@ -84,17 +89,19 @@ struct ResizePlan: Hashable, Sendable {
         let (w, h) = (Double(sw), Double(sh))
         let c = crop
         // Where the upright rectangle's pixels lie in stored coordinates (see Bitmap.applying).
-        let mapped: PixelRect = switch orientation {
-        case .up: c
-        case .upMirrored: PixelRect(x: w - c.maxX, y: c.y, width: c.width, height: c.height)
-        case .down: PixelRect(x: w - c.maxX, y: h - c.maxY, width: c.width, height: c.height)
-        case .downMirrored: PixelRect(x: c.x, y: h - c.maxY, width: c.width, height: c.height)
-        case .leftMirrored: PixelRect(x: c.y, y: c.x, width: c.height, height: c.width)
-        case .right: PixelRect(x: c.y, y: h - c.maxX, width: c.height, height: c.width)
-        case .rightMirrored: PixelRect(x: w - c.maxY, y: h - c.maxX, width: c.height, height: c.width)
-        case .left: PixelRect(x: w - c.maxY, y: c.x, width: c.height, height: c.width)
-        }
-        return orientation.swapsDimensions ? ResizePlan(width: height, height: width, crop: mapped)
+        let mapped: PixelRect =
+            switch orientation {
+            case .up: c
+            case .upMirrored: PixelRect(x: w - c.maxX, y: c.y, width: c.width, height: c.height)
+            case .down: PixelRect(x: w - c.maxX, y: h - c.maxY, width: c.width, height: c.height)
+            case .downMirrored: PixelRect(x: c.x, y: h - c.maxY, width: c.width, height: c.height)
+            case .leftMirrored: PixelRect(x: c.y, y: c.x, width: c.height, height: c.width)
+            case .right: PixelRect(x: c.y, y: h - c.maxX, width: c.height, height: c.width)
+            case .rightMirrored: PixelRect(x: w - c.maxY, y: h - c.maxX, width: c.height, height: c.width)
+            case .left: PixelRect(x: w - c.maxY, y: c.x, width: c.height, height: c.width)
+            }
+        return orientation.swapsDimensions
+            ? ResizePlan(width: height, height: width, crop: mapped)
             : ResizePlan(width: width, height: height, crop: mapped)
     }
 
@@ -108,8 +115,10 @@ struct ResizePlan: Hashable, Sendable {
     }
 
     /// A `width × height` crop placed in `source` by `gravity`; on whole pixels when `whole`.
-    private static func placed(width: Double, height: Double, in source: (width: Double, height: Double), gravity: Gravity,
-                               whole: Bool) -> PixelRect {
+    private static func placed(
+        width: Double, height: Double, in source: (width: Double, height: Double), gravity: Gravity,
+        whole: Bool
+    ) -> PixelRect {
         var x = gravity.offset(length: width, total: source.width, axis: .horizontal)
         var y = gravity.offset(length: height, total: source.height, axis: .vertical)
         if whole { (x, y) = (x.rounded(.down), y.rounded(.down)) }

@@ -32,17 +32,22 @@ public struct ThumbnailOptions: Sendable, Hashable {
     public static let defaultMemoryBudgetPerJob = 64 << 20
 
     /// Options for a batch; by default full-size, JPEG at quality 85, in sRGB.
-    public init(maxPixelSize: Int? = nil, format: ImageFormat = .jpeg, jpeg: JPEGEncodingOptions = JPEGEncodingOptions(),
-                png: PNGEncodingOptions = PNGEncodingOptions(), colorManagement: ColorManagement = .convertToSRGB,
-                limits: DecodingLimits = DecodingLimits(), memoryBudget: Int? = nil) {
-        self.init(resize: maxPixelSize.map(Resize.maxPixelSize), format: format, jpeg: jpeg, png: png,
-                  colorManagement: colorManagement, limits: limits, memoryBudget: memoryBudget)
+    public init(
+        maxPixelSize: Int? = nil, format: ImageFormat = .jpeg, jpeg: JPEGEncodingOptions = JPEGEncodingOptions(),
+        png: PNGEncodingOptions = PNGEncodingOptions(), colorManagement: ColorManagement = .convertToSRGB,
+        limits: DecodingLimits = DecodingLimits(), memoryBudget: Int? = nil
+    ) {
+        self.init(
+            resize: maxPixelSize.map(Resize.maxPixelSize), format: format, jpeg: jpeg, png: png,
+            colorManagement: colorManagement, limits: limits, memoryBudget: memoryBudget)
     }
 
     /// Options for a batch resized as `resize` says (nil: full size).
-    public init(resize: Resize?, format: ImageFormat = .jpeg, jpeg: JPEGEncodingOptions = JPEGEncodingOptions(),
-                png: PNGEncodingOptions = PNGEncodingOptions(), colorManagement: ColorManagement = .convertToSRGB,
-                limits: DecodingLimits = DecodingLimits(), memoryBudget: Int? = nil) {
+    public init(
+        resize: Resize?, format: ImageFormat = .jpeg, jpeg: JPEGEncodingOptions = JPEGEncodingOptions(),
+        png: PNGEncodingOptions = PNGEncodingOptions(), colorManagement: ColorManagement = .convertToSRGB,
+        limits: DecodingLimits = DecodingLimits(), memoryBudget: Int? = nil
+    ) {
         self.resize = resize
         self.memoryBudget = memoryBudget
         self.format = format

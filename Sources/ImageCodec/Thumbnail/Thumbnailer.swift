@@ -64,8 +64,9 @@ public struct Thumbnailer: Sendable {
         let data = try ImageEncoder.encode(bitmap, as: options.format, jpegOptions: options.jpeg, pngOptions: options.png)
         try FileBytes.writeAtomically(data, to: output)
         let elapsed = decoded.elapsed + (ContinuousClock.now - start)
-        return ThumbnailResult(input: decoded.input.path, output: output.path, width: bitmap.width, height: bitmap.height,
-                               bytes: data.count, milliseconds: elapsed / .milliseconds(1))
+        return ThumbnailResult(
+            input: decoded.input.path, output: output.path, width: bitmap.width, height: bitmap.height,
+            bytes: data.count, milliseconds: elapsed / .milliseconds(1))
     }
 
     /// Makes thumbnails for all inputs with at most `jobs` decodes running at once, and only
@@ -76,9 +77,10 @@ public struct Thumbnailer: Sendable {
     /// A file's encode runs beside the next file's decode, so even `jobs: 1` keeps a second
     /// core busy, as vipsthumbnail's thread pool does; at most `jobs` decoded bitmaps wait for
     /// their encode, which bounds memory.
-    public func run(_ inputs: [URL], outputDirectory: URL, jobs: Int,
-                    progress: @escaping @Sendable (_ finished: Int, _ total: Int) -> Void = { _, _ in })
-        async -> [Result<ThumbnailResult, ImageCodecError>] {
+    public func run(
+        _ inputs: [URL], outputDirectory: URL, jobs: Int,
+        progress: @escaping @Sendable (_ finished: Int, _ total: Int) -> Void = { _, _ in }
+    ) async -> [Result<ThumbnailResult, ImageCodecError>] {
         var results = [Result<ThumbnailResult, ImageCodecError>?](repeating: nil, count: inputs.count)
         var claimed: [String: String] = [:]
         var work: [(item: (index: Int, input: URL, output: URL), cost: Int)] = []
@@ -105,8 +107,9 @@ public struct Thumbnailer: Sendable {
                 while decoding < jobs, encoding < jobs, let (item, cost) = schedule.next() {
                     decoding += 1
                     group.addTask {
-                        .decoded(index: item.index, output: item.output, cost: cost,
-                                 Result { () throws(ImageCodecError) in try decode(item.input) })
+                        .decoded(
+                            index: item.index, output: item.output, cost: cost,
+                            Result { () throws(ImageCodecError) in try decode(item.input) })
                     }
                 }
             }

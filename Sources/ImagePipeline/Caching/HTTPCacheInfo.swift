@@ -22,8 +22,10 @@ struct HTTPCacheInfo: Sendable, Hashable {
     var variedRequest: [String: String] = [:]
 
     /// The response header fields kept: what freshness is computed from, and what a 304 updates.
-    static let storedFields: Set<String> = ["cache-control", "expires", "date", "age", "last-modified", "etag", "content-type",
-                                            "pragma", "vary"]
+    static let storedFields: Set<String> = [
+        "cache-control", "expires", "date", "age", "last-modified", "etag", "content-type",
+        "pragma", "vary"
+    ]
 
     func isFresh(at now: Date) -> Bool { expires.map { now < $0 } ?? true }
 
@@ -36,8 +38,10 @@ struct HTTPCacheInfo: Sendable, Hashable {
         variedRequest.allSatisfy { name, value in (request.value(forHTTPHeaderField: name) ?? "") == value }
     }
 
-    init(contentType: String? = nil, etag: String? = nil, lastModified: String? = nil, expires: Date?,
-         headers: [String: String] = [:], variedRequest: [String: String] = [:]) {
+    init(
+        contentType: String? = nil, etag: String? = nil, lastModified: String? = nil, expires: Date?,
+        headers: [String: String] = [:], variedRequest: [String: String] = [:]
+    ) {
         self.contentType = contentType
         self.etag = etag
         self.lastModified = lastModified
@@ -52,8 +56,9 @@ struct HTTPCacheInfo: Sendable, Hashable {
             if name.hasPrefix(Self.headerPrefix) { headers[String(name.dropFirst(Self.headerPrefix.count))] = value }
             if name.hasPrefix(Self.varyPrefix) { varied[String(name.dropFirst(Self.varyPrefix.count))] = value }
         }
-        self.init(contentType: metadata.contentType, etag: metadata.etag, lastModified: metadata.lastModified, expires: metadata.expires,
-                  headers: headers, variedRequest: varied)
+        self.init(
+            contentType: metadata.contentType, etag: metadata.etag, lastModified: metadata.lastModified, expires: metadata.expires,
+            headers: headers, variedRequest: varied)
     }
 
     var metadata: DiskCacheMetadata {

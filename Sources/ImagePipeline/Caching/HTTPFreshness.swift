@@ -16,18 +16,23 @@ enum HTTPFreshness {
     /// `response` to `request` was requested at `requested` and received at `received`.
     /// Without explicit freshness, 10% of the time since `Last-Modified` applies (§4.2.2), or
     /// `heuristicLifetime` when there is no `Last-Modified` either.
-    static func storage(for response: DataLoadingResponse, to request: URLRequest, requested: Date, received: Date,
-                        heuristicLifetime: TimeInterval) -> Storage {
-        storage(headers: response.headers.filter { HTTPCacheInfo.storedFields.contains($0.key) }, request: request,
-                requested: requested, received: received, heuristicLifetime: heuristicLifetime)
+    static func storage(
+        for response: DataLoadingResponse, to request: URLRequest, requested: Date, received: Date,
+        heuristicLifetime: TimeInterval
+    ) -> Storage {
+        storage(
+            headers: response.headers.filter { HTTPCacheInfo.storedFields.contains($0.key) }, request: request,
+            requested: requested, received: received, heuristicLifetime: heuristicLifetime)
     }
 
     /// A 304 for `stored`: the stored header fields updated with those the 304 carries, what
     /// it omits kept (§4.3.4), and freshness computed again from the result — so a stored
     /// `no-cache` or `max-age=60` is not forgotten because the 304 carries only `ETag` and
     /// `Date`. The stored `Date` and `Age` describe the old response and go.
-    static func revalidated(_ stored: HTTPCacheInfo, by response: DataLoadingResponse, to request: URLRequest, requested: Date,
-                            received: Date, heuristicLifetime: TimeInterval) -> Storage {
+    static func revalidated(
+        _ stored: HTTPCacheInfo, by response: DataLoadingResponse, to request: URLRequest, requested: Date,
+        received: Date, heuristicLifetime: TimeInterval
+    ) -> Storage {
         var headers = stored.headers
         headers["date"] = nil
         headers["age"] = nil
@@ -35,14 +40,17 @@ enum HTTPFreshness {
         return storage(headers: headers, request: request, requested: requested, received: received, heuristicLifetime: heuristicLifetime)
     }
 
-    private static func storage(headers: [String: String], request: URLRequest, requested: Date, received: Date,
-                                heuristicLifetime: TimeInterval) -> Storage {
+    private static func storage(
+        headers: [String: String], request: URLRequest, requested: Date, received: Date,
+        heuristicLifetime: TimeInterval
+    ) -> Storage {
         let directives = CacheControl.directives(headers["cache-control"])
         if directives["no-store"] != nil { return .none }
         let varied = (headers["vary"] ?? "").split(separator: ",").map { $0.trimmingSpaces.lowercased() }.filter { !$0.isEmpty }
         if varied.contains("*") { return .none }
         let lastModified = headers["last-modified"]
-        let noCache = directives["no-cache"] != nil
+        let noCache =
+            directives["no-cache"] != nil
             || (headers["cache-control"] == nil && headers["pragma"]?.lowercased().contains("no-cache") == true)
         let date = headers["date"].flatMap(HTTPDate.parse) ?? received
         let lifetime: TimeInterval
@@ -66,7 +74,9 @@ enum HTTPFreshness {
         let age = max(apparentAge, correctedAge)
         var requestValues: [String: String] = [:]
         for name in varied { requestValues[name] = request.value(forHTTPHeaderField: name) ?? "" }
-        return .store(HTTPCacheInfo(contentType: headers["content-type"], etag: headers["etag"], lastModified: lastModified,
-                                    expires: received.addingTimeInterval(lifetime - age), headers: headers, variedRequest: requestValues))
+        return .store(
+            HTTPCacheInfo(
+                contentType: headers["content-type"], etag: headers["etag"], lastModified: lastModified,
+                expires: received.addingTimeInterval(lifetime - age), headers: headers, variedRequest: requestValues))
     }
 }

@@ -3,8 +3,10 @@ extension JobRegistry {
     /// its result. The subscription follows `link`'s priority (a fixed one, or a parent job's
     /// with every change in order), forwards progress, and is left when the calling task is
     /// cancelled. `onJoin` runs when an existing job was joined.
-    func result(for key: Key, following link: PriorityLink, operation: @escaping SharedJob<Value>.Operation,
-                progress: @escaping @Sendable (Int, Int?) -> Void, onJoin: @Sendable () -> Void) async -> Result<Value, ImagePipelineError> {
+    func result(
+        for key: Key, following link: PriorityLink, operation: @escaping SharedJob<Value>.Operation,
+        progress: @escaping @Sendable (Int, Int?) -> Void, onJoin: @Sendable () -> Void
+    ) async -> Result<Value, ImagePipelineError> {
         let pending = PendingCancellation<JobSubscription>()
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<Value, ImagePipelineError>, Never>) in

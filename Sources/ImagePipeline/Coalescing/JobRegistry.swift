@@ -18,8 +18,10 @@ final class JobRegistry<Key: Hashable & Sendable, Value: Sendable>: @unchecked S
     ///
     /// Joining and replacing happen under one lock: a job that has ended but not yet left the
     /// registry is replaced on the spot, so no caller loops waiting for it to go.
-    func subscribe(_ key: Key, priority: ImageRequest.Priority, operation: @escaping SharedJob<Value>.Operation,
-                   handler: @escaping SharedJob<Value>.Handler) -> (subscription: JobSubscription, joined: Bool) {
+    func subscribe(
+        _ key: Key, priority: ImageRequest.Priority, operation: @escaping SharedJob<Value>.Operation,
+        handler: @escaping SharedJob<Value>.Handler
+    ) -> (subscription: JobSubscription, joined: Bool) {
         let outcome = lock.withLock { () -> Subscribed in
             if coalesces, let existing = jobs[key], let (subscription, raised) = existing.subscribe(priority: priority, handler: handler) {
                 return .joined(existing, subscription, raised: raised)

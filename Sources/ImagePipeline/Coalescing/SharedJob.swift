@@ -30,8 +30,10 @@ final class SharedJob<Value: Sendable>: @unchecked Sendable {
     private let onEnd: @Sendable (SharedJob<Value>) -> Void
 
     /// A job with its first subscriber (so it cannot end before anyone listens), not started.
-    static func make(priority: ImageRequest.Priority, handler: @escaping Handler,
-                     onEnd: @escaping @Sendable (SharedJob<Value>) -> Void) -> (SharedJob<Value>, JobSubscription) {
+    static func make(
+        priority: ImageRequest.Priority, handler: @escaping Handler,
+        onEnd: @escaping @Sendable (SharedJob<Value>) -> Void
+    ) -> (SharedJob<Value>, JobSubscription) {
         let job = SharedJob(priority: priority, onEnd: onEnd)
         job.subscribers[0] = Subscriber(priority: priority, handler: handler)
         job.nextSubscriber = 1
@@ -105,8 +107,9 @@ final class SharedJob<Value: Sendable>: @unchecked Sendable {
     }
 
     private func subscription(_ id: Int) -> JobSubscription {
-        JobSubscription(cancel: { [weak self] in self?.unsubscribe(id) },
-                        setPriority: { [weak self] priority in self?.setPriority(priority, of: id) })
+        JobSubscription(
+            cancel: { [weak self] in self?.unsubscribe(id) },
+            setPriority: { [weak self] priority in self?.setPriority(priority, of: id) })
     }
 
     private func setPriority(_ priority: ImageRequest.Priority, of id: Int) {

@@ -12,7 +12,8 @@ public protocol DataLoading: Sendable {
     /// `.bodyTooLarge` as soon as the body announces or reaches more than `maximumBodySize`
     /// bytes (without receiving the rest), and `.truncatedBody` when the connection ends before
     /// the announced `Content-Length`. `progress` is called as bytes arrive.
-    func loadData(for request: URLRequest, maximumBodySize: Int,
-                  progress: @escaping @Sendable (_ received: Int, _ expected: Int?) -> Void)
-        async throws(DataLoadingError) -> DataLoadingResponse
+    func loadData(
+        for request: URLRequest, maximumBodySize: Int,
+        progress: @escaping @Sendable (_ received: Int, _ expected: Int?) -> Void
+    ) async throws(DataLoadingError) -> DataLoadingResponse
 }

@@ -28,8 +28,10 @@ final class Transfer: @unchecked Sendable {
     }
 
     /// Sends the request; every outcome after this resumes `continuation`, once.
-    func start(continuation: CheckedContinuation<Result<DataLoadingResponse, DataLoadingError>, Never>,
-               delegate: SessionDelegate, configuration: URLSessionDataLoader.Configuration) {
+    func start(
+        continuation: CheckedContinuation<Result<DataLoadingResponse, DataLoadingError>, Never>,
+        delegate: SessionDelegate, configuration: URLSessionDataLoader.Configuration
+    ) {
         lock.withLock {
             self.continuation = continuation
             started = Date()
@@ -114,7 +116,8 @@ final class Transfer: @unchecked Sendable {
     }
 
     private func resume(_ result: Result<DataLoadingResponse, DataLoadingError>) {
-        let (continuation, watchdog) = lock.withLock { () -> (CheckedContinuation<Result<DataLoadingResponse, DataLoadingError>, Never>?, DispatchSourceTimer?) in
+        let (continuation, watchdog) = lock.withLock {
+            () -> (CheckedContinuation<Result<DataLoadingResponse, DataLoadingError>, Never>?, DispatchSourceTimer?) in
             guard !finished, let continuation = self.continuation else { return (nil, nil) }
             finished = true
             self.continuation = nil
@@ -136,7 +139,7 @@ final class Transfer: @unchecked Sendable {
         case .cannotConnectToHost: return .cannotConnect(.refused)
         case .notConnectedToInternet, .internationalRoamingOff, .dataNotAllowed: return .cannotConnect(.unreachable)
         case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate, .serverCertificateNotYetValid,
-             .serverCertificateHasUnknownRoot, .clientCertificateRejected, .clientCertificateRequired:
+            .serverCertificateHasUnknownRoot, .clientCertificateRejected, .clientCertificateRequired:
             return .cannotConnect(.secureConnectionFailed)
         case .networkConnectionLost: return .connectionLost
         case .httpTooManyRedirects, .redirectToNonExistentLocation: return .redirectRefused

@@ -22,8 +22,10 @@ public final class URLSessionDataLoader: DataLoading {
         public var maximumConnectionsPerHost: Int
 
         /// Timeouts suited to phones on slow networks.
-        public init(connectTimeout: TimeInterval = 10, idleTimeout: TimeInterval = 15, requestTimeout: TimeInterval = 60,
-                    maximumConnectionsPerHost: Int = 6) {
+        public init(
+            connectTimeout: TimeInterval = 10, idleTimeout: TimeInterval = 15, requestTimeout: TimeInterval = 60,
+            maximumConnectionsPerHost: Int = 6
+        ) {
             self.connectTimeout = connectTimeout
             self.idleTimeout = idleTimeout
             self.requestTimeout = requestTimeout
@@ -55,9 +57,10 @@ public final class URLSessionDataLoader: DataLoading {
         session.invalidateAndCancel()
     }
 
-    public func loadData(for request: URLRequest, maximumBodySize: Int,
-                         progress: @escaping @Sendable (_ received: Int, _ expected: Int?) -> Void)
-        async throws(DataLoadingError) -> DataLoadingResponse {
+    public func loadData(
+        for request: URLRequest, maximumBodySize: Int,
+        progress: @escaping @Sendable (_ received: Int, _ expected: Int?) -> Void
+    ) async throws(DataLoadingError) -> DataLoadingResponse {
         let task = session.dataTask(with: request)
         let transfer = Transfer(task: task, maximumBodySize: maximumBodySize, progress: progress)
         let pending = PendingCancellation<Transfer>()

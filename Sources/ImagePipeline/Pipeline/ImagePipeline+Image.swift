@@ -13,7 +13,8 @@ extension ImagePipeline {
         if let response = memoryResponse(for: request, decodingEncoded: false) { return response }
         let size = decodeSize(for: request)
         let memoryKey = memoryKey(for: request)
-        let stale = request.cachePolicy.readsCache ? imageMemory?.value(forKey: memoryKey).flatMap { $0.info.matches(request.urlRequest) ? $0 : nil } : nil
+        let stale =
+            request.cachePolicy.readsCache ? imageMemory?.value(forKey: memoryKey).flatMap { $0.info.matches(request.urlRequest) ? $0 : nil } : nil
         if let response = try await storedThumbnail(for: request, job: job) { return response }
 
         let original = try await original(for: request, memoryValidators: stale.flatMap { Validators($0.info) }, parent: job).get()

@@ -16,12 +16,13 @@ extension ImagePipeline {
         let now = configuration.clock.now
         if let imageMemory {
             guard let hit = imageMemory.value(forKey: memoryKey(for: request)), hit.info.matches(request.urlRequest),
-                  request.cachePolicy.serves(hit.info, at: now) else { return nil }
+                request.cachePolicy.serves(hit.info, at: now)
+            else { return nil }
             recorder.add(.memoryHits)
             return ImageResponse(bitmap: hit.bitmap, source: .memory)
         }
         guard decodingEncoded, let dataMemory, let hit = dataMemory.value(forKey: request.dataKey), hit.info.matches(request.urlRequest),
-              request.cachePolicy.serves(hit.info, at: now), let bitmap = try? decode(hit.data, resize: decodeSize(for: request))
+            request.cachePolicy.serves(hit.info, at: now), let bitmap = try? decode(hit.data, resize: decodeSize(for: request))
         else { return nil }
         recorder.add(.memoryHits)
         return ImageResponse(bitmap: bitmap, source: .memory)

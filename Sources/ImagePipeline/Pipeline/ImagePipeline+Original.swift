@@ -9,13 +9,15 @@ import ImageCodec
 extension ImagePipeline {
     /// The original bytes for `request`, shared with every image job that needs them; the
     /// download follows `parent`'s priority.
-    func original<Parent: Sendable>(for request: ImageRequest, memoryValidators: Validators?, parent: SharedJob<Parent>)
-        async -> Result<OriginalData, ImagePipelineError> {
+    func original<Parent: Sendable>(
+        for request: ImageRequest, memoryValidators: Validators?, parent: SharedJob<Parent>
+    ) async -> Result<OriginalData, ImagePipelineError> {
         let key = DataJobKey(dataKey: request.dataKey, policy: request.cachePolicy, memoryValidators: memoryValidators)
-        return await dataJobs.result(for: key, following: parent.priorityLink(),
-                                     operation: { [self] job throws(ImagePipelineError) in try await loadOriginal(request, key: key, job: job) },
-                                     progress: { parent.reportProgress(received: $0, expected: $1) },
-                                     onJoin: { [recorder] in recorder.add(.sharedDownloads) })
+        return await dataJobs.result(
+            for: key, following: parent.priorityLink(),
+            operation: { [self] job throws(ImagePipelineError) in try await loadOriginal(request, key: key, job: job) },
+            progress: { parent.reportProgress(received: $0, expected: $1) },
+            onJoin: { [recorder] in recorder.add(.sharedDownloads) })
     }
 
     /// What the caches hold for a key: bytes (nil when only validators of an image in memory
@@ -35,8 +37,11 @@ extension ImagePipeline {
             } else if let entry = await diskQueue?.entry(forKey: key.dataKey), HTTPCacheInfo(entry.metadata).matches(request.urlRequest) {
                 cached = Cached(data: entry.data, info: HTTPCacheInfo(entry.metadata), source: .disk)
             } else if let validators = key.memoryValidators {
-                cached = Cached(data: nil, info: HTTPCacheInfo(etag: validators.etag, lastModified: validators.lastModified,
-                                                               expires: .distantPast), source: .memory)
+                cached = Cached(
+                    data: nil,
+                    info: HTTPCacheInfo(
+                        etag: validators.etag, lastModified: validators.lastModified,
+                        expires: .distantPast), source: .memory)
             }
         }
         if let cached, let data = cached.data, policy.serves(cached.info, at: configuration.clock.now) {
@@ -48,8 +53,9 @@ extension ImagePipeline {
         return try await download(request, key: key, cached: cached, job: job)
     }
 
-    private func download(_ request: ImageRequest, key: DataJobKey, cached: Cached?, job: SharedJob<OriginalData>)
-        async throws(ImagePipelineError) -> OriginalData {
+    private func download(
+        _ request: ImageRequest, key: DataJobKey, cached: Cached?, job: SharedJob<OriginalData>
+    ) async throws(ImagePipelineError) -> OriginalData {
         var urlRequest = request.urlRequest
         let validators = cached.flatMap { Validators($0.info) }
         if let etag = validators?.etag { urlRequest.setValue(etag, forHTTPHeaderField: "If-None-Match") }
@@ -62,9 +68,12 @@ extension ImagePipeline {
             recorder.add(.networkRequests)
             if validators != nil { recorder.add(.conditionalRequests) }
             do throws(DataLoadingError) {
-                return (requested, try await loader.loadData(for: urlRequest, maximumBodySize: limit) { received, expected in
-                    job.reportProgress(received: received, expected: expected)
-                })
+                return (
+                    requested,
+                    try await loader.loadData(for: urlRequest, maximumBodySize: limit) { received, expected in
+                        job.reportProgress(received: received, expected: expected)
+                    }
+                )
             } catch .cancelled {
                 recorder.add(.cancelledDownloads)
                 throw .cancelled
@@ -79,15 +88,18 @@ extension ImagePipeline {
             // A 304 is an answer to a conditional request only.
             guard let cached, let validators else { throw .badStatus(304) }
             recorder.add(.notModifiedResponses)
-            switch HTTPFreshness.revalidated(cached.info, by: response, to: request.urlRequest, requested: requested, received: received,
-                                             heuristicLifetime: configuration.heuristicFreshnessLifetime) {
+            switch HTTPFreshness.revalidated(
+                cached.info, by: response, to: request.urlRequest, requested: requested, received: received,
+                heuristicLifetime: configuration.heuristicFreshnessLifetime)
+            {
             case .none:
                 removeOriginal(key.dataKey)
                 return OriginalData(data: cached.data, info: nil, source: .revalidated, bytesDownloaded: 0, confirmed: validators)
             case .store(let info):
                 if let data = cached.data { storeOriginal(data, info: info, forKey: key.dataKey) }
-                return OriginalData(data: cached.data, info: info, source: .revalidated, bytesDownloaded: response.data.count,
-                                    confirmed: validators)
+                return OriginalData(
+                    data: cached.data, info: info, source: .revalidated, bytesDownloaded: response.data.count,
+                    confirmed: validators)
             }
         }
         // 200 and 203 are whole representations; 206 (a range) and the other 2xx are not an image.
@@ -96,8 +108,10 @@ extension ImagePipeline {
         let image = try readHeader(data)
         recorder.add(.downloads)
         recorder.add(.bytesDownloaded, data.count)
-        switch HTTPFreshness.storage(for: response, to: request.urlRequest, requested: requested, received: received,
-                                     heuristicLifetime: configuration.heuristicFreshnessLifetime) {
+        switch HTTPFreshness.storage(
+            for: response, to: request.urlRequest, requested: requested, received: received,
+            heuristicLifetime: configuration.heuristicFreshnessLifetime)
+        {
         case .none:
             // Not storable: keep nothing, and drop what an earlier response left.
             removeOriginal(key.dataKey)

@@ -6,7 +6,8 @@ extension ImagePipeline {
     /// The disk key of the thumbnail of `request` (`storesThumbnails`).
     func thumbnailKey(for request: ImageRequest) -> String? {
         guard configuration.storesThumbnails, configuration.strategy == .downsampled, configuration.diskCache != nil,
-              let size = request.resize else { return nil }
+            let size = request.resize
+        else { return nil }
         // Kept-profile thumbnails hold other values than sRGB ones: they must not be shared.
         return request.dataKey + "#thumbnail@\(size)" + (configuration.colorManagement == .preserveSource ? "+profile" : "")
     }
@@ -16,7 +17,8 @@ extension ImagePipeline {
     /// not failed, and the stored thumbnail stays for the next request.
     func storedThumbnail(for request: ImageRequest, job: SharedJob<ImageResponse>) async throws(ImagePipelineError) -> ImageResponse? {
         guard let key = thumbnailKey(for: request), let diskQueue, request.cachePolicy.readsCache,
-              let entry = await diskQueue.entry(forKey: key) else { return nil }
+            let entry = await diskQueue.entry(forKey: key)
+        else { return nil }
         let info = HTTPCacheInfo(entry.metadata)
         guard info.matches(request.urlRequest), request.cachePolicy.serves(info, at: configuration.clock.now) else { return nil }
         // The stored thumbnail is already the size asked for (and upright): decoded as it is.

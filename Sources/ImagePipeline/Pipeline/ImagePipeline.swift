@@ -98,9 +98,10 @@ public final class ImagePipeline: Sendable {
     public nonisolated(nonsending) func data(for request: ImageRequest) async throws(ImagePipelineError) -> DataResponse {
         try Task.checkCancellation(or: ImagePipelineError.cancelled)
         let key = DataJobKey(dataKey: request.dataKey, policy: request.cachePolicy, memoryValidators: nil)
-        let result = await dataJobs.result(for: key, following: PriorityLink(request.priority),
-                                           operation: { [self] job throws(ImagePipelineError) in try await loadOriginal(request, key: key, job: job) },
-                                           progress: { _, _ in }, onJoin: { [recorder] in recorder.add(.coalescedRequests) })
+        let result = await dataJobs.result(
+            for: key, following: PriorityLink(request.priority),
+            operation: { [self] job throws(ImagePipelineError) in try await loadOriginal(request, key: key, job: job) },
+            progress: { _, _ in }, onJoin: { [recorder] in recorder.add(.coalescedRequests) })
         try Task.checkCancellation(or: ImagePipelineError.cancelled)
         let original = try result.get()
         // Only a revalidation of an image held in memory alone comes without bytes, and this key has no memory validators.
@@ -117,16 +118,19 @@ public final class ImagePipeline: Sendable {
                 throw error
             }
         }
-        return DataResponse(image: image, source: original.source, bytesDownloaded: original.bytesDownloaded,
-                            etag: original.info?.etag, lastModified: original.info?.lastModified, contentType: original.info?.contentType)
+        return DataResponse(
+            image: image, source: original.source, bytesDownloaded: original.bytesDownloaded,
+            etag: original.info?.etag, lastModified: original.info?.lastModified, contentType: original.info?.contentType)
     }
 
     /// Starts loading the image and returns a handle to follow it, change its priority or
     /// cancel it; for callers that are not `async`. `completion` runs once, asynchronously on a
     /// global dispatch queue: never inside this call or inside `ImageTask.cancel()`.
     @discardableResult
-    public func imageTask(with request: ImageRequest,
-                          completion: (@Sendable (Result<ImageResponse, ImagePipelineError>) -> Void)? = nil) -> ImageTask {
+    public func imageTask(
+        with request: ImageRequest,
+        completion: (@Sendable (Result<ImageResponse, ImagePipelineError>) -> Void)? = nil
+    ) -> ImageTask {
         ImageTask(request: request, pipeline: self, completion: completion)
     }
 

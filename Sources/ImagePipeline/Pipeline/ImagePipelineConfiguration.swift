@@ -55,14 +55,16 @@ extension ImagePipeline {
         public var clock: any CacheClock
 
         /// The default configuration: `URLSessionDataLoader`, `.downsampled`, no disk cache.
-        public init(dataLoader: any DataLoading = URLSessionDataLoader(), strategy: CacheStrategy = .downsampled,
-                    storesThumbnails: Bool = false, memoryCacheLimit: Int = MemoryCacheConfiguration.defaultCostLimit,
-                    diskCache: DiskCache? = nil, maximumConcurrentDownloads: Int = 6,
-                    maximumConcurrentDecodes: Int = ProcessInfo.processInfo.activeProcessorCount,
-                    maximumResponseSize: Int = 64 << 20, coalescesRequests: Bool = true,
-                    heuristicFreshnessLifetime: TimeInterval = 3600, decodingLimits: DecodingLimits = DecodingLimits(),
-                    colorManagement: ColorManagement = .convertToSRGB,
-                    thumbnailEncoding: JPEGEncodingOptions = JPEGEncodingOptions(quality: 90), clock: any CacheClock = SystemClock()) {
+        public init(
+            dataLoader: any DataLoading = URLSessionDataLoader(), strategy: CacheStrategy = .downsampled,
+            storesThumbnails: Bool = false, memoryCacheLimit: Int = MemoryCacheConfiguration.defaultCostLimit,
+            diskCache: DiskCache? = nil, maximumConcurrentDownloads: Int = 6,
+            maximumConcurrentDecodes: Int = ProcessInfo.processInfo.activeProcessorCount,
+            maximumResponseSize: Int = 64 << 20, coalescesRequests: Bool = true,
+            heuristicFreshnessLifetime: TimeInterval = 3600, decodingLimits: DecodingLimits = DecodingLimits(),
+            colorManagement: ColorManagement = .convertToSRGB,
+            thumbnailEncoding: JPEGEncodingOptions = JPEGEncodingOptions(quality: 90), clock: any CacheClock = SystemClock()
+        ) {
             self.dataLoader = dataLoader
             self.strategy = strategy
             self.storesThumbnails = storesThumbnails

@@ -33,8 +33,10 @@ public final class ImageTask: @unchecked Sendable {
     private var outcome: Result<ImageResponse, ImagePipelineError>?
     private var waiters: [CheckedContinuation<Result<ImageResponse, ImagePipelineError>, Never>] = []
 
-    init(request: ImageRequest, pipeline: ImagePipeline,
-         completion: (@Sendable (Result<ImageResponse, ImagePipelineError>) -> Void)? = nil) {
+    init(
+        request: ImageRequest, pipeline: ImagePipeline,
+        completion: (@Sendable (Result<ImageResponse, ImagePipelineError>) -> Void)? = nil
+    ) {
         self.request = request
         self.completion = completion
         recorder = pipeline.recorder

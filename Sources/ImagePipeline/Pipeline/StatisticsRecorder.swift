@@ -6,7 +6,7 @@ final class StatisticsRecorder: Sendable {
     /// The counters, each with the field of `ImagePipelineStatistics` it fills: the one list.
     enum Counter: Int, CaseIterable {
         case memoryHits, diskHits, thumbnailDiskHits, networkRequests, conditionalRequests, notModifiedResponses, downloads,
-             bytesDownloaded, decodes, coalescedRequests, sharedDownloads, cancelledRequests, cancelledDownloads, failures, diskErrors
+            bytesDownloaded, decodes, coalescedRequests, sharedDownloads, cancelledRequests, cancelledDownloads, failures, diskErrors
 
         var field: WritableKeyPath<ImagePipelineStatistics, Int> {
             switch self {

@@ -23,8 +23,10 @@ public struct DataResponse: Sendable, Equatable {
     public var contentType: String?
 
     /// A response, for example for a test double.
-    public init(image: ImageSource, source: ImageResponse.Source, bytesDownloaded: Int = 0, etag: String? = nil, lastModified: String? = nil,
-                contentType: String? = nil) {
+    public init(
+        image: ImageSource, source: ImageResponse.Source, bytesDownloaded: Int = 0, etag: String? = nil, lastModified: String? = nil,
+        contentType: String? = nil
+    ) {
         self.image = image
         self.source = source
         self.bytesDownloaded = bytesDownloaded

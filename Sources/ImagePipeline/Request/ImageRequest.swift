@@ -41,28 +41,38 @@ public struct ImageRequest: Sendable, Hashable {
     private(set) var dataKey: String
 
     /// A request for `url`, decoded with the longest side at most `maxPixelSize`.
-    public init(url: URL, maxPixelSize: Int? = nil, priority: Priority = .normal, cachePolicy: CachePolicy = .useCache,
-                cacheKey: String? = nil) {
-        self.init(urlRequest: URLRequest(url: url), resize: maxPixelSize.map(Resize.maxPixelSize), priority: priority,
-                  cachePolicy: cachePolicy, cacheKey: cacheKey)
+    public init(
+        url: URL, maxPixelSize: Int? = nil, priority: Priority = .normal, cachePolicy: CachePolicy = .useCache,
+        cacheKey: String? = nil
+    ) {
+        self.init(
+            urlRequest: URLRequest(url: url), resize: maxPixelSize.map(Resize.maxPixelSize), priority: priority,
+            cachePolicy: cachePolicy, cacheKey: cacheKey)
     }
 
     /// A request for `url`, decoded to the size `resize` makes.
-    public init(url: URL, resize: Resize?, priority: Priority = .normal, cachePolicy: CachePolicy = .useCache,
-                cacheKey: String? = nil) {
+    public init(
+        url: URL, resize: Resize?, priority: Priority = .normal, cachePolicy: CachePolicy = .useCache,
+        cacheKey: String? = nil
+    ) {
         self.init(urlRequest: URLRequest(url: url), resize: resize, priority: priority, cachePolicy: cachePolicy, cacheKey: cacheKey)
     }
 
     /// A request sent as `urlRequest` (with its headers), decoded with the longest side at most `maxPixelSize`.
-    public init(urlRequest: URLRequest, maxPixelSize: Int? = nil, priority: Priority = .normal, cachePolicy: CachePolicy = .useCache,
-                cacheKey: String? = nil) {
-        self.init(urlRequest: urlRequest, resize: maxPixelSize.map(Resize.maxPixelSize), priority: priority, cachePolicy: cachePolicy,
-                  cacheKey: cacheKey)
+    public init(
+        urlRequest: URLRequest, maxPixelSize: Int? = nil, priority: Priority = .normal, cachePolicy: CachePolicy = .useCache,
+        cacheKey: String? = nil
+    ) {
+        self.init(
+            urlRequest: urlRequest, resize: maxPixelSize.map(Resize.maxPixelSize), priority: priority, cachePolicy: cachePolicy,
+            cacheKey: cacheKey)
     }
 
     /// A request sent as `urlRequest` (with its headers), decoded to the size `resize` makes.
-    public init(urlRequest: URLRequest, resize: Resize?, priority: Priority = .normal, cachePolicy: CachePolicy = .useCache,
-                cacheKey: String? = nil) {
+    public init(
+        urlRequest: URLRequest, resize: Resize?, priority: Priority = .normal, cachePolicy: CachePolicy = .useCache,
+        cacheKey: String? = nil
+    ) {
         self.urlRequest = urlRequest
         self.resize = resize
         self.priority = priority

@@ -30,8 +30,9 @@ final class ResultCache: Sendable {
         guard let entry = await disk?.entry(forKey: key) else { return nil }
         let metadata = entry.metadata
         guard let contentType = metadata.contentType, let etag = metadata.etag, (metadata.expires ?? .distantPast) > Date() else { return nil }
-        let image = RenderedImage(data: entry.data, contentType: contentType, etag: etag, lastModified: metadata.lastModified,
-                                  sourceHasAlpha: metadata.fields[Self.alphaField] == "1", timing: PhaseTiming())
+        let image = RenderedImage(
+            data: entry.data, contentType: contentType, etag: etag, lastModified: metadata.lastModified,
+            sourceHasAlpha: metadata.fields[Self.alphaField] == "1", timing: PhaseTiming())
         memory.setValue(image, forKey: key, cost: image.data.count, timeToLive: metadata.expires.map { $0.timeIntervalSinceNow })
         return (image, .disk)
     }
@@ -44,10 +45,13 @@ final class ResultCache: Sendable {
     /// Keeps `image` in memory now and queues writing it to disk.
     func store(_ image: RenderedImage, forKey key: String) {
         memory.setValue(image, forKey: key, cost: image.data.count, timeToLive: lifetime)
-        disk?.store(image.data, metadata: DiskCacheMetadata(contentType: image.contentType, etag: image.etag, lastModified: image.lastModified,
-                                                            expires: Date(timeIntervalSinceNow: lifetime),
-                                                            fields: [Self.alphaField: image.sourceHasAlpha ? "1" : "0"]),
-                    forKey: key)
+        disk?.store(
+            image.data,
+            metadata: DiskCacheMetadata(
+                contentType: image.contentType, etag: image.etag, lastModified: image.lastModified,
+                expires: Date(timeIntervalSinceNow: lifetime),
+                fields: [Self.alphaField: image.sourceHasAlpha ? "1" : "0"]),
+            forKey: key)
     }
 
     /// Waits for queued disk writes (a clean shutdown, tests).

@@ -22,8 +22,10 @@ final class RenderCoalescer<Value: Sendable>: @unchecked Sendable {
 
     /// The result of the work for `key`, joining the work in flight if there is one (`onJoin`
     /// is then called); `work` runs in a task of its own otherwise.
-    func result(for key: String, onJoin: @Sendable () -> Void = {},
-                work: @escaping @Sendable () async -> Result<Value, ServiceError>) async -> Result<Value, ServiceError> {
+    func result(
+        for key: String, onJoin: @Sendable () -> Void = {},
+        work: @escaping @Sendable () async -> Result<Value, ServiceError>
+    ) async -> Result<Value, ServiceError> {
         let id = lock.withLock { () -> Int in
             nextWaiter += 1
             return nextWaiter

@@ -41,16 +41,23 @@ public struct ServiceResponse: Sendable, Hashable {
     static func error(_ error: ServiceError, headers: [(name: String, value: String)] = []) -> ServiceResponse {
         let body = Data((error.message + "\n").utf8)
         let extra = headers + (error.status == 429 ? [("Retry-After", "1")] : [])
-        return ServiceResponse(status: error.status,
-                               headers: [("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", String(body.count)),
-                                         ("Cache-Control", "no-store")] + extra,
-                               body: body)
+        return ServiceResponse(
+            status: error.status,
+            headers: [
+                ("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", String(body.count)),
+                ("Cache-Control", "no-store")
+            ] + extra,
+            body: body)
     }
 
     /// A small plain-text answer (`/health`, `/ready`).
     static func text(_ status: Int, _ text: String) -> ServiceResponse {
         let body = Data((text + "\n").utf8)
-        return ServiceResponse(status: status, headers: [("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", String(body.count)),
-                                                         ("Cache-Control", "no-store")], body: body)
+        return ServiceResponse(
+            status: status,
+            headers: [
+                ("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", String(body.count)),
+                ("Cache-Control", "no-store")
+            ], body: body)
     }
 }

@@ -11,8 +11,9 @@ struct ServiceResponder: HTTPResponder {
 
     func respond(to request: Request, context: ServiceRequestContext) async throws -> Response {
         let ifNoneMatch = request.headers[values: .ifNoneMatch]
-        let serviceRequest = ServiceRequest(method: request.method.rawValue, path: request.uri.path,
-                                            ifNoneMatch: ifNoneMatch.isEmpty ? nil : ifNoneMatch.joined(separator: ", "))
+        let serviceRequest = ServiceRequest(
+            method: request.method.rawValue, path: request.uri.path,
+            ifNoneMatch: ifNoneMatch.isEmpty ? nil : ifNoneMatch.joined(separator: ", "))
         let work = Task { [service] in await service.respond(to: serviceRequest) }
         let connection = await DisconnectWatcher.connection(of: context.channel)
         let token = connection?.onClose { work.cancel() }
@@ -31,8 +32,9 @@ struct ServiceResponder: HTTPResponder {
             guard let field = HTTPField.Name(name) else { continue }
             fields.append(HTTPField(name: field, value: value))
         }
-        var response = Response(status: HTTPResponse.Status(code: answer.status), headers: fields,
-                                body: answer.body.isEmpty ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(bytes: answer.body)))
+        var response = Response(
+            status: HTTPResponse.Status(code: answer.status), headers: fields,
+            body: answer.body.isEmpty ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(bytes: answer.body)))
         // A 304 carries no length: one would have to be the 200's (RFC 9110 §8.6).
         if answer.status == 304 { response.headers[.contentLength] = nil }
         return response

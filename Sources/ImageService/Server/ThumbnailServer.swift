@@ -33,8 +33,10 @@ public final class ThumbnailServer: Sendable {
         public var shutdownSignals: [UnixSignal]
 
         /// A configuration; by default no metrics listener, 10 s to drain, SIGTERM and SIGINT.
-        public init(address: ServerAddress, metricsAddress: ServerAddress? = nil, shutdownTimeout: Duration = .seconds(10),
-                    idleTimeout: Duration = .seconds(75), shutdownSignals: [UnixSignal] = [.sigterm, .sigint]) {
+        public init(
+            address: ServerAddress, metricsAddress: ServerAddress? = nil, shutdownTimeout: Duration = .seconds(10),
+            idleTimeout: Duration = .seconds(75), shutdownSignals: [UnixSignal] = [.sigterm, .sigint]
+        ) {
             self.address = address
             self.metricsAddress = metricsAddress
             self.shutdownTimeout = shutdownTimeout
@@ -56,8 +58,10 @@ public final class ThumbnailServer: Sendable {
     /// A server for `service`; `registry` is what `/metrics` emits (the registry behind the
     /// service's metrics factory). `logger` gets the server's own messages (not the request
     /// log, which is the service's).
-    public init(service: ThumbnailService, configuration: Configuration, registry: PrometheusCollectorRegistry? = nil,
-                logger: Logger = Logger(label: "image-engine.server")) {
+    public init(
+        service: ThumbnailService, configuration: Configuration, registry: PrometheusCollectorRegistry? = nil,
+        logger: Logger = Logger(label: "image-engine.server")
+    ) {
         self.service = service
         self.configuration = configuration
         self.registry = registry
@@ -67,25 +71,32 @@ public final class ThumbnailServer: Sendable {
     /// Listens until shut down. `onListening` gets the bound port of the service (useful with
     /// port 0), `onMetricsListening` that of `/metrics`. Throws when an address cannot be bound
     /// (`IOError` with `EADDRINUSE` when the port is taken).
-    public func run(onListening: @escaping @Sendable (Int) -> Void = { _ in }, onMetricsListening: @escaping @Sendable (Int) -> Void = { _ in }) async throws {
+    public func run(
+        onListening: @escaping @Sendable (Int) -> Void = { _ in }, onMetricsListening: @escaping @Sendable (Int) -> Void = { _ in }
+    ) async throws {
         var quiet = logger
         // Hummingbird's own messages ("server started"...) only when something is wrong.
         quiet.logLevel = max(logger.logLevel, .warning)
-        let http = HTTP1Channel.Configuration(additionalChannelHandlers: [DisconnectWatcher()],
-                                              idleTimeout: TimeAmount.nanoseconds(Int64(configuration.idleTimeout.milliseconds * 1e6)))
-        let app = Application(responder: ServiceResponder(service: service), server: .http1(configuration: http),
-                              configuration: ApplicationConfiguration(address: .hostname(configuration.address.host, port: configuration.address.port)),
-                              onServerRunning: { onListening($0.localAddress?.port ?? 0) }, logger: quiet)
+        let http = HTTP1Channel.Configuration(
+            additionalChannelHandlers: [DisconnectWatcher()],
+            idleTimeout: TimeAmount.nanoseconds(Int64(configuration.idleTimeout.milliseconds * 1e6)))
+        let app = Application(
+            responder: ServiceResponder(service: service), server: .http1(configuration: http),
+            configuration: ApplicationConfiguration(address: .hostname(configuration.address.host, port: configuration.address.port)),
+            onServerRunning: { onListening($0.localAddress?.port ?? 0) }, logger: quiet)
         var services: [any Service] = []
         if let metricsAddress = configuration.metricsAddress {
             let registry = registry ?? PrometheusCollectorRegistry()
             let router = Router()
             router.get("metrics") { _, _ -> Response in
-                Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                         body: ResponseBody(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer())))
+                Response(
+                    status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                    body: ResponseBody(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer())))
             }
-            services.append(Application(router: router, configuration: ApplicationConfiguration(address: .hostname(metricsAddress.host, port: metricsAddress.port)),
-                                        onServerRunning: { onMetricsListening($0.localAddress?.port ?? 0) }, logger: quiet))
+            services.append(
+                Application(
+                    router: router, configuration: ApplicationConfiguration(address: .hostname(metricsAddress.host, port: metricsAddress.port)),
+                    onServerRunning: { onMetricsListening($0.localAddress?.port ?? 0) }, logger: quiet))
         }
         // Shut down in reverse order: drain first, then the service's listener and its
         // requests, and the metrics listener last, so the drain can be watched.

@@ -27,7 +27,8 @@ final class ServiceCounters: Sendable {
     func addNotModified() { notModified.add(1, ordering: .relaxed) }
 
     var snapshot: ThumbnailService.Statistics {
-        .init(decodes: decodes.load(ordering: .relaxed), coalescedRequests: coalesced.load(ordering: .relaxed),
-              resultHits: resultHits.load(ordering: .relaxed), notModified: notModified.load(ordering: .relaxed))
+        .init(
+            decodes: decodes.load(ordering: .relaxed), coalescedRequests: coalesced.load(ordering: .relaxed),
+            resultHits: resultHits.load(ordering: .relaxed), notModified: notModified.load(ordering: .relaxed))
     }
 }

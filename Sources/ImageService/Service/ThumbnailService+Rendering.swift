@@ -52,16 +52,18 @@ extension ThumbnailService {
         // pool's, which every request's async code shares.
         let outcome = await withCheckedContinuation { (continuation: CheckedContinuation<Result<(Data, Double, Double), ImageCodecError>, Never>) in
             DispatchQueue.global(qos: .userInitiated).async {
-                continuation.resume(returning: Result { () throws(ImageCodecError) -> (Data, Double, Double) in
-                    let decodeStarted = ContinuousClock.now
-                    let bitmap = try input.image.decode(decoding).bitmap
-                    let encodeStarted = ContinuousClock.now
-                    let data = switch format {
-                    case .jpeg: try ImageEncoder.jpeg(bitmap, options: JPEGEncodingOptions(quality: quality))
-                    case .png: try ImageEncoder.png(bitmap)
-                    }
-                    return (data, (encodeStarted - decodeStarted).milliseconds, (ContinuousClock.now - encodeStarted).milliseconds)
-                })
+                continuation.resume(
+                    returning: Result { () throws(ImageCodecError) -> (Data, Double, Double) in
+                        let decodeStarted = ContinuousClock.now
+                        let bitmap = try input.image.decode(decoding).bitmap
+                        let encodeStarted = ContinuousClock.now
+                        let data =
+                            switch format {
+                            case .jpeg: try ImageEncoder.jpeg(bitmap, options: JPEGEncodingOptions(quality: quality))
+                            case .png: try ImageEncoder.png(bitmap)
+                            }
+                        return (data, (encodeStarted - decodeStarted).milliseconds, (ContinuousClock.now - encodeStarted).milliseconds)
+                    })
             }
         }
         admission.release(memory: plan.memoryBytes)
@@ -69,8 +71,9 @@ extension ThumbnailService {
         case .success(let (data, decode, encode)):
             let timing = PhaseTiming(queue: queue, download: input.download, decode: decode, encode: encode)
             metrics.recordPhases(timing)
-            let image = RenderedImage(data: data, contentType: format.contentType, etag: input.etag, lastModified: input.lastModified,
-                                      sourceHasAlpha: input.header.hasAlpha, timing: timing)
+            let image = RenderedImage(
+                data: data, contentType: format.contentType, etag: input.etag, lastModified: input.lastModified,
+                sourceHasAlpha: input.header.hasAlpha, timing: timing)
             results.store(image, forKey: input.resultKey)
             return .success(image)
         case .failure(let error):

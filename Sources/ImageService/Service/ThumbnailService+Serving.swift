@@ -25,10 +25,13 @@ extension ThumbnailService {
         if let ifNoneMatch = request.ifNoneMatch {
             outcome = await produce(job, ifNoneMatch: ifNoneMatch)
         } else {
-            outcome = await flights.result(for: job.flightKey, onJoin: { [counters, metrics] in
-                counters.addCoalesced()
-                metrics.coalesced.increment()
-            }) { [self] in
+            outcome = await flights.result(
+                for: job.flightKey,
+                onJoin: { [counters, metrics] in
+                    counters.addCoalesced()
+                    metrics.coalesced.increment()
+                }
+            ) { [self] in
                 await produce(job, ifNoneMatch: nil)
             }
         }
@@ -84,12 +87,16 @@ extension ThumbnailService {
         }
 
         let resultKey = job.resultKey(format)
-        let render = RenderInput(image: source.image, options: job.options, format: format, etag: etag,
-                                 lastModified: source.lastModified, download: timing.download, resultKey: resultKey, source: job.source)
-        let result = await renders.result(for: resultKey + "|" + etag, onJoin: { [counters, metrics] in
-            counters.addCoalesced()
-            metrics.coalesced.increment()
-        }) { [self] in
+        let render = RenderInput(
+            image: source.image, options: job.options, format: format, etag: etag,
+            lastModified: source.lastModified, download: timing.download, resultKey: resultKey, source: job.source)
+        let result = await renders.result(
+            for: resultKey + "|" + etag,
+            onJoin: { [counters, metrics] in
+                counters.addCoalesced()
+                metrics.coalesced.increment()
+            }
+        ) { [self] in
             await self.render(render)
         }
         return result.map { .rendered($0, layer: layer) }
@@ -107,7 +114,8 @@ extension ThumbnailService {
             counters.addNotModified()
             return notModified(etag: image.etag, lastModified: image.lastModified, layer: layer)
         }
-        var headers = [("Content-Type", image.contentType), ("Content-Length", String(image.data.count))] + cachingHeaders(image.etag, image.lastModified)
+        var headers =
+            [("Content-Type", image.contentType), ("Content-Length", String(image.data.count))] + cachingHeaders(image.etag, image.lastModified)
         headers.append(("Server-Timing", timing?.headerValue ?? "cache;desc=\"\(layer)\""))
         headers.append(("Image-Engine-Cache", layer))
         return ServiceResponse(status: 200, headers: headers, body: image.data, cacheLayer: layer)

@@ -48,13 +48,17 @@ public final class ThumbnailService: Sendable {
     /// A service with `configuration`, logging one line per request to `logger` and recording
     /// metrics with `metricsFactory` (by default the global `MetricsSystem`). Throws when a
     /// cache directory cannot be opened (locked by another process, not writable).
-    public convenience init(configuration: Configuration, logger: Logger = Logger(label: "image-engine"),
-                            metricsFactory: (any MetricsFactory)? = nil) throws(DiskCacheError) {
+    public convenience init(
+        configuration: Configuration, logger: Logger = Logger(label: "image-engine"),
+        metricsFactory: (any MetricsFactory)? = nil
+    ) throws(DiskCacheError) {
         try self.init(configuration: configuration, logger: logger, metricsFactory: metricsFactory, whileAdmitted: nil)
     }
 
-    init(configuration: Configuration, logger: Logger, metricsFactory: (any MetricsFactory)?,
-         whileAdmitted: (@Sendable () async -> Void)?) throws(DiskCacheError) {
+    init(
+        configuration: Configuration, logger: Logger, metricsFactory: (any MetricsFactory)?,
+        whileAdmitted: (@Sendable () async -> Void)?
+    ) throws(DiskCacheError) {
         self.configuration = configuration
         self.logger = logger
         self.whileAdmitted = whileAdmitted
@@ -67,20 +71,26 @@ public final class ThumbnailService: Sendable {
         var resultDisk: DiskCache?
         if let directory = configuration.cacheDirectory {
             let resultShare = max(1 << 20, configuration.cacheSize / 4)
-            sourceDisk = try DiskCache(directory: directory.appendingPathComponent("sources"),
-                                       configuration: DiskCacheConfiguration(sizeLimit: max(1 << 20, configuration.cacheSize - resultShare)))
-            resultDisk = try DiskCache(directory: directory.appendingPathComponent("results"),
-                                       configuration: DiskCacheConfiguration(sizeLimit: resultShare))
+            sourceDisk = try DiskCache(
+                directory: directory.appendingPathComponent("sources"),
+                configuration: DiskCacheConfiguration(sizeLimit: max(1 << 20, configuration.cacheSize - resultShare)))
+            resultDisk = try DiskCache(
+                directory: directory.appendingPathComponent("results"),
+                configuration: DiskCacheConfiguration(sizeLimit: resultShare))
         }
         let loader = GuardedDataLoader(configuration: .init(policy: configuration.sourcePolicy, timeout: configuration.downloadTimeout))
-        pipeline = ImagePipeline(configuration: ImagePipeline.Configuration(
-            dataLoader: loader, strategy: .encodedResponse, memoryCacheLimit: configuration.sourceMemoryLimit, diskCache: sourceDisk,
-            maximumConcurrentDownloads: configuration.maximumConcurrentDownloads, maximumResponseSize: configuration.maxSourceBytes,
-            decodingLimits: limits))
-        results = ResultCache(memoryLimit: configuration.resultMemoryLimit, disk: resultDisk, lifetime: TimeInterval(configuration.timeToLive),
-                              onDiskError: { metrics.diskErrors.increment() })
-        admission = CPUAdmission(workers: configuration.workers, queueLimit: configuration.queueLimit,
-                                 memoryBudget: configuration.memoryBudget) { snapshot in
+        pipeline = ImagePipeline(
+            configuration: ImagePipeline.Configuration(
+                dataLoader: loader, strategy: .encodedResponse, memoryCacheLimit: configuration.sourceMemoryLimit, diskCache: sourceDisk,
+                maximumConcurrentDownloads: configuration.maximumConcurrentDownloads, maximumResponseSize: configuration.maxSourceBytes,
+                decodingLimits: limits))
+        results = ResultCache(
+            memoryLimit: configuration.resultMemoryLimit, disk: resultDisk, lifetime: TimeInterval(configuration.timeToLive),
+            onDiskError: { metrics.diskErrors.increment() })
+        admission = CPUAdmission(
+            workers: configuration.workers, queueLimit: configuration.queueLimit,
+            memoryBudget: configuration.memoryBudget
+        ) { snapshot in
             metrics.workersBusy.set(snapshot.busy)
             metrics.queued.set(snapshot.waiting)
         }
@@ -145,9 +155,12 @@ public final class ThumbnailService: Sendable {
         let milliseconds = duration.milliseconds
         let path = request.path.count > 256 ? String(request.path.prefix(256)) + "…" : request.path
         let bytes = request.isHead ? 0 : response.body.count
-        logger.info("\(request.method) \(path) \(response.status) \(bytes) B \(String(format: "%.1f", milliseconds)) ms\(response.cacheLayer.map { " " + $0 } ?? "")",
-                    metadata: ["method": "\(request.method)", "path": "\(path)", "status": .stringConvertible(response.status),
-                               "bytes": .stringConvertible(bytes), "ms": .stringConvertible((milliseconds * 10).rounded() / 10),
-                               "cache": "\(response.cacheLayer ?? "-")"])
+        logger.info(
+            "\(request.method) \(path) \(response.status) \(bytes) B \(String(format: "%.1f", milliseconds)) ms\(response.cacheLayer.map { " " + $0 } ?? "")",
+            metadata: [
+                "method": "\(request.method)", "path": "\(path)", "status": .stringConvertible(response.status),
+                "bytes": .stringConvertible(bytes), "ms": .stringConvertible((milliseconds * 10).rounded() / 10),
+                "cache": "\(response.cacheLayer ?? "-")"
+            ])
     }
 }

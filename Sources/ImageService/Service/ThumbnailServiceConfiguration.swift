@@ -50,12 +50,14 @@ extension ThumbnailService {
         public var maximumConcurrentDownloads: Int
 
         /// A configuration with `keys` (empty and `requiresSignature` false for `--unsafe`).
-        public init(keys: [SigningKey], requiresSignature: Bool = true, sourcePolicy: SourcePolicy = SourcePolicy(),
-                    workers: Int = ProcessInfo.processInfo.activeProcessorCount, queueLimit: Int? = nil, memoryBudget: Int = 512 << 20,
-                    maxSourceBytes: Int = 64 << 20, maxSourcePixels: Int = 100_000_000, downloadTimeout: TimeInterval = 10,
-                    maxOutputSide: Int = 8192, maxPathLength: Int = 8192, timeToLive: Int = 31_536_000, defaultQuality: Int = 80,
-                    cacheDirectory: URL? = nil, cacheSize: Int = 1 << 30, resultMemoryLimit: Int = defaultMemoryCache / 2,
-                    sourceMemoryLimit: Int = defaultMemoryCache / 2, maximumConcurrentDownloads: Int = 64) {
+        public init(
+            keys: [SigningKey], requiresSignature: Bool = true, sourcePolicy: SourcePolicy = SourcePolicy(),
+            workers: Int = ProcessInfo.processInfo.activeProcessorCount, queueLimit: Int? = nil, memoryBudget: Int = 512 << 20,
+            maxSourceBytes: Int = 64 << 20, maxSourcePixels: Int = 100_000_000, downloadTimeout: TimeInterval = 10,
+            maxOutputSide: Int = 8192, maxPathLength: Int = 8192, timeToLive: Int = 31_536_000, defaultQuality: Int = 80,
+            cacheDirectory: URL? = nil, cacheSize: Int = 1 << 30, resultMemoryLimit: Int = defaultMemoryCache / 2,
+            sourceMemoryLimit: Int = defaultMemoryCache / 2, maximumConcurrentDownloads: Int = 64
+        ) {
             self.keys = keys
             self.requiresSignature = requiresSignature
             self.sourcePolicy = sourcePolicy

@@ -54,13 +54,18 @@ public final class GuardedDataLoader: DataLoading, @unchecked Sendable {
         for client in clients.values { client.shutdown { _ in } }
     }
 
-    public func loadData(for request: URLRequest, maximumBodySize: Int,
-                         progress: @escaping @Sendable (_ received: Int, _ expected: Int?) -> Void)
-        async throws(DataLoadingError) -> DataLoadingResponse {
+    public func loadData(
+        for request: URLRequest, maximumBodySize: Int,
+        progress: @escaping @Sendable (_ received: Int, _ expected: Int?) -> Void
+    ) async throws(DataLoadingError) -> DataLoadingResponse {
         guard let url = request.url else { throw .notPermitted(host: "") }
         let timeout = configuration.timeout
         let outcome = await withTaskGroup(of: Result<DataLoadingResponse, DataLoadingError>?.self) { group in
-            group.addTask { await Result.capturing { () throws(DataLoadingError) in try await self.fetch(request, from: url, limit: maximumBodySize, progress: progress) } }
+            group.addTask {
+                await Result.capturing { () throws(DataLoadingError) in
+                    try await self.fetch(request, from: url, limit: maximumBodySize, progress: progress)
+                }
+            }
             group.addTask {
                 try? await Task.sleep(for: .seconds(timeout))
                 return Task.isCancelled ? nil : .failure(.timedOut)
@@ -74,8 +79,10 @@ public final class GuardedDataLoader: DataLoading, @unchecked Sendable {
         return try outcome.get()
     }
 
-    private func fetch(_ original: URLRequest, from start: URL, limit: Int,
-                       progress: @escaping @Sendable (Int, Int?) -> Void) async throws(DataLoadingError) -> DataLoadingResponse {
+    private func fetch(
+        _ original: URLRequest, from start: URL, limit: Int,
+        progress: @escaping @Sendable (Int, Int?) -> Void
+    ) async throws(DataLoadingError) -> DataLoadingResponse {
         var url = start
         var redirects = 0
         while true {
@@ -101,7 +108,8 @@ public final class GuardedDataLoader: DataLoading, @unchecked Sendable {
             let status = Int(response.status.code)
             if [301, 302, 303, 307, 308].contains(status) {
                 guard redirects < configuration.maximumRedirects, let location = response.headers.first(name: "location"),
-                      let next = URL(string: location, relativeTo: url)?.absoluteURL else { throw .redirectRefused }
+                    let next = URL(string: location, relativeTo: url)?.absoluteURL
+                else { throw .redirectRefused }
                 redirects += 1
                 url = next
                 continue
@@ -137,8 +145,9 @@ public final class GuardedDataLoader: DataLoading, @unchecked Sendable {
         let key = host + "|" + address.description
         let (client, evicted) = lock.withLock { () -> (HTTPClient, HTTPClient?) in
             if let existing = clients[key] { return (existing, nil) }
-            var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow,
-                                                         timeout: .init(connect: .seconds(10), read: .seconds(Int64(max(1, self.configuration.timeout)))))
+            var configuration = HTTPClient.Configuration(
+                redirectConfiguration: .disallow,
+                timeout: .init(connect: .seconds(10), read: .seconds(Int64(max(1, self.configuration.timeout)))))
             configuration.dnsOverride = [host: address.description]
             configuration.httpVersion = .http1Only
             let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
@@ -170,7 +179,8 @@ public final class GuardedDataLoader: DataLoading, @unchecked Sendable {
             }
         }
         if let error = error as? NIOConnectionError {
-            return error.connectionErrors.contains { ($0.error as? IOError)?.errnoCode == ECONNREFUSED } ? .cannotConnect(.refused) : .cannotConnect(.unreachable)
+            return error.connectionErrors.contains { ($0.error as? IOError)?.errnoCode == ECONNREFUSED }
+                ? .cannotConnect(.refused) : .cannotConnect(.unreachable)
         }
         if error is ChannelError { return .connectionLost }
         return .other(code: 0)

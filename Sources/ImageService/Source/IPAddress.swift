@@ -64,7 +64,7 @@ public enum IPAddress: Sendable, Hashable, CustomStringConvertible {
         (0xC058_6300, 24, "6to4 relay anycast (192.88.99.0/24)"), (0xC0A8_0000, 16, "private (192.168.0.0/16)"),
         (0xC612_0000, 15, "benchmarking (198.18.0.0/15)"), (0xC633_6400, 24, "documentation (198.51.100.0/24)"),
         (0xCB00_7100, 24, "documentation (203.0.113.0/24)"), (0xE000_0000, 4, "multicast (224.0.0.0/4)"),
-        (0xF000_0000, 4, "reserved or broadcast (240.0.0.0/4)"),
+        (0xF000_0000, 4, "reserved or broadcast (240.0.0.0/4)")
     ]
 
     private static func v4Refusal(_ value: UInt32) -> String? {

@@ -43,13 +43,17 @@ enum OptionParser {
             case "dpr":
                 try limitArguments(1)
                 if let value = argument(0) {
-                    guard let dpr = Double(value), dpr.isFinite, dpr > 0, dpr <= 8 else { throw Failure(message: "dpr: must be a number in (0, 8], got \(value)") }
+                    guard let dpr = Double(value), dpr.isFinite, dpr > 0, dpr <= 8 else {
+                        throw Failure(message: "dpr: must be a number in (0, 8], got \(value)")
+                    }
                     options.dpr = dpr
                 }
             case "quality", "q":
                 try limitArguments(1)
                 if let value = argument(0) {
-                    guard let quality = Int(value), (0...100).contains(quality) else { throw Failure(message: "\(name): must be 0-100, got \(value)") }
+                    guard let quality = Int(value), (0...100).contains(quality) else {
+                        throw Failure(message: "\(name): must be 0-100, got \(value)")
+                    }
                     options.quality = quality == 0 ? nil : quality
                 }
             case "format", "f", "ext":

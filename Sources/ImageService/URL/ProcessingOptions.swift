@@ -67,14 +67,15 @@ public struct ProcessingOptions: Sendable, Hashable {
         guard boxWidth > 0 || boxHeight > 0 else { return nil }
         // A zero side fits by the other; fill-down still never enlarges.
         if boxWidth == 0 || boxHeight == 0 { return .fit(width: boxWidth, height: boxHeight, enlarge: enlarge && resizingType != .fillDown) }
-        let mode: Resize.Mode = switch resizingType {
-        case .fit: .fit
-        case .fill: .fill
-        case .fillDown: .fillDown
-        case .force: .force
-        case .auto:
-            boxWidth == boxHeight || sourceWidth == sourceHeight || (boxWidth > boxHeight) == (sourceWidth > sourceHeight) ? .fill : .fit
-        }
+        let mode: Resize.Mode =
+            switch resizingType {
+            case .fit: .fit
+            case .fill: .fill
+            case .fillDown: .fillDown
+            case .force: .force
+            case .auto:
+                boxWidth == boxHeight || sourceWidth == sourceHeight || (boxWidth > boxHeight) == (sourceWidth > sourceHeight) ? .fill : .fit
+            }
         return Resize(mode: mode, width: boxWidth, height: boxHeight, gravity: gravity, enlarge: enlarge)
     }
 
@@ -86,8 +87,10 @@ public struct ProcessingOptions: Sendable, Hashable {
     public var canonical: String {
         // fill-down and force never enlarge: `:1` on them is the same request as `:0`.
         let enlarges = enlarge && resizingType != .fillDown && resizingType != .force
-        var parts = ["rt:\(resizingType.rawValue)", "w:\(width)", "h:\(height)", "el:\(enlarges ? 1 : 0)", "g:\(gravity)", "dpr:\(dpr)",
-                     "q:\(quality.map(String.init) ?? "default")"]
+        var parts = [
+            "rt:\(resizingType.rawValue)", "w:\(width)", "h:\(height)", "el:\(enlarges ? 1 : 0)", "g:\(gravity)", "dpr:\(dpr)",
+            "q:\(quality.map(String.init) ?? "default")"
+        ]
         if let cacheBuster { parts.append("cb:\(cacheBuster)") }
         return parts.joined(separator: "/")
     }

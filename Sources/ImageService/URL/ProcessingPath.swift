@@ -38,7 +38,9 @@ struct ProcessingPath: Sendable, Equatable {
                 ext = String(plain[plain.index(after: at)...])
                 plain = String(plain[..<at])
             }
-            guard let source = plain.removingPercentEncoding, !source.isEmpty else { throw Failure(message: "the plain source URL is not percent-encoded text") }
+            guard let source = plain.removingPercentEncoding, !source.isEmpty else {
+                throw Failure(message: "the plain source URL is not percent-encoded text")
+            }
             return (options, source, ext)
         }
         var encoded = segments[index...].joined()

@@ -49,11 +49,11 @@ enum TestImages {
             bigEndian ? [0, 0, UInt8(v >> 8), UInt8(v & 0xFF)] : [UInt8(v & 0xFF), UInt8(v >> 8), 0, 0]
         }
         var tiff: [UInt8] = bigEndian ? [0x4D, 0x4D] : [0x49, 0x49]
-        tiff += u16(42) + u32(8)                     // header, IFD0 at offset 8
-        tiff += u16(1)                               // one entry
-        tiff += u16(0x0112) + u16(3) + u32(1)        // Orientation, SHORT, count 1
-        tiff += u16(orientation) + [0, 0]            // value, padded to 4 bytes
-        tiff += u32(0)                               // no next IFD
+        tiff += u16(42) + u32(8) // header, IFD0 at offset 8
+        tiff += u16(1) // one entry
+        tiff += u16(0x0112) + u16(3) + u32(1) // Orientation, SHORT, count 1
+        tiff += u16(orientation) + [0, 0] // value, padded to 4 bytes
+        tiff += u32(0) // no next IFD
         let payload: [UInt8] = Array("Exif".utf8) + [0, 0] + tiff
         let length = payload.count + 2
         let segment: [UInt8] = [0xFF, 0xE1, UInt8(length >> 8), UInt8(length & 0xFF)] + payload

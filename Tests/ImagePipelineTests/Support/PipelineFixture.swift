@@ -12,17 +12,23 @@ struct PipelineFixture {
     let directory: TemporaryDirectory
 
     /// Photos served, by path (`SmallPhotos`).
-    static let photos: [String: Data] = Dictionary(uniqueKeysWithValues: SmallPhotos.names.compactMap { name in
-        (try? SmallPhotos.data(name)).map { (name, $0) }
-    })
+    static let photos: [String: Data] = Dictionary(
+        uniqueKeysWithValues: SmallPhotos.names.compactMap { name in
+            (try? SmallPhotos.data(name)).map { (name, $0) }
+        })
 
-    static func start(throttle: ImageServer.Throttle? = nil, cacheControl: String? = "max-age=3600",
-                      clock: any CacheClock = SystemClock()) async throws -> PipelineFixture {
+    static func start(
+        throttle: ImageServer.Throttle? = nil, cacheControl: String? = "max-age=3600",
+        clock: any CacheClock = SystemClock()
+    ) async throws -> PipelineFixture {
         let server = try await ImageServer.start(throttle: throttle, now: { clock.now })
         for path in ["kite.jpg", "ladybird.jpg", "grey.jpg", "calla.png"] {
             let data = try #require(photos[path], "sample photo \(path) could not be prepared")
-            server.serve(path, ImageServer.Resource(data: data, contentType: path.hasSuffix(".png") ? "image/png" : "image/jpeg",
-                                                    lastModified: Date(timeIntervalSince1970: 1_700_000_000), cacheControl: cacheControl))
+            server.serve(
+                path,
+                ImageServer.Resource(
+                    data: data, contentType: path.hasSuffix(".png") ? "image/png" : "image/jpeg",
+                    lastModified: Date(timeIntervalSince1970: 1_700_000_000), cacheControl: cacheControl))
         }
         return PipelineFixture(server: server, directory: try TemporaryDirectory())
     }
@@ -48,9 +54,11 @@ struct PipelineFixture {
     }
 
     /// A pipeline loading from the server with short timeouts.
-    func pipeline(strategy: ImagePipeline.CacheStrategy = .downsampled, disk: DiskCache? = nil, storesThumbnails: Bool = false,
-                  coalesces: Bool = true, maximumResponseSize: Int = 64 << 20, timeout: TimeInterval = 30,
-                  clock: any CacheClock = SystemClock(), configure: (inout ImagePipeline.Configuration) -> Void = { _ in }) -> ImagePipeline {
+    func pipeline(
+        strategy: ImagePipeline.CacheStrategy = .downsampled, disk: DiskCache? = nil, storesThumbnails: Bool = false,
+        coalesces: Bool = true, maximumResponseSize: Int = 64 << 20, timeout: TimeInterval = 30,
+        clock: any CacheClock = SystemClock(), configure: (inout ImagePipeline.Configuration) -> Void = { _ in }
+    ) -> ImagePipeline {
         var configuration = ImagePipeline.Configuration(
             dataLoader: URLSessionDataLoader(configuration: .init(connectTimeout: timeout, idleTimeout: timeout, requestTimeout: timeout)),
             strategy: strategy, storesThumbnails: storesThumbnails, memoryCacheLimit: 256 << 20, diskCache: disk,

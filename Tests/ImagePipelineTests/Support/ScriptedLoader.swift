@@ -23,9 +23,10 @@ final class ScriptedLoader: DataLoading, @unchecked Sendable {
     /// Names of the requests the pipeline cancelled while they waited.
     var cancelledNames: [String] { lock.withLock { cancelled } }
 
-    func loadData(for request: URLRequest, maximumBodySize: Int,
-                  progress: @escaping @Sendable (_ received: Int, _ expected: Int?) -> Void)
-        async throws(DataLoadingError) -> DataLoadingResponse {
+    func loadData(
+        for request: URLRequest, maximumBodySize: Int,
+        progress: @escaping @Sendable (_ received: Int, _ expected: Int?) -> Void
+    ) async throws(DataLoadingError) -> DataLoadingResponse {
         let name = request.url?.lastPathComponent ?? ""
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
@@ -52,7 +53,8 @@ final class ScriptedLoader: DataLoading, @unchecked Sendable {
     /// Completes the request for `name` with its body (or a 404 if none was set).
     func finish(_ name: String) {
         let (continuation, body) = lock.withLock { (pending.removeValue(forKey: name), bodies[name]) }
-        let response = body.map { DataLoadingResponse(statusCode: 200, headers: ["Cache-Control": "max-age=60"], data: $0) }
+        let response =
+            body.map { DataLoadingResponse(statusCode: 200, headers: ["Cache-Control": "max-age=60"], data: $0) }
             ?? DataLoadingResponse(statusCode: 404)
         continuation?.resume(returning: .success(response))
     }

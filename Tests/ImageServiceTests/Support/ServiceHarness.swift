@@ -37,16 +37,22 @@ final class ServiceHarness: Sendable {
     /// Starts the origin (serving the small photos at `/NAME`), a service configured by
     /// `configure`, and its server.
     /// `gate`, when given, holds every render in its worker slot until it opens.
-    static func start(diskCache: Bool = false, gate: Gate? = nil,
-                      configure: (inout ThumbnailService.Configuration) -> Void = { _ in }) async throws -> ServiceHarness {
+    static func start(
+        diskCache: Bool = false, gate: Gate? = nil,
+        configure: (inout ThumbnailService.Configuration) -> Void = { _ in }
+    ) async throws -> ServiceHarness {
         let origin = try await ImageServer.start()
         for name in SmallPhotos.names {
-            origin.serve("/\(name)", ImageServer.Resource(data: try SmallPhotos.data(name), contentType: name.hasSuffix(".png") ? "image/png" : "image/jpeg",
-                                                          lastModified: Date(timeIntervalSince1970: 1_700_000_000)))
+            origin.serve(
+                "/\(name)",
+                ImageServer.Resource(
+                    data: try SmallPhotos.data(name), contentType: name.hasSuffix(".png") ? "image/png" : "image/jpeg",
+                    lastModified: Date(timeIntervalSince1970: 1_700_000_000)))
         }
         let directory = diskCache ? try TemporaryDirectory() : nil
-        var configuration = ThumbnailService.Configuration(keys: [documentationKey],
-                                                           sourcePolicy: SourcePolicy(trustedEndpoints: ["127.0.0.1:\(origin.port)"]), workers: 2)
+        var configuration = ThumbnailService.Configuration(
+            keys: [documentationKey],
+            sourcePolicy: SourcePolicy(trustedEndpoints: ["127.0.0.1:\(origin.port)"]), workers: 2)
         configuration.cacheDirectory = directory?.url
         configure(&configuration)
         let registry = PrometheusCollectorRegistry()
@@ -54,12 +60,16 @@ final class ServiceHarness: Sendable {
         let logger = Logger(label: "test") { _ in JSONLogHandler(label: "test") { logLines.append($0) } }
         var whileAdmitted: (@Sendable () async -> Void)?
         if let gate { whileAdmitted = { await gate.pass() } }
-        let service = try ThumbnailService(configuration: configuration, logger: logger, metricsFactory: PrometheusMetricsFactory(registry: registry),
-                                           whileAdmitted: whileAdmitted)
-        let server = ThumbnailServer(service: service, configuration: .init(address: ServerAddress(host: "127.0.0.1", port: 0),
-                                                                            metricsAddress: ServerAddress(host: "127.0.0.1", port: 0),
-                                                                            shutdownTimeout: .seconds(10), shutdownSignals: []),
-                                     registry: registry)
+        let service = try ThumbnailService(
+            configuration: configuration, logger: logger, metricsFactory: PrometheusMetricsFactory(registry: registry),
+            whileAdmitted: whileAdmitted)
+        let server = ThumbnailServer(
+            service: service,
+            configuration: .init(
+                address: ServerAddress(host: "127.0.0.1", port: 0),
+                metricsAddress: ServerAddress(host: "127.0.0.1", port: 0),
+                shutdownTimeout: .seconds(10), shutdownSignals: []),
+            registry: registry)
         let (ports, continuation) = AsyncStream<(String, Int)>.makeStream()
         let runner = Task {
             try await server.run(onListening: { continuation.yield(("service", $0)) }, onMetricsListening: { continuation.yield(("metrics", $0)) })
@@ -69,15 +79,19 @@ final class ServiceHarness: Sendable {
             found[name] = port
             if found.count == 2 { break }
         }
-        var clientConfiguration = HTTPClient.Configuration(redirectConfiguration: .disallow, timeout: .init(connect: .seconds(10), read: .seconds(60)))
+        var clientConfiguration = HTTPClient.Configuration(
+            redirectConfiguration: .disallow, timeout: .init(connect: .seconds(10), read: .seconds(60)))
         clientConfiguration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 64
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
-        return ServiceHarness(origin: origin, service: service, server: server, port: found["service"] ?? 0, metricsPort: found["metrics"] ?? 0,
-                              client: client, logLines: logLines, runner: runner, cacheDirectory: directory)
+        return ServiceHarness(
+            origin: origin, service: service, server: server, port: found["service"] ?? 0, metricsPort: found["metrics"] ?? 0,
+            client: client, logLines: logLines, runner: runner, cacheDirectory: directory)
     }
 
-    private init(origin: ImageServer, service: ThumbnailService, server: ThumbnailServer, port: Int, metricsPort: Int, client: HTTPClient,
-                 logLines: LogLines, runner: Task<Void, any Error>, cacheDirectory: TemporaryDirectory?) {
+    private init(
+        origin: ImageServer, service: ThumbnailService, server: ThumbnailServer, port: Int, metricsPort: Int, client: HTTPClient,
+        logLines: LogLines, runner: Task<Void, any Error>, cacheDirectory: TemporaryDirectory?
+    ) {
         self.origin = origin
         self.service = service
         self.server = server
