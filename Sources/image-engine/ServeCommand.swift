@@ -45,11 +45,18 @@ struct ServeCommand: AsyncParsableCommand {
             valueName: "size"))
     var memoryCache: ByteCount = ByteCount(bytes: ThumbnailService.Configuration.defaultMemoryCache)
 
-    @Option(name: .long, parsing: .singleValue, help: ArgumentHelp("Only fetch sources starting with PREFIX (repeatable).", valueName: "prefix"))
+    @Option(
+        name: .long, parsing: .singleValue,
+        help: ArgumentHelp(
+            "Only fetch sources with this scheme, host and port, under this path at a / boundary (repeatable): https://host[:port][/path].",
+            valueName: "url"))
     var allowedSource: [String] = []
 
-    @Flag(name: .long, help: "Allow sources on loopback, private, link-local and other non-public addresses.")
+    @Flag(name: .long, help: "Allow sources on loopback, private and other non-public addresses (not link-local ones).")
     var allowPrivateSources = false
+
+    @Flag(name: .long, help: "Allow sources on link-local addresses, cloud metadata endpoints included (169.254.0.0/16, fe80::/10).")
+    var allowLinkLocalSources = false
 
     @Flag(name: .long, help: "Accept unsigned URLs (the signature segment is ignored). Never on a public network.")
     var unsafe = false
@@ -95,8 +102,8 @@ struct ServeCommand: AsyncParsableCommand {
         if !(downloadTimeout > 0 && downloadTimeout.isFinite) { throw ValidationError("--download-timeout must be a positive number of seconds") }
         if ttl < 0 { throw ValidationError("--ttl must be 0 or more seconds, got \(ttl)") }
         if !(shutdownTimeout >= 0 && shutdownTimeout.isFinite) { throw ValidationError("--shutdown-timeout must be 0 or more seconds") }
-        for prefix in allowedSource where !(prefix.hasPrefix("http://") || prefix.hasPrefix("https://")) {
-            throw ValidationError("--allowed-source must start with http:// or https://, got '\(prefix)'")
+        for source in allowedSource where AllowedSource(source) == nil {
+            throw ValidationError("--allowed-source must be http(s)://host[:port][/path] without credentials, query or dot segments, got '\(source)'")
         }
         _ = try Self.keys(unsafe: unsafe)
     }
@@ -127,7 +134,9 @@ struct ServeCommand: AsyncParsableCommand {
         let workers = workers ?? ProcessInfo.processInfo.activeProcessorCount
         let configuration = ThumbnailService.Configuration(
             keys: keys, requiresSignature: !unsafe,
-            sourcePolicy: SourcePolicy(allowedPrefixes: allowedSource, allowsPrivateAddresses: allowPrivateSources),
+            sourcePolicy: SourcePolicy(
+                allowedSources: allowedSource.compactMap(AllowedSource.init), allowsPrivateAddresses: allowPrivateSources,
+                allowsLinkLocalAddresses: allowLinkLocalSources),
             workers: workers, queueLimit: queue, memoryBudget: maxMemory.bytes, maxSourceBytes: maxSrcBytes.bytes,
             maxSourcePixels: maxSrcPixels, downloadTimeout: downloadTimeout, timeToLive: ttl,
             cacheDirectory: cacheDir.map { URL(fileURLWithPath: $0, isDirectory: true) }, cacheSize: cacheSize.bytes,

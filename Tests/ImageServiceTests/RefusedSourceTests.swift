@@ -66,4 +66,13 @@ struct RefusedSourceTests {
         #expect(counter.connections >= 1)
         await harness.stop()
     }
+
+    @Test("cloud metadata stays refused with --allow-private-sources alone; --allow-link-local-sources opens it")
+    func linkLocal() async throws {
+        let harness = try await ServiceHarness.start { $0.sourcePolicy.allowsPrivateAddresses = true }
+        let metadata = try await harness.get(harness.path("w:10", "http://169.254.169.254/latest/meta-data/iam.jpg"))
+        // 404 from the policy, not the 502 or 504 an attempted connection would give.
+        #expect(metadata.status == 404 && metadata.text.contains("not allowed"), "\(metadata.status) \(metadata.text)")
+        await harness.stop()
+    }
 }

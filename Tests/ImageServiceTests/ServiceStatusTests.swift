@@ -117,15 +117,15 @@ struct ServiceStatusTests {
         await harness.stop()
     }
 
-    @Test("404: the origin's 404, a source outside the allowed prefixes")
+    @Test("404: the origin's 404, a source outside the allowed sources")
     func notFound() async throws {
-        let harness = try await ServiceHarness.start { $0.sourcePolicy.allowedPrefixes = [] }
+        let harness = try await ServiceHarness.start { $0.sourcePolicy.allowedSources = [] }
         let missing = try await harness.get(harness.path("w:10", harness.source("missing.jpg")))
         #expect(missing.status == 404 && missing.text == "not found: the source answered 404\n" && missing.header("Cache-Control") == "no-store")
         await harness.stop()
-        let prefixed = try await ServiceHarness.start { $0.sourcePolicy.allowedPrefixes = ["https://cdn.example.com/"] }
+        let prefixed = try await ServiceHarness.start { $0.sourcePolicy.allowedSources = [AllowedSource("https://cdn.example.com/")!] }
         let outside = try await prefixed.get(prefixed.path("w:10", prefixed.source("kite.jpg")))
-        #expect(outside.status == 404 && outside.text.contains("not under an allowed source prefix"))
+        #expect(outside.status == 404 && outside.text.contains("not under an allowed source"))
         #expect(prefixed.origin.statistics.requests == 0)
         await prefixed.stop()
     }

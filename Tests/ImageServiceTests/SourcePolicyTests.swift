@@ -21,7 +21,55 @@ struct SourcePolicyTests {
         let refusal = try #require(address.refusal, "\(text) must be refused")
         #expect(refusal.contains(reason), "\(text): \(refusal)")
         #expect(SourcePolicy().refusal(of: address, port: 80) != nil)
-        #expect(SourcePolicy(allowsPrivateAddresses: true).refusal(of: address, port: 80) == nil)
+        // Private addresses open with --allow-private-sources; link-local ones (cloud metadata)
+        // only with --allow-link-local-sources.
+        let linkLocal = reason.contains("link-local")
+        #expect(address.isLinkLocal == linkLocal, "\(text)")
+        #expect((SourcePolicy(allowsPrivateAddresses: true).refusal(of: address, port: 80) == nil) == !linkLocal, "\(text)")
+        #expect((SourcePolicy(allowsLinkLocalAddresses: true).refusal(of: address, port: 80) == nil) == linkLocal, "\(text)")
+    }
+
+    @Test("cloud metadata endpoints are link-local: refused with only --allow-private-sources")
+    func metadata() throws {
+        for text in ["169.254.169.254", "fd00:ec2::254", "::ffff:169.254.169.254", "64:ff9b::a9fe:a9fe", "fe80::a9fe:a9fe"] {
+            let address = try #require(IPAddress(text))
+            #expect(address.isLinkLocal, "\(text)")
+            #expect(SourcePolicy(allowsPrivateAddresses: true).refusal(of: address, port: 80) != nil, "\(text)")
+            #expect(SourcePolicy(allowsPrivateAddresses: true, allowsLinkLocalAddresses: true).refusal(of: address, port: 80) == nil)
+        }
+        #expect(!IPAddress("fd00:ec2::253")!.isLinkLocal && IPAddress("fd00:ec2::253")!.refusal != nil, "other unique local: private")
+    }
+
+    @Test(
+        "an allowed source matches scheme, host and port exactly and the path at a / boundary",
+        arguments: [
+            ("https://images.example.com", "https://images.example.com/p/1.jpg", true),
+            ("https://images.example.com", "https://images.example.com.attacker.net/p/1.jpg", false),
+            ("https://images.example.com", "https://IMAGES.example.com/p/1.jpg", true),
+            ("https://images.example.com", "http://images.example.com/p/1.jpg", false),
+            ("https://images.example.com", "https://images.example.com:8443/p/1.jpg", false),
+            ("https://images.example.com", "https://images.example.com:443/p/1.jpg", true),
+            ("https://images.example.com:8443", "https://images.example.com:8443/a.jpg", true),
+            ("https://images.example.com/p", "https://images.example.com/p/1.jpg", true),
+            ("https://images.example.com/p/", "https://images.example.com/p/1.jpg", true),
+            ("https://images.example.com/p", "https://images.example.com/private/1.jpg", false),
+            ("https://images.example.com/p", "https://images.example.com/p", true),
+            ("https://images.example.com/p", "https://images.example.com/p/../secret.jpg", false),
+            ("https://images.example.com/p", "https://images.example.com/p/%2e%2e/secret.jpg", false),
+            ("https://images.example.com/p", "https://user@images.example.com/p/1.jpg", false)
+        ])
+    func allowedSource(_ allowed: String, _ url: String, _ expected: Bool) throws {
+        let source = try #require(AllowedSource(allowed))
+        let policy = SourcePolicy(allowedSources: [source])
+        #expect((policy.refusal(of: try #require(URL(string: url))) == nil) == expected, "\(allowed) for \(url)")
+    }
+
+    @Test("--allowed-source values that are not an origin and a path are refused", arguments: [
+        "images.example.com", "ftp://images.example.com/", "https://user:pw@images.example.com/", "https://images.example.com/?q=1",
+        "https://images.example.com/a/../b", "https:///p", ""
+    ])
+    func malformedAllowedSource(_ text: String) {
+        #expect(AllowedSource(text) == nil, "\(text)")
     }
 
     @Test(
@@ -51,10 +99,10 @@ struct SourcePolicyTests {
         arguments: [
             ("file:///etc/passwd", "http"), ("ftp://example.com/a.jpg", "http"), ("gopher://example.com/", "http"),
             ("data:image/png;base64,AAAA", "http"),
-            ("http://user:secret@example.com/a.jpg", "credentials"), ("https://other.example/a.jpg", "prefix")
+            ("http://user:secret@example.com/a.jpg", "credentials"), ("https://other.example/a.jpg", "allowed source")
         ])
     func urlForms(_ url: String, _ reason: String) throws {
-        let policy = SourcePolicy(allowedPrefixes: ["https://cdn.example.com/", "http://user:secret@example.com/"])
+        let policy = SourcePolicy(allowedSources: [AllowedSource("https://cdn.example.com/")!, AllowedSource("http://example.com/")!])
         let parsed = try #require(URL(string: url))
         let refusal = try #require(policy.refusal(of: parsed))
         #expect(refusal.contains(reason), "\(url): \(refusal)")

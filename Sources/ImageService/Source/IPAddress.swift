@@ -56,6 +56,34 @@ public enum IPAddress: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// True for link-local addresses (`169.254.0.0/16`, `fe80::/10`, and IPv6 forms embedding an
+    /// IPv4 one) and cloud metadata endpoints (AWS's `fd00:ec2::254`): what
+    /// ``SourcePolicy/allowsPrivateAddresses`` does not open.
+    public var isLinkLocal: Bool {
+        switch self {
+        case .v4(let value): return value >> 16 == 0xA9FE
+        case .v6(let bytes):
+            if bytes == Self.awsMetadataV6 { return true }
+            if bytes[0] == 0xFE && bytes[1] & 0xC0 == 0x80 { return true }
+            return Self.embeddedV4(bytes).map { $0 >> 16 == 0xA9FE } ?? false
+        }
+    }
+
+    /// `fd00:ec2::254`.
+    private static let awsMetadataV6: [UInt8] = [0xFD, 0x00, 0x0E, 0xC2] + [UInt8](repeating: 0, count: 10) + [0x02, 0x54]
+
+    /// The IPv4 address an IPv4-mapped, IPv4-compatible, NAT64 or 6to4 address carries.
+    private static func embeddedV4(_ b: [UInt8]) -> UInt32? {
+        func at(_ offset: Int) -> UInt32 {
+            UInt32(b[offset]) << 24 | UInt32(b[offset + 1]) << 16 | UInt32(b[offset + 2]) << 8 | UInt32(b[offset + 3])
+        }
+        let zeros = [UInt8](repeating: 0, count: 10)
+        if b.starts(with: zeros + [0xFF, 0xFF]) || b.starts(with: zeros + [0, 0]) { return at(12) }
+        if b.starts(with: [0x00, 0x64, 0xFF, 0x9B] + [UInt8](repeating: 0, count: 8)) { return at(12) }
+        if b.starts(with: [0x20, 0x02]) { return at(2) }
+        return nil
+    }
+
     private static let v4Ranges: [(base: UInt32, bits: Int, reason: String)] = [
         (0x0000_0000, 8, "unspecified (0.0.0.0/8)"), (0x0A00_0000, 8, "private (10.0.0.0/8)"),
         (0x6440_0000, 10, "carrier-grade NAT (100.64.0.0/10)"), (0x7F00_0000, 8, "loopback (127.0.0.0/8)"),

@@ -1,22 +1,32 @@
 import Foundation
 
-/// Which source URLs the service fetches: `http` and `https` only, optionally only under some
-/// prefixes, and never from an address that is loopback, private, link-local, CGNAT, multicast
-/// or otherwise not public (checked on the address actually connected to, after DNS and after
-/// every redirect) unless private sources are allowed.
+/// Which source URLs the service fetches: `http` and `https` only, optionally only from some
+/// origins and paths, and never from an address that is loopback, private, link-local, CGNAT,
+/// multicast or otherwise not public (checked on the address actually connected to, after DNS
+/// and after every redirect) unless such addresses are allowed.
 public struct SourcePolicy: Sendable, Hashable {
-    /// URL prefixes a source must start with; empty: any http or https URL.
-    public var allowedPrefixes: [String]
-    /// Lets sources resolve to private and loopback addresses (an origin on the same network).
+    /// Where sources may come from (scheme, host and port exactly, the path at or under a
+    /// `/` boundary); empty: any http or https URL.
+    public var allowedSources: [AllowedSource]
+    /// Lets sources resolve to loopback, private (RFC 1918, unique local), CGNAT and the other
+    /// non-public ranges — an origin on the same network — but not link-local ones.
     public var allowsPrivateAddresses: Bool
+    /// Lets sources resolve to link-local addresses (`169.254.0.0/16`, `fe80::/10`) and the
+    /// cloud metadata endpoints (`169.254.169.254`, `fd00:ec2::254`), which hand out a cloud
+    /// machine's credentials: only with an origin that really lives there.
+    public var allowsLinkLocalAddresses: Bool
     /// Exact `address:port` pairs exempt from the address check, whatever they are (a sidecar
     /// origin on loopback; the tests' origin) — narrower than `allowsPrivateAddresses`.
     public var trustedEndpoints: Set<String>
 
     /// A policy; by default any public http(s) source.
-    public init(allowedPrefixes: [String] = [], allowsPrivateAddresses: Bool = false, trustedEndpoints: Set<String> = []) {
-        self.allowedPrefixes = allowedPrefixes
+    public init(
+        allowedSources: [AllowedSource] = [], allowsPrivateAddresses: Bool = false, allowsLinkLocalAddresses: Bool = false,
+        trustedEndpoints: Set<String> = []
+    ) {
+        self.allowedSources = allowedSources
         self.allowsPrivateAddresses = allowsPrivateAddresses
+        self.allowsLinkLocalAddresses = allowsLinkLocalAddresses
         self.trustedEndpoints = trustedEndpoints
     }
 
@@ -25,17 +35,18 @@ public struct SourcePolicy: Sendable, Hashable {
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else { return "not an http or https URL" }
         guard let host = url.host, !host.isEmpty else { return "no host" }
         guard url.user == nil, url.password == nil else { return "credentials in the URL" }
-        if !allowedPrefixes.isEmpty, !allowedPrefixes.contains(where: { url.absoluteString.hasPrefix($0) }) {
-            return "not under an allowed source prefix"
+        if !allowedSources.isEmpty, !allowedSources.contains(where: { $0.allows(url) }) {
+            return "not under an allowed source"
         }
         return nil
     }
 
     /// Why connecting to `address` on `port` is refused, or nil.
     public func refusal(of address: IPAddress, port: Int) -> String? {
-        if allowsPrivateAddresses { return nil }
+        guard let refusal = address.refusal else { return nil }
         let endpoint = address.description.contains(":") ? "[\(address)]:\(port)" : "\(address):\(port)"
         if trustedEndpoints.contains(endpoint) { return nil }
-        return address.refusal
+        if address.isLinkLocal { return allowsLinkLocalAddresses ? nil : refusal }
+        return allowsPrivateAddresses ? nil : refusal
     }
 }

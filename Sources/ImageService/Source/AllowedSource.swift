@@ -1,0 +1,52 @@
+import Foundation
+
+/// One `--allowed-source` value, parsed: a source must have exactly its scheme, host and port,
+/// and a path under its path at a `/` boundary. A plain string prefix would let
+/// `https://images.example.com` allow `https://images.example.com.attacker.net/…` and
+/// `https://images.example.com/p` allow `https://images.example.com/private/…`.
+public struct AllowedSource: Sendable, Hashable, CustomStringConvertible {
+    /// `http` or `https`.
+    public let scheme: String
+    /// Lowercased.
+    public let host: String
+    /// The explicit port, or the scheme's default.
+    public let port: Int
+    /// The path a source must be at or under; `/` allows the whole host. No trailing `/`
+    /// except for the root.
+    public let path: String
+
+    /// Parses `https://host[:port][/path]`; nil for anything else (another scheme, credentials,
+    /// a query or fragment, dot segments).
+    public init?(_ text: String) {
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            let host = url.host?.lowercased(), !host.isEmpty, url.user == nil, url.password == nil, url.query == nil, url.fragment == nil,
+            let path = Self.normalisedPath(of: url)
+        else { return nil }
+        self.scheme = scheme
+        self.host = host
+        self.port = url.port ?? (scheme == "https" ? 443 : 80)
+        self.path = path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
+    }
+
+    /// True when `url` has this scheme, host and port and a path at or under this path.
+    public func allows(_ url: URL) -> Bool {
+        guard let scheme = url.scheme?.lowercased(), scheme == self.scheme, url.host?.lowercased() == host,
+            (url.port ?? (scheme == "https" ? 443 : 80)) == port, let urlPath = Self.normalisedPath(of: url)
+        else { return false }
+        return path == "/" || urlPath == path || urlPath.hasPrefix(path + "/")
+    }
+
+    public var description: String {
+        let defaultPort = scheme == "https" ? 443 : 80
+        return "\(scheme)://\(host)\(port == defaultPort ? "" : ":\(port)")\(path)"
+    }
+
+    /// The URL's path as sent, `/` when empty; nil when a segment, percent-decoded, is `.` or
+    /// `..` (an origin would resolve it out from under the allowed path).
+    private static func normalisedPath(of url: URL) -> String? {
+        let path = url.path(percentEncoded: true)
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false)
+        guard !segments.contains(where: { ["." , ".."].contains(String($0).removingPercentEncoding ?? String($0)) }) else { return nil }
+        return path.isEmpty ? "/" : path
+    }
+}
