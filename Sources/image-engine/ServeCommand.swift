@@ -106,6 +106,17 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("--allowed-source must be http(s)://host[:port][/path] without credentials, query or dot segments, got '\(source)'")
         }
         _ = try Self.keys(unsafe: unsafe)
+        _ = try Self.signatureSize()
+    }
+
+    /// `IMAGE_ENGINE_SIGNATURE_SIZE`: bytes of HMAC a signature carries, 1-32 (32 when unset);
+    /// a usage error otherwise.
+    static func signatureSize() throws -> Int {
+        guard let text = ProcessInfo.processInfo.environment["IMAGE_ENGINE_SIGNATURE_SIZE"], !text.isEmpty else { return 32 }
+        guard let size = Int(text), URLSigner.signatureSizes.contains(size) else {
+            throw ValidationError("IMAGE_ENGINE_SIGNATURE_SIZE must be a number of bytes from 1 to 32, got '\(text)'")
+        }
+        return size
     }
 
     /// The key pairs from the environment; a usage error when they are missing (and --unsafe
@@ -132,7 +143,7 @@ struct ServeCommand: AsyncParsableCommand {
         MetricsSystem.bootstrap(factory)
 
         let workers = workers ?? ProcessInfo.processInfo.activeProcessorCount
-        let configuration = ThumbnailService.Configuration(
+        var configuration = ThumbnailService.Configuration(
             keys: keys, requiresSignature: !unsafe,
             sourcePolicy: SourcePolicy(
                 allowedSources: allowedSource.compactMap(AllowedSource.init), allowsPrivateAddresses: allowPrivateSources,
@@ -141,6 +152,7 @@ struct ServeCommand: AsyncParsableCommand {
             maxSourcePixels: maxSrcPixels, downloadTimeout: downloadTimeout, timeToLive: ttl,
             cacheDirectory: cacheDir.map { URL(fileURLWithPath: $0, isDirectory: true) }, cacheSize: cacheSize.bytes,
             resultMemoryLimit: memoryCache.bytes / 2, sourceMemoryLimit: memoryCache.bytes - memoryCache.bytes / 2)
+        configuration.signatureSize = try Self.signatureSize()
         let service = try Output.failing { () throws(DiskCacheOpeningError) in
             do {
                 return try ThumbnailService(configuration: configuration, logger: Logger(label: "image-engine"), metricsFactory: factory)

@@ -32,10 +32,11 @@ struct SignCommand: ParsableCommand {
 
     func validate() throws {
         _ = try ServeCommand.keys(unsafe: false)
+        _ = try ServeCommand.signatureSize()
     }
 
     func run() throws {
-        let signer = URLSigner(keys: try ServeCommand.keys(unsafe: false))
+        let signer = URLSigner(keys: try ServeCommand.keys(unsafe: false), signatureSize: try ServeCommand.signatureSize())
         guard let path = signer.signedPath(options: options, source: sourceURL, extension: ext, plain: plain) else {
             throw ValidationError("no signing key")
         }

@@ -82,6 +82,7 @@ struct ServiceStatusTests {
             "/" + signedPart.dropFirst(), "/insecure" + signedPart, "/AAAA" + signedPart,
             "/" + URLSigner.signature(of: signedPart, key: foreign) + signedPart,
             good.replacingOccurrences(of: "rs:fit:50:50", with: "rs:fit:51:50"),
+            "/" + URLSigner.signature(of: signedPart, key: ServiceHarness.documentationKey) + "=" + signedPart,
             "/bad/blur:5/%%%", "/", "/x"
         ] {
             let reply = try await harness.get(path)
@@ -89,6 +90,30 @@ struct ServiceStatusTests {
             #expect(reply.text == "forbidden: missing or invalid signature\n")
         }
         #expect(harness.origin.statistics.requests == 0)
+        await harness.stop()
+    }
+
+    @Test("a path a proxy normalised (%3A in the options, http:/ in a plain source) verifies and is served")
+    func proxiedPath() async throws {
+        let harness = try await ServiceHarness.start()
+        let signed = harness.path("rs:fill:40:40/q:70", harness.source("kite.jpg"), plain: true)
+        let proxied = signed.replacingOccurrences(of: "rs:fill:40:40/q:70", with: "rs%3Afill%3A40%3A40/q%3A70")
+            .replacingOccurrences(of: "http%3A//", with: "http:/").replacingOccurrences(of: "http://", with: "http:/")
+        #expect(proxied != signed && proxied.contains("%3A") && proxied.contains("http:/1"))
+        let reply = try await harness.get(proxied)
+        #expect(reply.status == 200, "\(proxied): \(reply.status) \(reply.text)")
+        let bitmap = try ImageDecoder().decode(reply.body)
+        #expect((bitmap.width, bitmap.height) == (40, 40))
+        await harness.stop()
+    }
+
+    @Test("IMAGE_ENGINE_SIGNATURE_SIZE: a truncated signature of the configured size is served, a full one refused")
+    func truncatedSignature() async throws {
+        let harness = try await ServiceHarness.start { $0.signatureSize = 8 }
+        let unsigned = URLSigner.unsignedPath(options: "w:32", source: harness.source("grey.jpg"))
+        let short = try await harness.get("/" + URLSigner.signature(of: unsigned, key: ServiceHarness.documentationKey, size: 8) + unsigned)
+        let full = try await harness.get("/" + URLSigner.signature(of: unsigned, key: ServiceHarness.documentationKey) + unsigned)
+        #expect(short.status == 200 && full.status == 403)
         await harness.stop()
     }
 

@@ -76,4 +76,38 @@ struct URLSigningTests {
         let decoded = try ProcessingPath(base64).contents()
         #expect(decoded.source == source && decoded.extension == nil)
     }
+
+    @Test("a padded signature is refused: each image has one URL, and one cache key")
+    func padding() {
+        let signer = URLSigner(keys: [Self.key])
+        #expect(signer.verify(Self.documentedSignature, path: Self.documentedPath))
+        #expect(!signer.verify(Self.documentedSignature + "=", path: Self.documentedPath))
+    }
+
+    @Test("IMAGE_ENGINE_SIGNATURE_SIZE truncates signatures for signing and verifying, as imgproxy's does")
+    func truncatedSignatures() {
+        let short = URLSigner(keys: [Self.key], signatureSize: 8)
+        let signature = URLSigner.signature(of: Self.documentedPath, key: Self.key, size: 8)
+        // The first 8 bytes of the documented HMAC: its first 10 base64url characters, and a tail.
+        #expect(signature.count == 11 && Self.documentedSignature.hasPrefix(String(signature.prefix(10))))
+        #expect(short.verify(signature, path: Self.documentedPath))
+        #expect(short.sign(Self.documentedPath) == "/" + signature + Self.documentedPath)
+        #expect(!short.verify(Self.documentedSignature, path: Self.documentedPath), "a full signature is not a truncated one")
+        #expect(!URLSigner(keys: [Self.key]).verify(signature, path: Self.documentedPath), "nor the other way round")
+        #expect(!short.verify(URLSigner.signature(of: Self.documentedPath + "x", key: Self.key, size: 8), path: Self.documentedPath))
+    }
+
+    @Test("what proxies do to a path is undone before the signature is checked, as imgproxy does")
+    func redenormalisation() throws {
+        #expect(ProcessingPath.redenormalised("/rs%3Afill%3A100%3A100/g%3Ano/plain/http:/example.com/a.jpg")
+            == "/rs:fill:100:100/g:no/plain/http://example.com/a.jpg")
+        #expect(ProcessingPath.redenormalised("/plain/https:/example.com/a.jpg@png") == "/plain/https://example.com/a.jpg@png")
+        #expect(ProcessingPath.redenormalised("/w:10/plain/http://example.com/a:/b") == "/w:10/plain/http://example.com/a:/b", "already whole")
+        #expect(ProcessingPath.redenormalised("/w%3A10/aHR0cDovL2V4YW1w.png") == "/w:10/aHR0cDovL2V4YW1w.png")
+        let signed = try #require(URLSigner(keys: [Self.key]).signedPath(options: "rs:fill:100:100", source: "http://example.com/a.jpg", plain: true))
+        let proxied = signed.replacingOccurrences(of: "rs:fill:100:100", with: "rs%3Afill%3A100%3A100").replacingOccurrences(of: "http://", with: "http:/")
+        let path = try ProcessingPath(proxied)
+        #expect(URLSigner(keys: [Self.key]).verify(path.signature, path: path.signed))
+        #expect(try path.contents().source == "http://example.com/a.jpg")
+    }
 }

@@ -62,7 +62,7 @@ public final class ThumbnailService: Sendable {
         self.configuration = configuration
         self.logger = logger
         self.whileAdmitted = whileAdmitted
-        signer = URLSigner(keys: configuration.keys)
+        signer = URLSigner(keys: configuration.keys, signatureSize: configuration.signatureSize)
         let metrics = ServiceMetrics(factory: metricsFactory ?? MetricsSystem.factory)
         self.metrics = metrics
         limits = DecodingLimits(maxPixelCount: configuration.maxSourcePixels)

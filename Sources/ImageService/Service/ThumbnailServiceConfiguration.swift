@@ -9,6 +9,8 @@ extension ThumbnailService {
         public var keys: [SigningKey]
         /// False (`--unsafe`): the signature segment is ignored, whatever it holds.
         public var requiresSignature: Bool
+        /// Bytes of HMAC a signature carries (`IMAGE_ENGINE_SIGNATURE_SIZE`, 1-32; 32 by default).
+        public var signatureSize: Int = 32
         /// Which sources may be fetched, and from which addresses.
         public var sourcePolicy: SourcePolicy
         /// Decodes + encodes running at once; by default one per core.

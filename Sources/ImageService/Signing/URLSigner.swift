@@ -13,38 +13,52 @@ import Foundation
 public struct URLSigner: Sendable {
     /// Every pair is accepted when verifying; the first signs.
     public let keys: [SigningKey]
+    /// Bytes of the HMAC a signature carries, 1-32 (imgproxy's `IMGPROXY_SIGNATURE_SIZE`;
+    /// `IMAGE_ENGINE_SIGNATURE_SIZE` for `serve` and `sign`): shorter URLs for less security.
+    public let signatureSize: Int
 
-    /// A signer for `keys` (at least one to sign).
-    public init(keys: [SigningKey]) {
+    /// The sizes a signature may be truncated to.
+    public static let signatureSizes = 1...32
+
+    /// A signer for `keys` (at least one to sign), with signatures of `signatureSize` bytes
+    /// (clamped to 1-32).
+    public init(keys: [SigningKey], signatureSize: Int = 32) {
         self.keys = keys
+        self.signatureSize = min(max(signatureSize, Self.signatureSizes.lowerBound), Self.signatureSizes.upperBound)
     }
 
-    /// The signature of `path` (which starts with `/`) with `key`.
-    public static func signature(of path: String, key: SigningKey) -> String {
-        var hmac = HMAC<SHA256>(key: SymmetricKey(data: key.key))
-        hmac.update(data: key.salt)
-        hmac.update(data: Array(path.utf8))
-        return Base64URL.encode(Array(hmac.finalize()))
+    /// The signature of `path` (which starts with `/`) with `key`: the first `size` bytes of
+    /// its HMAC, base64url without padding.
+    public static func signature(of path: String, key: SigningKey, size: Int = 32) -> String {
+        Base64URL.encode(Array(mac(of: path, key: key).prefix(size)))
     }
 
-    /// True when `signature` is the signature of `path` with any of the keys. Compared in
-    /// constant time: the time taken says nothing about how much of a guess was right.
+    /// True when `signature` is the signature of `path` with any of the keys, at this signer's
+    /// size. Compared in constant time: the time taken says nothing about how much of a guess
+    /// was right. A padded signature (`…=`) is refused, so that each image has one URL, and
+    /// one cache key.
     public func verify(_ signature: String, path: String) -> Bool {
-        guard let given = Base64URL.decode(signature), given.count == SHA256.byteCount else { return false }
+        guard !signature.contains("="), let given = Base64URL.decode(signature), given.count == signatureSize else { return false }
         var matched = false
         for key in keys {
-            var hmac = HMAC<SHA256>(key: SymmetricKey(data: key.key))
-            hmac.update(data: key.salt)
-            hmac.update(data: Array(path.utf8))
-            // HMAC's own comparison (constant time), for every key, without stopping early.
-            if hmac.finalize() == given { matched = true }
+            // Every key, every byte, without stopping early.
+            var difference: UInt8 = 0
+            for (expected, actual) in zip(Self.mac(of: path, key: key).prefix(signatureSize), given) { difference |= expected ^ actual }
+            if difference == 0 { matched = true }
         }
         return matched
     }
 
     /// `/signature` + `path` with the first key; nil without keys.
     public func sign(_ path: String) -> String? {
-        keys.first.map { "/" + Self.signature(of: path, key: $0) + path }
+        keys.first.map { "/" + Self.signature(of: path, key: $0, size: signatureSize) + path }
+    }
+
+    private static func mac(of path: String, key: SigningKey) -> [UInt8] {
+        var hmac = HMAC<SHA256>(key: SymmetricKey(data: key.key))
+        hmac.update(data: key.salt)
+        hmac.update(data: Array(path.utf8))
+        return Array(hmac.finalize())
     }
 
     /// The signed path for a source and options (`rs:fill:400:400/g:no`, no slashes around):

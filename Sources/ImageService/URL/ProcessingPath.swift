@@ -12,13 +12,39 @@ struct ProcessingPath: Sendable, Equatable {
         let message: String
     }
 
-    /// Splits `path` (as received, percent-encoding intact, no query) after its signature.
+    /// Splits `path` (as received, percent-encoding intact, no query) after its signature, and
+    /// undoes what proxies and CDNs do to such paths, as imgproxy does before it checks the
+    /// signature: `%3A` back to `:` in the options, and a plain source's `scheme:/x` (a `//`
+    /// merged into one) back to `scheme://x`.
     init(_ path: String) throws(Failure) {
         guard path.hasPrefix("/") else { throw Failure(message: "the path must start with /") }
         let rest = path.dropFirst()
         guard let slash = rest.firstIndex(of: "/") else { throw Failure(message: "no options or source after the signature") }
         signature = String(rest[..<slash])
-        signed = String(rest[slash...])
+        signed = Self.redenormalised(String(rest[slash...]))
+    }
+
+    /// `path` (after the signature, from its `/`) with the normalisation undone.
+    static func redenormalised(_ path: String) -> String {
+        let (options, plain): (Substring, Substring?) =
+            if path.hasPrefix("/plain/") {
+                ("", path.dropFirst("/plain/".count))
+            } else if let range = path.range(of: "/plain/") {
+                (path[..<range.lowerBound], path[range.upperBound...])
+            } else {
+                (Substring(path), nil)
+            }
+        let fixedOptions = options.replacingOccurrences(of: "%3A", with: ":").replacingOccurrences(of: "%3a", with: ":")
+        guard var source = plain.map(String.init) else { return fixedOptions }
+        // `scheme:/x` where `scheme://x` was meant: the scheme is everything before the first
+        // `:/` (no whitespace), and the character after it is not a second `/`.
+        if let marker = source.range(of: ":/"), !source[..<marker.lowerBound].isEmpty,
+            source[..<marker.lowerBound].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }),
+            marker.upperBound < source.endIndex, source[marker.upperBound] != "/"
+        {
+            source.replaceSubrange(marker, with: "://")
+        }
+        return fixedOptions + "/plain/" + source
     }
 
     /// The option segments, the source URL and the extension asked for.
