@@ -3,16 +3,19 @@ import Foundation
 
 /// The service's `ETag`s, and `If-None-Match` matching (RFC 9110 §13.1.2).
 enum EntityTag {
-    /// Bumped whenever the engine's output for the same inputs changes (a new resampler, new
-    /// encoder settings), so caches in front do not keep answering 304 for an old rendering.
-    static let renderVersion = "1"
+    /// Bumped whenever the engine's output for the same inputs changes (a new resampler, a new
+    /// DCT-scale rule or IDCT, new encoder settings), so caches in front do not keep answering
+    /// 304 for an old rendering. `RenderVersionTests` holds the hashes of a few thumbnails for
+    /// this version: a change to the output fails it until the version is bumped.
+    static let renderVersion = "2"
 
     /// A strong validator for a result: it changes when the source's validator (its `ETag`, else
-    /// its `Last-Modified`, else a hash of its bytes), the canonical options or the output
-    /// format change, and never otherwise.
-    static func make(sourceValidator: String, canonicalOptions: String, format: String) -> String {
+    /// its `Last-Modified`, else a hash of its bytes), the canonical options (with the effective
+    /// quality), the resize actually made (the output-size clamp included) or the output format
+    /// change, and never otherwise.
+    static func make(sourceValidator: String, canonicalOptions: String, resize: String, format: String) -> String {
         var hash = SHA256()
-        for part in [renderVersion, sourceValidator, canonicalOptions, format] {
+        for part in [renderVersion, sourceValidator, canonicalOptions, resize, format] {
             hash.update(data: Array(part.utf8))
             hash.update(data: [0])
         }

@@ -1,4 +1,5 @@
 import Foundation
+import ImageCodec
 
 /// A request path checked and parsed: what to make, from which source, under which cache key.
 /// The checks run in the order the status codes promise: signature (403) before anything
@@ -6,6 +7,8 @@ import Foundation
 struct ProcessingJob: Sendable {
     let options: ProcessingOptions
     let source: URL
+    /// The service's longest output side.
+    let maxOutputSide: Int
 
     init(path: String, service: ThumbnailService) throws(ServiceError) {
         let configuration = service.configuration
@@ -31,6 +34,9 @@ struct ProcessingJob: Sendable {
             throw .badRequest(error.message)
         }
         if let expires = options.expires, Date(timeIntervalSince1970: TimeInterval(expires)) < Date() { throw .expired }
+        // The quality the output is made at, so that the result key and the ETag follow it when
+        // the service's default changes.
+        options.quality = options.quality ?? configuration.defaultQuality
         let (boxWidth, boxHeight) = options.box
         guard boxWidth <= configuration.maxOutputSide, boxHeight <= configuration.maxOutputSide else {
             throw .badRequest("the output would exceed \(configuration.maxOutputSide) pixels a side")
@@ -39,12 +45,21 @@ struct ProcessingJob: Sendable {
         if let refusal = configuration.sourcePolicy.refusal(of: source) { throw .sourceNotAllowed(refusal) }
         self.options = options
         self.source = source
+        maxOutputSide = configuration.maxOutputSide
     }
 
-    /// The result cache's key for an output `format`: canonical options, output format and
-    /// source, never the signature or the option spelling.
+    /// The result cache's key for an output `format`: canonical options (with the effective
+    /// quality), the output-size clamp, output format and source, never the signature or the
+    /// option spelling.
     func resultKey(_ format: ProcessingOptions.OutputFormat) -> String {
-        options.canonical + "|" + format.rawValue + "|" + source.absoluteString
+        options.canonical + "/max:\(maxOutputSide)|" + format.rawValue + "|" + source.absoluteString
+    }
+
+    /// The resize a render makes of a source whose upright size is `width × height`: the
+    /// options', or, when they ask for none, the clamp to `maxOutputSide`.
+    func resize(sourceWidth width: Int, sourceHeight height: Int) -> Resize? {
+        if let resize = options.resize(sourceWidth: width, sourceHeight: height) { return resize }
+        return max(width, height) > maxOutputSide ? .maxPixelSize(maxOutputSide) : nil
     }
 
     /// Identifies the whole answer, whatever format the source turns out to need: the result

@@ -8,6 +8,8 @@ struct RenderInput: Sendable {
     let image: ImageSource
     var header: ImageHeader { image.header }
     let options: ProcessingOptions
+    /// What to make: the options' resize, or the output-size clamp.
+    let resize: Resize?
     let format: ProcessingOptions.OutputFormat
     let etag: String
     let lastModified: String?
@@ -21,11 +23,7 @@ extension ThumbnailService {
     func render(_ input: RenderInput) async -> Result<RenderedImage, ServiceError> {
         // An identical render that finished a moment ago has stored its result already.
         if let image = results.memoryValue(forKey: input.resultKey), image.etag == input.etag { return .success(image) }
-        var resize = input.options.resize(sourceWidth: input.header.displayWidth, sourceHeight: input.header.displayHeight)
-        if resize == nil, max(input.header.displayWidth, input.header.displayHeight) > configuration.maxOutputSide {
-            resize = .maxPixelSize(configuration.maxOutputSide)
-        }
-        let decoding = DecodingOptions(resize: resize, limits: limits)
+        let decoding = DecodingOptions(resize: input.resize, limits: limits)
         let plan: DecodePlan
         do {
             plan = try input.image.plan(decoding)
@@ -46,7 +44,7 @@ extension ThumbnailService {
             return .failure(.cancelled)
         }
         counters.addDecode()
-        let quality = input.options.quality ?? configuration.defaultQuality
+        let quality = input.options.quality ?? configuration.defaultQuality  // set by ProcessingJob
         let format = input.format
         // Decoding and encoding block a thread for up to a second: not one of the cooperative
         // pool's, which every request's async code shares.

@@ -81,14 +81,16 @@ extension ThumbnailService {
         let header = source.image.header
         let format = job.options.format ?? (header.hasAlpha ? .png : .jpeg)
         let validator = EntityTag.sourceValidator(etag: source.etag, lastModified: source.lastModified, data: source.data)
-        let etag = EntityTag.make(sourceValidator: validator, canonicalOptions: job.options.canonical, format: format.rawValue)
+        let resize = job.resize(sourceWidth: header.displayWidth, sourceHeight: header.displayHeight)
+        let etag = EntityTag.make(
+            sourceValidator: validator, canonicalOptions: job.options.canonical, resize: resize?.description ?? "none", format: format.rawValue)
         if let ifNoneMatch, EntityTag.matches(ifNoneMatch, etag) {
             return .success(.notModified(etag: etag, lastModified: source.lastModified, layer: layer))
         }
 
         let resultKey = job.resultKey(format)
         let render = RenderInput(
-            image: source.image, options: job.options, format: format, etag: etag,
+            image: source.image, options: job.options, resize: resize, format: format, etag: etag,
             lastModified: source.lastModified, download: timing.download, resultKey: resultKey, source: job.source)
         let result = await renders.result(
             for: resultKey + "|" + etag,

@@ -1,0 +1,56 @@
+import Crypto
+import Foundation
+@testable import ImageService
+import Testing
+import TestSupport
+
+/// The render version and the pixels it stands for: when the same request would produce other
+/// bytes (a new resampler, DCT-scale rule, IDCT or encoder setting), `EntityTag.renderVersion`
+/// must change, or caches that revalidate keep the old thumbnails for ever.
+@Suite("Service: render version and ETags")
+struct RenderVersionTests {
+    /// SHA-256 of `serve`'s answers to `requests` at each render version. After a deliberate
+    /// change to the output: bump `EntityTag.renderVersion` and add its hashes here.
+    static let golden: [String: [String: String]] = [
+        "2": [
+            "rs:fill:100:100/q:80 kite.jpg": "cda05ed61366b3dafd19ed0e3a3f69c1116c0da070ea6c79fd67b8dbd3f87e13",
+            "rs:fit:64:64 calla.png": "804e688c9f8312a14083250f932eb1ce0c71bc4fe13c3c5dba69e59e32d91b6a",
+            "rs:force:50:30/q:90 grey.jpg": "750f7769eaea498aa503a9278a2a38061dbe933b6c93409a8045ac1f5974ecbf",
+            "rs:fill:48:80/g:no ladybird.jpg": "80aba8baf64e4c21dc9bee1a829eaf153e46a7ca7f8e8d1fc4722feb2a06111f",
+        ]
+    ]
+
+    static let requests = ["rs:fill:100:100/q:80 kite.jpg", "rs:fit:64:64 calla.png", "rs:force:50:30/q:90 grey.jpg", "rs:fill:48:80/g:no ladybird.jpg"]
+
+    @Test("the thumbnails are the ones this render version stands for")
+    func goldenHashes() async throws {
+        let harness = try await ServiceHarness.start()
+        let expected = try #require(Self.golden[EntityTag.renderVersion], "no hashes for render version \(EntityTag.renderVersion)")
+        for request in Self.requests {
+            let parts = request.split(separator: " ")
+            let reply = try await harness.get(harness.path(String(parts[0]), harness.source(String(parts[1]))))
+            #expect(reply.status == 200)
+            let hash = SHA256.hash(data: reply.body).map { String(format: "%02x", $0) }.joined()
+            #expect(hash == expected[request], "\(request): \(hash); the output changed: bump EntityTag.renderVersion")
+        }
+        await harness.stop()
+    }
+
+    @Test("the ETag follows the effective quality and the output-size clamp, not only the URL")
+    func etagInputs() async throws {
+        func etag(_ configure: @escaping (inout ThumbnailService.Configuration) -> Void, options: String) async throws -> String? {
+            let harness = try await ServiceHarness.start(configure: configure)
+            let reply = try await harness.get(harness.path(options, harness.source("kite.jpg")))
+            await harness.stop()
+            #expect(reply.status == 200)
+            return reply.header("ETag")
+        }
+        let base = try await etag({ _ in }, options: "w:100")
+        #expect(base != nil)
+        #expect(try await etag({ $0.defaultQuality = 60 }, options: "w:100") != base, "another default quality, other bytes")
+        #expect(try await etag({ $0.defaultQuality = 60 }, options: "w:100/q:80") == base, "the URL names the quality: the same bytes")
+        // No resize asked: the 480 px source is clamped to the longest output side.
+        let unclamped = try await etag({ _ in }, options: "q:80")
+        #expect(try await etag({ $0.maxOutputSide = 200 }, options: "q:80") != unclamped)
+    }
+}
