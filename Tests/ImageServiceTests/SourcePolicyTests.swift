@@ -64,10 +64,12 @@ struct SourcePolicyTests {
         #expect((policy.refusal(of: try #require(URL(string: url))) == nil) == expected, "\(allowed) for \(url)")
     }
 
-    @Test("--allowed-source values that are not an origin and a path are refused", arguments: [
-        "images.example.com", "ftp://images.example.com/", "https://user:pw@images.example.com/", "https://images.example.com/?q=1",
-        "https://images.example.com/a/../b", "https:///p", ""
-    ])
+    @Test(
+        "--allowed-source values that are not an origin and a path are refused",
+        arguments: [
+            "images.example.com", "ftp://images.example.com/", "https://user:pw@images.example.com/", "https://images.example.com/?q=1",
+            "https://images.example.com/a/../b", "https:///p", ""
+        ])
     func malformedAllowedSource(_ text: String) {
         #expect(AllowedSource(text) == nil, "\(text)")
     }

@@ -99,13 +99,15 @@ struct URLSigningTests {
 
     @Test("what proxies do to a path is undone before the signature is checked, as imgproxy does")
     func redenormalisation() throws {
-        #expect(ProcessingPath.redenormalised("/rs%3Afill%3A100%3A100/g%3Ano/plain/http:/example.com/a.jpg")
-            == "/rs:fill:100:100/g:no/plain/http://example.com/a.jpg")
+        #expect(
+            ProcessingPath.redenormalised("/rs%3Afill%3A100%3A100/g%3Ano/plain/http:/example.com/a.jpg")
+                == "/rs:fill:100:100/g:no/plain/http://example.com/a.jpg")
         #expect(ProcessingPath.redenormalised("/plain/https:/example.com/a.jpg@png") == "/plain/https://example.com/a.jpg@png")
         #expect(ProcessingPath.redenormalised("/w:10/plain/http://example.com/a:/b") == "/w:10/plain/http://example.com/a:/b", "already whole")
         #expect(ProcessingPath.redenormalised("/w%3A10/aHR0cDovL2V4YW1w.png") == "/w:10/aHR0cDovL2V4YW1w.png")
         let signed = try #require(URLSigner(keys: [Self.key]).signedPath(options: "rs:fill:100:100", source: "http://example.com/a.jpg", plain: true))
-        let proxied = signed.replacingOccurrences(of: "rs:fill:100:100", with: "rs%3Afill%3A100%3A100").replacingOccurrences(of: "http://", with: "http:/")
+        let proxied = signed.replacingOccurrences(of: "rs:fill:100:100", with: "rs%3Afill%3A100%3A100").replacingOccurrences(
+            of: "http://", with: "http:/")
         let path = try ProcessingPath(proxied)
         #expect(URLSigner(keys: [Self.key]).verify(path.signature, path: path.signed))
         #expect(try path.contents().source == "http://example.com/a.jpg")

@@ -44,7 +44,7 @@ extension ThumbnailService {
             return .failure(.cancelled)
         }
         counters.addDecode()
-        let quality = input.options.quality ?? configuration.defaultQuality  // set by ProcessingJob
+        let quality = input.options.quality ?? configuration.defaultQuality // set by ProcessingJob
         let format = input.format
         // Decoding and encoding block a thread for up to a second: not one of the cooperative
         // pool's, which every request's async code shares.

@@ -46,7 +46,7 @@ public struct AllowedSource: Sendable, Hashable, CustomStringConvertible {
     private static func normalisedPath(of url: URL) -> String? {
         let path = url.path(percentEncoded: true)
         let segments = path.split(separator: "/", omittingEmptySubsequences: false)
-        guard !segments.contains(where: { ["." , ".."].contains(String($0).removingPercentEncoding ?? String($0)) }) else { return nil }
+        guard !segments.contains(where: { [".", ".."].contains(String($0).removingPercentEncoding ?? String($0)) }) else { return nil }
         return path.isEmpty ? "/" : path
     }
 }
