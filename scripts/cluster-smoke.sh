@@ -1,20 +1,22 @@
 #!/usr/bin/env bash
 # CI's smoke test of scripts/cluster.sh (a few seconds): one instance of the debug build behind
 # nginx, a loopback origin serving SampleImages/; a signed thumbnail is a MISS, then a HIT with
-# the same bytes; status lists both processes; stop leaves none of them running.
+# the same bytes, and the same path with ?1 and ?2 added is the same cache entry; status lists
+# both processes; stop leaves none of them running; a run directory another user owns, or
+# others may write to, is refused; keys.env is mode 600.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 binary="${IMAGE_ENGINE:-$PWD/.build/debug/image-engine}"
 export IMAGE_ENGINE="$binary"
-export IMAGE_ENGINE_CLUSTER_RUN="$(mktemp -d)"
+run_dir="$(mktemp -d)"
 work="$(mktemp -d)"
 port=$((20000 + RANDOM % 20000))
 origin_port=$((port + 2000))
 origin_pid=""
 cleanup() {
-    scripts/cluster.sh stop >/dev/null 2>&1 || true
+    scripts/cluster.sh stop --run-dir "$run_dir" >/dev/null 2>&1 || true
     [[ -n "$origin_pid" ]] && kill "$origin_pid" 2>/dev/null || true
-    rm -rf "$IMAGE_ENGINE_CLUSTER_RUN" "$work"
+    rm -rf "$run_dir" "$work"
 }
 trap cleanup EXIT
 fail() { echo "cluster smoke test: $*" >&2; exit 1; }
@@ -40,9 +42,20 @@ for attempt in 1 2 3 4 5; do
     (( attempt < 5 )) || fail "the origin did not start on 5 ports: $(tail -1 "$work/origin.log")"
     origin_port=$((port + 2000 + attempt))
 done
-scripts/cluster.sh start --instances 1 --port "$port" --cache-dir "$work/cache" -- --allow-private-sources >/dev/null
+# A run directory that is not the user's, or that others may write to, is refused before
+# anything starts.
+foreign="$work/foreign-run"
+mkdir -m 700 "$foreign" && chown nobody "$foreign"
+if scripts/cluster.sh start --instances 1 --port "$port" --run-dir "$foreign" 2>"$work/refused.err"; then fail "a run directory owned by nobody was accepted"; fi
+grep -q "belongs to uid" "$work/refused.err" || fail "refusal: $(cat "$work/refused.err")"
+mkdir -m 777 "$work/open-run"
+if scripts/cluster.sh start --instances 1 --port "$port" --run-dir "$work/open-run" 2>"$work/refused.err"; then fail "a world-writable run directory was accepted"; fi
+grep -q "writable by others" "$work/refused.err" || fail "refusal: $(cat "$work/refused.err")"
+
+scripts/cluster.sh start --instances 1 --port "$port" --run-dir "$run_dir" --cache-dir "$work/cache" -- --allow-private-sources >/dev/null
+[[ $(stat -c %a "$run_dir") == 700 && $(stat -c %a "$run_dir/keys.env") == 600 ]] || fail "run directory $(stat -c %a "$run_dir"), keys.env $(stat -c %a "$run_dir/keys.env")"
 # shellcheck source=/dev/null
-source "$IMAGE_ENGINE_CLUSTER_RUN/keys.env"
+source "$run_dir/keys.env"
 
 path=$("$binary" sign "http://127.0.0.1:$origin_port/Autumn.jpg" --options rs:fill:200:200 --ext jpg)
 first=$(curl -s -o "$work/first.jpg" -D - "http://127.0.0.1:$port$path" | tr -d '\r')
@@ -51,10 +64,18 @@ grep -q "^HTTP/1.1 200" <<<"$first" || fail "first request: $first"
 grep -qi "^x-cache-status: MISS" <<<"$first" || fail "first request not a MISS: $first"
 grep -qi "^x-cache-status: HIT" <<<"$second" || fail "second request not a HIT: $second"
 cmp -s "$work/first.jpg" "$work/second.jpg" || fail "the cached copy differs"
+# A query string is not part of the key: ?1 and ?2 are the same entry, answered from the cache.
+for query in 1 2; do
+    reply=$(curl -s -o /dev/null -D - "http://127.0.0.1:$port$path?$query" | tr -d '\r')
+    grep -qi "^x-cache-status: HIT" <<<"$reply" || fail "?$query was not a HIT: $reply"
+done
+entries=$(find "$work/cache/nginx" -type f | wc -l)
+[[ "$entries" == 1 ]] || fail "nginx holds $entries cache entries for one thumbnail"
 info=$("$binary" inspect "$work/first.jpg")
 grep -q '"format":"jpeg"' <<<"$info" && grep -q '"width":200' <<<"$info" && grep -q '"height":200' <<<"$info" || fail "not a 200×200 JPEG: $("$binary" inspect "$work/first.jpg")"
 curl -s -o /dev/null -w "%{http_code}" "http://127.0.0.1:$port/bad-signature/rs:fit:10:10/plain/x" | grep -q 403 || fail "a bad signature was not 403"
 
+# status and stop find the run start recorded, without arguments.
 status=$(scripts/cluster.sh status) || fail "status says something is down: $status"
 grep -q "^instance 1 pid [0-9]* port $((port + 1)) ready$" <<<"$status" || fail "status: $status"
 grep -q "^nginx pid [0-9]* port $port$" <<<"$status" || fail "status: $status"
@@ -64,4 +85,5 @@ for pid in $pids; do
     [[ -z "$(tr -d '\0' <"/proc/$pid/cmdline" 2>/dev/null)" ]] || fail "pid $pid still runs after stop"
 done
 if scripts/cluster.sh status >/dev/null 2>&1; then fail "status exits 0 after stop"; fi
+if scripts/cluster.sh status --run-dir "$run_dir" >/dev/null 2>&1; then fail "status --run-dir exits 0 after stop"; fi
 echo "cluster smoke test: MISS then HIT through nginx, status, stop: ok" >&2

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # A local cluster of thumbnail services behind nginx, with one command:
 #
-#   scripts/cluster.sh start --instances N --port P [--cache-dir DIR] [-- SERVE-FLAGS...]
-#   scripts/cluster.sh status
-#   scripts/cluster.sh stop
+#   scripts/cluster.sh start --instances N --port P [--run-dir DIR] [--cache-dir DIR] [-- SERVE-FLAGS...]
+#   scripts/cluster.sh status [--run-dir DIR]
+#   scripts/cluster.sh stop [--run-dir DIR]
 #
 # start: N `image-engine serve` instances on 127.0.0.1:P+1 … P+N (metrics on P+1001 …), and
 # nginx on P with deploy/nginx/image-engine.conf (the instances, port and cache directory filled
@@ -12,21 +12,77 @@
 # instances' caches (DIR/instance-I) and nginx's (DIR/nginx); without it the instances cache in
 # memory and nginx in the run directory. Without IMAGE_ENGINE_KEY/IMAGE_ENGINE_SALT in the
 # environment (and no --unsafe among the serve flags) a key pair is generated and written to
-# RUN/keys.env for `image-engine sign`.
+# RUN/keys.env (mode 600 before the key is written) for `image-engine sign`.
 #
-# State — pid files, the generated nginx configuration, logs — lives in the run directory
-# $IMAGE_ENGINE_CLUSTER_RUN (default: /tmp/image-engine-cluster-$UID), outside the checkout;
-# start prints it. stop stops exactly the processes whose pid files are there (SIGTERM, so
-# instances drain; SIGKILL after their shutdown timeout) and leaves none behind. status prints
-# `instance I pid PID port PORT ready|down` per instance and `nginx pid PID port P` (with `down`
-# when it is not running), and exits 1 if anything is down.
+# State — pid files, the generated nginx configuration (which nginx, possibly as root, runs),
+# logs, keys — lives in the run directory: --run-dir DIR, else $IMAGE_ENGINE_CLUSTER_RUN, else a
+# fresh `mktemp -d`. It is made with mode 700; one that exists must be a directory (not a link)
+# owned by the user running the script and writable by nobody else, or start refuses it, so no
+# other user can plant a configuration or read the keys. Everything runs under umask 077. start
+# prints the run directory and records it (in ${XDG_STATE_HOME:-~/.local/state}/image-engine/,
+# mode 700), so status and stop find the current run without arguments, with the same checks.
+# stop stops exactly the processes whose pid files are there (SIGTERM, so instances drain;
+# SIGKILL after their shutdown timeout) and leaves none behind. status prints `instance I pid
+# PID port PORT ready|down` per instance and `nginx pid PID port P` (with `down` when it is not
+# running), and exits 1 if anything is down.
 set -euo pipefail
+umask 077
 root="$(cd "$(dirname "$0")/.." && pwd)"
-run="${IMAGE_ENGINE_CLUSTER_RUN:-/tmp/image-engine-cluster-$(id -u)}"
+state_dir="${XDG_STATE_HOME:-$HOME/.local/state}/image-engine"
+run=""
 
 usage() {
-    echo "usage: scripts/cluster.sh start --instances N --port P [--cache-dir DIR] [-- SERVE-FLAGS...] | status | stop" >&2
+    echo "usage: scripts/cluster.sh start --instances N --port P [--run-dir DIR] [--cache-dir DIR] [-- SERVE-FLAGS...]" >&2
+    echo "       scripts/cluster.sh status|stop [--run-dir DIR]" >&2
     exit 64
+}
+
+# Refuses DIR unless it is a real directory owned by this user that nobody else may write to.
+check_run_dir() {
+    local dir=$1 owner mode
+    [[ -d "$dir" && ! -L "$dir" ]] || { echo "cluster.sh: $dir is not a directory" >&2; exit 1; }
+    owner=$(stat -c %u "$dir")
+    mode=$(stat -c %a "$dir")
+    [[ "$owner" == "$(id -u)" ]] || { echo "cluster.sh: $dir belongs to uid $owner, not to you: refusing it" >&2; exit 1; }
+    (( (8#$mode & 8#022) == 0 )) || { echo "cluster.sh: $dir (mode $mode) is writable by others: refusing it" >&2; exit 1; }
+}
+
+# The run directory for status and stop: --run-dir, $IMAGE_ENGINE_CLUSTER_RUN, or the one the
+# last start recorded.
+find_run_dir() {
+    local given=${1:-${IMAGE_ENGINE_CLUSTER_RUN:-}}
+    if [[ -z "$given" && -f "$state_dir/cluster-run" ]]; then
+        check_run_dir "$state_dir"
+        given=$(cat "$state_dir/cluster-run")
+    fi
+    [[ -n "$given" ]] || { echo "cluster.sh: no cluster started (no --run-dir, and none recorded)" >&2; return 1; }
+    [[ -d "$given" ]] || { echo "no cluster in $given" >&2; return 1; }
+    check_run_dir "$given"
+    run=$(cd "$given" && pwd)
+}
+
+# Makes (mode 700) or checks the run directory for start.
+make_run_dir() {
+    local given=${1:-${IMAGE_ENGINE_CLUSTER_RUN:-}}
+    if [[ -z "$given" ]]; then
+        run=$(mktemp -d "${TMPDIR:-/tmp}/image-engine-cluster.XXXXXXXX")
+    else
+        [[ -e "$given" || -L "$given" ]] || mkdir -m 700 -p "$given"
+        check_run_dir "$given"
+        run=$(cd "$given" && pwd)
+    fi
+    mkdir -m 700 -p "$state_dir"
+    check_run_dir "$state_dir"
+    printf '%s\n' "$run" >"$state_dir/cluster-run"
+}
+
+# Parses `[--run-dir DIR]` for status and stop.
+run_dir_option() {
+    case "${1:-}" in
+        "") echo "" ;;
+        --run-dir) [[ -n "${2:-}" ]] || usage; echo "$2" ;;
+        *) usage ;;
+    esac
 }
 
 # True when PID runs and is the program we started (a pid file can outlive its process, and the
@@ -77,7 +133,7 @@ stop_process() {
 }
 
 stop() {
-    [[ -d "$run" ]] || { echo "no cluster in $run" >&2; return 0; }
+    [[ -n "$run" && -d "$run" ]] || return 0
     local file
     # nginx first, so no new request reaches an instance that is going away.
     [[ -f "$run/nginx.pid" ]] && stop_process "$(cat "$run/nginx.pid")" nginx QUIT 10
@@ -90,11 +146,12 @@ stop() {
 }
 
 start() {
-    local instances="" port="" cache_dir=""
+    local instances="" port="" cache_dir="" run_dir=""
     while (($#)); do
         case "$1" in
             --instances) instances=${2:-}; shift 2 || usage ;;
             --port) port=${2:-}; shift 2 || usage ;;
+            --run-dir) run_dir=${2:-}; shift 2 || usage ;;
             --cache-dir) cache_dir=${2:-}; shift 2 || usage ;;
             --) shift; break ;;
             *) echo "cluster.sh: unknown option $1" >&2; usage ;;
@@ -103,6 +160,7 @@ start() {
     local serve_flags=("$@")
     [[ "$instances" =~ ^[1-9][0-9]*$ ]] || { echo "cluster.sh: --instances needs a positive number" >&2; usage; }
     [[ "$port" =~ ^[1-9][0-9]*$ ]] && ((port + instances + 1000 < 65536)) || { echo "cluster.sh: --port needs a port number" >&2; usage; }
+    make_run_dir "$run_dir"
     if [[ -f "$run/cluster.env" ]] && status >/dev/null 2>&1; then
         echo "cluster.sh: a cluster is already running in $run (scripts/cluster.sh stop)" >&2
         exit 1
@@ -131,8 +189,10 @@ start() {
     if [[ -z "${IMAGE_ENGINE_KEY:-}" && " ${serve_flags[*]:-} " != *" --unsafe "* ]]; then
         IMAGE_ENGINE_KEY=$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')
         IMAGE_ENGINE_SALT=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
-        printf 'export IMAGE_ENGINE_KEY=%s IMAGE_ENGINE_SALT=%s\n' "$IMAGE_ENGINE_KEY" "$IMAGE_ENGINE_SALT" >"$run/keys.env"
-        chmod 600 "$run/keys.env"
+        # Created with mode 600 (and umask 077) before a key is written into it.
+        rm -f "$run/keys.env"
+        install -m 600 /dev/null "$run/keys.env"
+        printf 'export IMAGE_ENGINE_KEY=%s IMAGE_ENGINE_SALT=%s\n' "$IMAGE_ENGINE_KEY" "$IMAGE_ENGINE_SALT" >>"$run/keys.env"
         export IMAGE_ENGINE_KEY IMAGE_ENGINE_SALT
         echo "generated a key pair: source $run/keys.env before image-engine sign" >&2
     fi
@@ -221,7 +281,7 @@ EOF
 
 case "${1:-}" in
     start) shift; start "$@" ;;
-    stop) stop ;;
-    status) status ;;
+    stop) shift; option=$(run_dir_option "$@"); find_run_dir "$option" || exit 0; stop ;;
+    status) shift; option=$(run_dir_option "$@"); find_run_dir "$option" || exit 1; status ;;
     *) usage ;;
 esac
