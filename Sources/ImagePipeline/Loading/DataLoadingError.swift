@@ -43,6 +43,9 @@ public enum DataLoadingError: Error, Sendable, Hashable, CustomStringConvertible
     case notPermitted(host: String)
     /// More redirects than the loader follows, or a redirect without a usable `Location`.
     case redirectRefused
+    /// The loader had no room for the transfer now — too many downloads waiting, no memory
+    /// left for the body — and refused it rather than queue it without bound: try again later.
+    case overloaded(String)
     /// Anything else the transport reported, with its own code.
     case other(code: Int)
 
@@ -56,6 +59,7 @@ public enum DataLoadingError: Error, Sendable, Hashable, CustomStringConvertible
         case .bodyTooLarge(let limit): "body larger than \(limit) bytes"
         case .notPermitted(let host): "not permitted to connect to \(host)"
         case .redirectRefused: "too many redirects, or a redirect without a location"
+        case .overloaded(let reason): "overloaded: \(reason)"
         case .other(let code): "transport error \(code)"
         }
     }

@@ -1,0 +1,61 @@
+import Locking
+
+/// Bytes a process lets its decodes (and whatever else it counts) hold at once: each holder
+/// reserves what its plan says before allocating it, and gives it back when done.
+///
+/// A reservation that does not fit is refused at once rather than waited for: a caller holding
+/// other memory (a downloaded source, say) that waited for more could wait for memory that only
+/// it, or another waiter, would free. The caller answers with back-pressure instead — a 429, a
+/// retry later. What the budget admits never passes ``capacity``.
+///
+/// ```swift
+/// let budget = MemoryBudget(capacity: 512 << 20)
+/// let plan = try source.plan(options)
+/// guard budget.reserve(plan.memoryBytes) else { throw Overloaded() }
+/// defer { budget.release(plan.memoryBytes) }
+/// let bitmap = try source.decode(options).bitmap
+/// ```
+public final class MemoryBudget: @unchecked Sendable {
+    // @unchecked: `used` and `highWater` are only touched while `lock` is held.
+    /// What the holders may hold together, in bytes.
+    public let capacity: Int
+    private let lock = Lock()
+    private var used = 0
+    private var highWater = 0
+    /// Told the bytes in use after every change, while the lock is held, so that a gauge fed
+    /// from here can never go back to a stale value.
+    private let onChange: @Sendable (Int) -> Void
+
+    /// A budget of `capacity` bytes; `onChange` sees the bytes in use after every change.
+    public init(capacity: Int, onChange: @escaping @Sendable (_ bytesInUse: Int) -> Void = { _ in }) {
+        self.capacity = max(0, capacity)
+        self.onChange = onChange
+    }
+
+    /// Reserves `bytes` when they fit beside what is held; false (and nothing reserved) when
+    /// they do not.
+    public func reserve(_ bytes: Int) -> Bool {
+        guard bytes >= 0 else { return false }
+        return lock.withLock {
+            guard bytes <= capacity - used else { return false }
+            used += bytes
+            highWater = max(highWater, used)
+            onChange(used)
+            return true
+        }
+    }
+
+    /// Gives back `bytes` reserved earlier.
+    public func release(_ bytes: Int) {
+        lock.withLock {
+            used = max(0, used - max(0, bytes))
+            onChange(used)
+        }
+    }
+
+    /// Bytes reserved now.
+    public var bytesInUse: Int { lock.withLock { used } }
+
+    /// The most reserved at once so far.
+    public var peakBytesInUse: Int { lock.withLock { highWater } }
+}
