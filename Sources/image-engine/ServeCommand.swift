@@ -67,8 +67,21 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Requests that may wait for a worker before 429 (default: 32 per worker).", valueName: "n"))
     var queue: Int?
 
-    @Option(name: .long, help: ArgumentHelp("Planned decode memory admitted at once: bytes or 512MB, 512MiB.", valueName: "size"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Memory requests may hold at once — source bytes downloading or waiting for a worker, and the decodes' planned memory; beyond it, 429: bytes or 512MB, 512MiB.",
+            valueName: "size"))
     var maxMemory: ByteCount = ByteCount(bytes: 512 << 20)
+
+    @Option(name: .long, help: ArgumentHelp("Source downloads in flight at once.", valueName: "n"))
+    var maxDownloads: Int = 64
+
+    @Option(name: .long, help: ArgumentHelp("Source downloads in flight from one host at once.", valueName: "n"))
+    var maxDownloadsPerHost: Int = 8
+
+    @Option(name: .long, help: ArgumentHelp("Downloads that may wait beyond those before 429.", valueName: "n"))
+    var downloadQueue: Int = 256
 
     @Option(name: .long, help: ArgumentHelp("Largest source body, enforced while downloading.", valueName: "size"))
     var maxSrcBytes: ByteCount = ByteCount(bytes: 64 << 20)
@@ -88,6 +101,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Seconds in-flight requests get to finish after SIGTERM.", valueName: "seconds"))
     var shutdownTimeout: Double = 10
 
+    @Option(name: .long, help: ArgumentHelp("Client connections open at once; more wait to be accepted.", valueName: "n"))
+    var maxConnections: Int = 2048
+
+    @Option(name: .long, help: ArgumentHelp("Seconds an idle keep-alive connection stays open.", valueName: "seconds"))
+    var keepAliveTimeout: Double = 10
+
     @Flag(name: .long, help: "Log JSON lines (time, level, message, method, path, status, bytes, ms, cache).")
     var jsonLog = false
 
@@ -98,10 +117,15 @@ struct ServeCommand: AsyncParsableCommand {
         }
         if let workers, workers < 1 { throw ValidationError("--workers must be at least 1, got \(workers)") }
         if let queue, queue < 0 { throw ValidationError("--queue must be 0 or more, got \(queue)") }
+        if maxDownloads < 1 { throw ValidationError("--max-downloads must be at least 1, got \(maxDownloads)") }
+        if maxDownloadsPerHost < 1 { throw ValidationError("--max-downloads-per-host must be at least 1, got \(maxDownloadsPerHost)") }
+        if downloadQueue < 0 { throw ValidationError("--download-queue must be 0 or more, got \(downloadQueue)") }
         if maxSrcPixels < 1 { throw ValidationError("--max-src-pixels must be at least 1, got \(maxSrcPixels)") }
         if !(downloadTimeout > 0 && downloadTimeout.isFinite) { throw ValidationError("--download-timeout must be a positive number of seconds") }
         if ttl < 0 { throw ValidationError("--ttl must be 0 or more seconds, got \(ttl)") }
         if !(shutdownTimeout >= 0 && shutdownTimeout.isFinite) { throw ValidationError("--shutdown-timeout must be 0 or more seconds") }
+        if maxConnections < 1 { throw ValidationError("--max-connections must be at least 1, got \(maxConnections)") }
+        if !(keepAliveTimeout > 0 && keepAliveTimeout.isFinite) { throw ValidationError("--keep-alive-timeout must be a positive number of seconds") }
         for source in allowedSource where AllowedSource(source) == nil {
             throw ValidationError("--allowed-source must be http(s)://host[:port][/path] without credentials, query or dot segments, got '\(source)'")
         }
@@ -153,6 +177,9 @@ struct ServeCommand: AsyncParsableCommand {
             cacheDirectory: cacheDir.map { URL(fileURLWithPath: $0, isDirectory: true) }, cacheSize: cacheSize.bytes,
             resultMemoryLimit: memoryCache.bytes / 2, sourceMemoryLimit: memoryCache.bytes - memoryCache.bytes / 2)
         configuration.signatureSize = try Self.signatureSize()
+        configuration.maximumConcurrentDownloads = maxDownloads
+        configuration.maximumDownloadsPerHost = maxDownloadsPerHost
+        configuration.downloadQueueLimit = downloadQueue
         let service = try Output.failing { () throws(DiskCacheOpeningError) in
             do {
                 return try ThumbnailService(configuration: configuration, logger: Logger(label: "image-engine"), metricsFactory: factory)
@@ -164,7 +191,8 @@ struct ServeCommand: AsyncParsableCommand {
             service: service,
             configuration: .init(
                 address: address, metricsAddress: metricsAddress,
-                shutdownTimeout: .milliseconds(Int64(shutdownTimeout * 1000))),
+                shutdownTimeout: .milliseconds(Int64(shutdownTimeout * 1000)),
+                idleTimeout: .milliseconds(Int64(keepAliveTimeout * 1000)), maximumConnections: maxConnections),
             registry: registry)
         let unsafe = unsafe
         do {

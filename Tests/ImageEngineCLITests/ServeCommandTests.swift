@@ -47,6 +47,11 @@ struct ServeCommandTests {
             (["--download-timeout", "0"], environment, "--download-timeout"), (["--ttl", "-5"], environment, "--ttl"),
             (["--metrics-bind", "nowhere"], environment, "--metrics-bind"), (["--shutdown-timeout", "-1"], environment, "--shutdown-timeout"),
             (["--allowed-source", "ftp://x/"], environment, "--allowed-source"),
+            (["--allowed-source", "https://a.example.com/p/../q"], environment, "--allowed-source"),
+            (["--max-downloads", "0"], environment, "--max-downloads"), (["--max-downloads-per-host", "0"], environment, "--max-downloads-per-host"),
+            (["--download-queue", "-1"], environment, "--download-queue"), (["--max-connections", "0"], environment, "--max-connections"),
+            (["--keep-alive-timeout", "0"], environment, "--keep-alive-timeout"),
+            ([], environment.merging(["IMAGE_ENGINE_SIGNATURE_SIZE": "33"]) { $1 }, "IMAGE_ENGINE_SIGNATURE_SIZE"),
             ([], ["IMAGE_ENGINE_KEY": "abc", "IMAGE_ENGINE_SALT": "00"], "IMAGE_ENGINE_KEY")
         ])
     func usage(_ arguments: [String], _ environment: [String: String], _ named: String) async throws {
@@ -104,6 +109,47 @@ struct ServeCommandTests {
         // One JSON line per request on stdout.
         let lines = serve.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
         #expect(lines.contains { $0["path"] as? String == path && $0["status"] as? Int == 200 && $0["cache"] as? String == "origin" })
+        await origin.stop()
+    }
+
+    /// A 60 MiB JPEG: a small photo with APP15 segments of padding (`fill` makes each source's
+    /// bytes its own), so the download is big and the decode small.
+    static func paddedJPEG(fill: UInt8) throws -> Data {
+        let photo = try SmallPhotos.data("grey.jpg")
+        var padding = Data()
+        let segment = Data([0xFF, 0xEF, 0xFF, 0xFF]) + Data(repeating: fill, count: 65533)
+        while padding.count < 60 << 20 { padding += segment }
+        return photo.prefix(2) + padding + photo.dropFirst(2)
+    }
+
+    @Test("sources of 60 MiB from many clients: serve stays under --max-memory plus a stated constant; what does not fit is 429")
+    func memoryBudget() async throws {
+        let origin = try await ImageServer.start()
+        let count = 12
+        for index in 0..<count { origin.serve("/big-\(index).jpg", .init(data: try Self.paddedJPEG(fill: UInt8(index)))) }
+        let budget = 192 << 20
+        let serve = try ServeProcess([
+            "--bind", "127.0.0.1:0", "--unsafe", "--allow-private-sources", "--max-memory", "192MiB", "--max-src-bytes", "64MiB",
+            "--memory-cache", "1MiB"
+        ])
+        let port = try await serve.port()
+        let baseline = try #require(serve.peakResidentBytes)
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for index in 0..<count {
+                let path = "/unsafe/w:64/plain/http://127.0.0.1:\(origin.port)/big-\(index).jpg"
+                group.addTask { try await Self.get("http://127.0.0.1:\(port)\(path)").status }
+            }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(statuses.allSatisfy { $0 == 200 || $0 == 429 }, "\(statuses)")
+        #expect(statuses.contains(200) && statuses.contains(429), "12 × 60 MiB cannot all fit in 192 MiB at once: \(statuses)")
+        // The stated constant: the process before any request, and 64 MiB for everything the
+        // budget does not count (the encoder, NIO's buffers, the allocator's slack).
+        let peak = try #require(serve.peakResidentBytes)
+        print("serve peak RSS \(peak >> 20) MiB, baseline \(baseline >> 20) MiB, budget \(budget >> 20) MiB: \(statuses)")
+        #expect(peak <= baseline + budget + (64 << 20), "peak \(peak >> 20) MiB")
+        serve.signal(SIGTERM)
+        #expect(try await serve.exitStatus() == 0)
         await origin.stop()
     }
 }

@@ -46,7 +46,8 @@ final class ServeProcess: @unchecked Sendable {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if let line = stderr.split(separator: "\n").first(where: { $0.contains(marker) }),
-                let port = line.split(separator: ":").last.flatMap({ Int($0.prefix { $0.isNumber }) })
+                let address = line.components(separatedBy: marker).last?.split(separator: " ").first,
+                let port = address.split(separator: ":").last.flatMap({ Int($0.prefix { $0.isNumber }) })
             {
                 return port
             }
@@ -57,6 +58,15 @@ final class ServeProcess: @unchecked Sendable {
     }
 
     func signal(_ signal: Int32) { kill(process.processIdentifier, signal) }
+
+    /// The most resident memory the process has had (`VmHWM`), in bytes.
+    var peakResidentBytes: Int? {
+        guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+            let kilobytes = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+        else { return nil }
+        return kilobytes * 1024
+    }
 
     /// Waits for the process to exit and returns its status.
     func exitStatus(timeout: Duration = .seconds(60)) async throws -> Int32 {

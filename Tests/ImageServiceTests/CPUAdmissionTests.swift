@@ -3,16 +3,15 @@ import Foundation
 import Testing
 import TestSupport
 
-@Suite("Service: CPU admission")
+@Suite("Service: CPU and download admission")
 struct CPUAdmissionTests {
-    /// Starts `admit(memory:)` in a task and waits until it is queued (or admitted).
+    /// Starts `admit()` in a task and waits until it is queued (or admitted).
     private func enqueue(
-        _ admission: CPUAdmission, memory: Int, order: Recorder, name: String,
-        expectWaiting: Int
+        _ admission: CPUAdmission, order: Recorder, name: String, expectWaiting: Int
     ) async throws -> Task<Result<Bool, CPUAdmission.Refusal>, Never> {
         let task = Task { () -> Result<Bool, CPUAdmission.Refusal> in
             do throws(CPUAdmission.Refusal) {
-                try await admission.admit(memory: memory)
+                try await admission.admit()
                 order.append(name)
                 return .success(true)
             } catch {
@@ -26,82 +25,94 @@ struct CPUAdmissionTests {
 
     @Test("work waits for a free worker and is admitted first come, first served")
     func fifo() async throws {
-        let admission = CPUAdmission(workers: 1, queueLimit: 10, memoryBudget: 1 << 30)
-        try await admission.admit(memory: 1)
+        let admission = CPUAdmission(workers: 1, queueLimit: 10)
+        try await admission.admit()
         let order = Recorder()
         var tasks: [Task<Result<Bool, CPUAdmission.Refusal>, Never>] = []
-        for index in 0..<5 { tasks.append(try await enqueue(admission, memory: 1, order: order, name: "\(index)", expectWaiting: index + 1)) }
+        for index in 0..<5 { tasks.append(try await enqueue(admission, order: order, name: "\(index)", expectWaiting: index + 1)) }
         for expected in 0..<5 {
-            admission.release(memory: 1)
+            admission.release()
             // Waits for whoever is admitted (not for task `expected`: a wrong order must fail, not hang).
             _ = await pollUntil { order.names.count >= expected + 1 }
             #expect(order.names.last == "\(expected)")
         }
         for task in tasks { #expect(try await task.value.get()) }
         #expect(order.names == ["0", "1", "2", "3", "4"])
-        admission.release(memory: 1)
-        #expect(admission.snapshot == .init(busy: 0, waiting: 0, memoryInUse: 0))
+        admission.release()
+        #expect(admission.snapshot == .init(busy: 0, waiting: 0))
     }
 
     @Test("beyond the queue limit work is refused at once, and the admission reports itself saturated")
     func queueFull() async throws {
-        let admission = CPUAdmission(workers: 1, queueLimit: 2, memoryBudget: 1 << 30)
+        let admission = CPUAdmission(workers: 1, queueLimit: 2)
         #expect(!admission.isSaturated)
-        try await admission.admit(memory: 1)
+        try await admission.admit()
         let order = Recorder()
-        let first = try await enqueue(admission, memory: 1, order: order, name: "a", expectWaiting: 1)
+        let first = try await enqueue(admission, order: order, name: "a", expectWaiting: 1)
         #expect(!admission.isSaturated)
-        let second = try await enqueue(admission, memory: 1, order: order, name: "b", expectWaiting: 2)
+        let second = try await enqueue(admission, order: order, name: "b", expectWaiting: 2)
         #expect(admission.isSaturated)
-        await #expect(throws: CPUAdmission.Refusal.queueFull) { try await admission.admit(memory: 1) }
-        admission.release(memory: 1)
+        await #expect(throws: CPUAdmission.Refusal.queueFull) { try await admission.admit() }
+        admission.release()
         _ = await first.value
         #expect(!admission.isSaturated)
-        admission.release(memory: 1)
+        admission.release()
         _ = await second.value
-        admission.release(memory: 1)
+        admission.release()
+        #expect(admission.snapshot == .init(busy: 0, waiting: 0))
     }
 
-    @Test("the memory budget holds back work that would not fit beside what runs; work alone always runs")
-    func memoryBudget() async throws {
-        let admission = CPUAdmission(workers: 4, queueLimit: 10, memoryBudget: 100)
-        try await admission.admit(memory: 60)
-        let order = Recorder()
-        let big = try await enqueue(admission, memory: 60, order: order, name: "big", expectWaiting: 1)
-        // A small one behind it waits too: strictly in order, so the big one is not starved.
-        let small = try await enqueue(admission, memory: 10, order: order, name: "small", expectWaiting: 2)
-        #expect(admission.snapshot.busy == 1 && order.names.isEmpty)
-        admission.release(memory: 60)
-        _ = await big.value
-        _ = await small.value
-        #expect(order.names == ["big", "small"] && admission.snapshot.memoryInUse == 70)
-        admission.release(memory: 60)
-        admission.release(memory: 10)
-        // Over the whole budget, alone: runs.
-        try await admission.admit(memory: 500)
-        #expect(admission.snapshot.busy == 1)
-        admission.release(memory: 500)
-    }
-
-    @Test("a cancelled waiter leaves the queue at once and whoever it held back is admitted")
+    @Test("a cancelled waiter leaves the queue at once; one cancelled before it asks is refused without queueing")
     func cancellation() async throws {
-        let admission = CPUAdmission(workers: 2, queueLimit: 10, memoryBudget: 100)
-        try await admission.admit(memory: 50)
+        let admission = CPUAdmission(workers: 1, queueLimit: 10)
+        try await admission.admit()
         let order = Recorder()
-        let blocked = try await enqueue(admission, memory: 80, order: order, name: "blocked", expectWaiting: 1)
-        let behind = try await enqueue(admission, memory: 20, order: order, name: "behind", expectWaiting: 2)
-        blocked.cancel()
-        #expect(await blocked.value == .failure(.cancelled))
+        let cancelled = try await enqueue(admission, order: order, name: "cancelled", expectWaiting: 1)
+        let behind = try await enqueue(admission, order: order, name: "behind", expectWaiting: 2)
+        cancelled.cancel()
+        #expect(await cancelled.value == .failure(.cancelled))
+        #expect(admission.snapshot == .init(busy: 1, waiting: 1))
+        admission.release()
         _ = await behind.value
-        #expect(order.names == ["behind"] && admission.snapshot == .init(busy: 2, waiting: 0, memoryInUse: 70))
-        // A task cancelled before it asks is refused without queueing.
+        #expect(order.names == ["behind"] && admission.snapshot == .init(busy: 1, waiting: 0))
         let early = Task { () -> Result<Bool, CPUAdmission.Refusal> in
             withUnsafeCurrentTask { $0?.cancel() }
-            do throws(CPUAdmission.Refusal) { try await admission.admit(memory: 1) } catch { return .failure(error) }
+            do throws(CPUAdmission.Refusal) { try await admission.admit() } catch { return .failure(error) }
             return .success(true)
         }
         #expect(await early.value == .failure(.cancelled))
         #expect(admission.snapshot.waiting == 0)
+    }
+
+    @Test("downloads: per host and in all, waiters from a busy host do not hold back another host, the queue is bounded")
+    func downloads() async throws {
+        let admission = DownloadAdmission(maximum: 3, perHost: 2, queueLimit: 2)
+        try await admission.admit(host: "slow")
+        try await admission.admit(host: "slow")
+        // A third for the slow host waits; one for another host passes it by.
+        let waiting = Task { () -> Result<Void, DownloadAdmission.Refusal> in
+            do throws(DownloadAdmission.Refusal) { try await admission.admit(host: "slow") } catch { return .failure(error) }
+            return .success(())
+        }
+        #expect(await pollUntil { admission.snapshot.waiting == 1 })
+        try await admission.admit(host: "fast")
+        #expect(admission.snapshot == .init(running: 3, waiting: 1))
+        // All slots taken: one more waits, the next is refused.
+        let queued = Task { () -> Result<Void, DownloadAdmission.Refusal> in
+            do throws(DownloadAdmission.Refusal) { try await admission.admit(host: "other") } catch { return .failure(error) }
+            return .success(())
+        }
+        #expect(await pollUntil { admission.snapshot.waiting == 2 })
+        #expect(admission.isSaturated)
+        await #expect(throws: DownloadAdmission.Refusal.queueFull) { try await admission.admit(host: "third") }
+        // The fast host's slot frees: "other" can run, the slow host's waiter still cannot.
+        admission.release(host: "fast")
+        #expect(try await queued.value.get() == ())
+        #expect(admission.snapshot == .init(running: 3, waiting: 1))
+        admission.release(host: "slow")
+        #expect(try await waiting.value.get() == ())
+        for host in ["slow", "slow", "other"] { admission.release(host: host) }
+        #expect(admission.snapshot == .init(running: 0, waiting: 0))
     }
 }
 

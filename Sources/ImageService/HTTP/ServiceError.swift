@@ -21,8 +21,16 @@ public struct ServiceError: Error, Sendable, Hashable {
     static let expired = ServiceError(status: 410, message: "gone: the URL has expired")
     static let pathTooLong = ServiceError(status: 414, message: "the path is too long")
     static let queueFull = ServiceError(status: 429, message: "too many requests: the processing queue is full")
+    static let memoryFull = ServiceError(status: 429, message: "too many requests: no memory left for the decode now")
+    static func needsMoreMemory(_ bytes: Int, budget: Int) -> ServiceError {
+        ServiceError(
+            status: 422, message: "unprocessable: decoding the source needs \(bytes) bytes, more than the service's memory budget of \(budget)")
+    }
     static let draining = ServiceError(status: 503, message: "unavailable: the server is shutting down")
     static let cancelled = ServiceError(status: 503, message: "unavailable: the request was cancelled")
+    /// The client went away before its answer (nginx's and imgproxy's 499): nobody receives it,
+    /// but the log and the metrics tell it from a server that could not answer.
+    static let clientClosedRequest = ServiceError(status: 499, message: "client closed the request")
     static let methodNotAllowed = ServiceError(status: 405, message: "method not allowed: GET or HEAD")
 
     /// The answer for a failed source fetch or decode.
@@ -36,6 +44,8 @@ public struct ServiceError: Error, Sendable, Hashable {
             self.init(status: 504, message: "gateway timeout: the source did not answer in time")
         case .network(.bodyTooLarge(let limit)), .tooLarge(let limit):
             self.init(status: 422, message: "source too large: more than \(limit) bytes")
+        case .network(.overloaded(let reason)):
+            self.init(status: 429, message: "too many requests: \(reason)")
         case .network(.redirectRefused):
             self.init(status: 502, message: "bad gateway: too many redirects, or a redirect without a location")
         case .network(let transfer):

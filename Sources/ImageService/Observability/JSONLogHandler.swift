@@ -11,9 +11,10 @@ public struct JSONLogHandler: LogHandler {
     private let label: String
     private let write: @Sendable (Data) -> Void
 
-    /// A handler for the logger `label`, writing to standard output.
+    /// A handler for the logger `label`, writing to standard output without ever blocking the
+    /// caller (lines are dropped, not waited for, when the output stalls).
     public init(label: String) {
-        self.init(label: label) { line in FileHandle.standardOutput.write(line) }
+        self.init(label: label) { line in StandardOutputSink.shared.write(line) }
     }
 
     /// A handler that hands each line (ending in a newline) to `write`.

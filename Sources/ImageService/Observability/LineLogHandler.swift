@@ -12,7 +12,7 @@ public struct LineLogHandler: LogHandler {
 
     /// A handler writing to standard output.
     public init(label: String) {
-        self.init { line in FileHandle.standardOutput.write(line) }
+        self.init { line in StandardOutputSink.shared.write(line) }
     }
 
     /// A handler that hands each line (ending in a newline) to `write`.

@@ -19,6 +19,9 @@ final class ServiceMetrics: @unchecked Sendable {
     let inProgress: Meter
     let workersBusy: Meter
     let queued: Meter
+    let downloadsInProgress: Meter
+    let downloadQueue: Meter
+    let memoryInUse: Meter
     let coalesced: Counter
     let sourceBytes: Counter
     let diskErrors: Counter
@@ -32,14 +35,22 @@ final class ServiceMetrics: @unchecked Sendable {
         inProgress = Meter(label: "image_engine_requests_in_progress", factory: factory)
         workersBusy = Meter(label: "image_engine_workers_busy", factory: factory)
         queued = Meter(label: "image_engine_queue_length", factory: factory)
+        downloadsInProgress = Meter(label: "image_engine_downloads_in_progress", factory: factory)
+        downloadQueue = Meter(label: "image_engine_download_queue_length", factory: factory)
+        memoryInUse = Meter(label: "image_engine_memory_bytes", factory: factory)
         coalesced = Counter(label: "image_engine_coalesced_requests_total", factory: factory)
         sourceBytes = Counter(label: "image_engine_source_bytes_total", factory: factory)
         diskErrors = Counter(label: "image_engine_disk_errors_total", factory: factory)
         // Present from the start, so a scrape before the first request sees every series.
         for layer in ["result-memory", "result-disk", "source-memory", "source-disk"] { _ = layerCounter(layer) }
-        inProgress.set(0)
-        workersBusy.set(0)
-        queued.set(0)
+        for gauge in [inProgress, workersBusy, queued, downloadsInProgress, downloadQueue, memoryInUse] { gauge.set(0) }
+    }
+
+    /// One source download, failed or not: its body bytes (once per download, whoever shares
+    /// it) and how long it took.
+    func recordDownload(bytes: Int, duration: Duration) {
+        if bytes > 0 { sourceBytes.increment(by: bytes) }
+        downloadDuration.record(duration: duration)
     }
 
     /// One finished request: its status and how long it took.
@@ -59,10 +70,10 @@ final class ServiceMetrics: @unchecked Sendable {
         layerCounter(layer).increment()
     }
 
-    /// The phases of a render, in milliseconds.
+    /// The phases of a render, in milliseconds (downloads are recorded by `recordDownload`, once
+    /// each, failed ones included).
     func recordPhases(_ timing: PhaseTiming) {
         if let queue = timing.queue { queueDuration.recordMilliseconds(queue) }
-        if let download = timing.download { downloadDuration.recordMilliseconds(download) }
         let process = (timing.decode ?? 0) + (timing.encode ?? 0)
         if timing.decode != nil { processDuration.recordMilliseconds(process) }
     }

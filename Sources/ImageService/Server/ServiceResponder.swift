@@ -10,6 +10,15 @@ struct ServiceResponder: HTTPResponder {
     let service: ThumbnailService
 
     func respond(to request: Request, context: ServiceRequestContext) async throws -> Response {
+        // A GET or HEAD carries no body; one that announces one is refused, and its connection
+        // closed (DisconnectWatcher also closes it once an unannounced body passes 64 KiB).
+        if request.method == .get || request.method == .head,
+            request.headers[.transferEncoding] != nil || (request.headers[.contentLength].flatMap(Int.init) ?? 0) > 0
+        {
+            var response = Self.response(.error(.badRequest("a GET or HEAD request carries no body")))
+            response.headers[.connection] = "close"
+            return response
+        }
         let ifNoneMatch = request.headers[values: .ifNoneMatch]
         let serviceRequest = ServiceRequest(
             method: request.method.rawValue, path: request.uri.path,

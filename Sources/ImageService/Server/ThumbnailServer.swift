@@ -27,20 +27,24 @@ public final class ThumbnailServer: Sendable {
         public var metricsAddress: ServerAddress?
         /// How long requests in flight may take to finish once shutdown begins.
         public var shutdownTimeout: Duration
-        /// Idle keep-alive connections are closed after this long.
+        /// Idle keep-alive connections are closed after this long (`--keep-alive-timeout`).
         public var idleTimeout: Duration
+        /// Client connections open at once (`--max-connections`); beyond it new ones wait in
+        /// the listen backlog until one closes.
+        public var maximumConnections: Int
         /// Signals that begin a graceful shutdown (none in tests that stop the server themselves).
         public var shutdownSignals: [UnixSignal]
 
         /// A configuration; by default no metrics listener, 10 s to drain, SIGTERM and SIGINT.
         public init(
             address: ServerAddress, metricsAddress: ServerAddress? = nil, shutdownTimeout: Duration = .seconds(10),
-            idleTimeout: Duration = .seconds(75), shutdownSignals: [UnixSignal] = [.sigterm, .sigint]
+            idleTimeout: Duration = .seconds(10), maximumConnections: Int = 2048, shutdownSignals: [UnixSignal] = [.sigterm, .sigint]
         ) {
             self.address = address
             self.metricsAddress = metricsAddress
             self.shutdownTimeout = shutdownTimeout
             self.idleTimeout = idleTimeout
+            self.maximumConnections = maximumConnections
             self.shutdownSignals = shutdownSignals
         }
     }
@@ -77,12 +81,17 @@ public final class ThumbnailServer: Sendable {
         var quiet = logger
         // Hummingbird's own messages ("server started"...) only when something is wrong.
         quiet.logLevel = max(logger.logLevel, .warning)
+        // Request heads are small (a signed path, a few headers): 16 KiB a field, 32 KiB in all,
+        // 100 fields, where NIO would allow 80 KiB and 1,000.
         let http = HTTP1Channel.Configuration(
             additionalChannelHandlers: [DisconnectWatcher()],
-            idleTimeout: TimeAmount.nanoseconds(Int64(configuration.idleTimeout.milliseconds * 1e6)))
+            idleTimeout: TimeAmount.nanoseconds(Int64(configuration.idleTimeout.milliseconds * 1e6)),
+            httpDecoderConfiguration: .init(maxHeaderFieldSize: 16 << 10, maxHeaderListSize: 32 << 10, maxHeaderFieldCount: 100))
         let app = Application(
             responder: ServiceResponder(service: service), server: .http1(configuration: http),
-            configuration: ApplicationConfiguration(address: .hostname(configuration.address.host, port: configuration.address.port)),
+            configuration: ApplicationConfiguration(
+                address: .hostname(configuration.address.host, port: configuration.address.port),
+                availableConnectionsDelegate: MaximumAvailableConnections(configuration.maximumConnections)),
             onServerRunning: { onListening($0.localAddress?.port ?? 0) }, logger: quiet)
         var services: [any Service] = []
         if let metricsAddress = configuration.metricsAddress {

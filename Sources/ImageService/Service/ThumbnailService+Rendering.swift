@@ -31,16 +31,22 @@ extension ThumbnailService {
             return .failure(ServiceError(error))
         }
 
+        // The decode's planned memory, reserved before it waits for a worker (so a worker never
+        // waits for memory), or refused at once: what sources and decodes hold never passes
+        // --max-memory.
+        guard plan.memoryBytes <= memory.capacity else { return .failure(.needsMoreMemory(plan.memoryBytes, budget: memory.capacity)) }
+        guard memory.reserve(plan.memoryBytes) else { return .failure(.memoryFull) }
+        defer { memory.release(plan.memoryBytes) }
         let queued = ContinuousClock.now
         do {
-            try await admission.admit(memory: plan.memoryBytes)
+            try await admission.admit()
         } catch {
             return .failure(error == .queueFull ? .queueFull : .cancelled)
         }
         let queue = (ContinuousClock.now - queued).milliseconds
         await whileAdmitted?()
         guard !Task.isCancelled else {
-            admission.release(memory: plan.memoryBytes)
+            admission.release()
             return .failure(.cancelled)
         }
         counters.addDecode()
@@ -64,7 +70,7 @@ extension ThumbnailService {
                     })
             }
         }
-        admission.release(memory: plan.memoryBytes)
+        admission.release()
         switch outcome {
         case .success(let (data, decode, encode)):
             let timing = PhaseTiming(queue: queue, download: input.download, decode: decode, encode: encode)

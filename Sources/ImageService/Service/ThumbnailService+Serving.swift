@@ -74,7 +74,11 @@ extension ThumbnailService {
             timing.download = (ContinuousClock.now - downloadStarted).milliseconds
         }
         if source.source == .memory || source.source == .disk { metrics.recordHit(layer: layer) }
-        if source.bytesDownloaded > 0 { metrics.sourceBytes.increment(by: source.bytesDownloaded) }
+        // Downloaded bytes are held in the memory budget by the loader for as long as they live;
+        // bytes read from the disk cache are held for this request here, until it is answered.
+        let held = source.source == .disk ? source.data.count : 0
+        guard memory.reserve(held) else { return .failure(.memoryFull) }
+        defer { memory.release(held) }
 
         // The pipeline read the header once, checking the download (or the cached bytes): the
         // render plans and decodes from that read.

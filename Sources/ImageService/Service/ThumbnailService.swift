@@ -32,6 +32,9 @@ public final class ThumbnailService: Sendable {
     let pipeline: ImagePipeline
     let results: ResultCache
     let admission: CPUAdmission
+    /// What requests hold: source bodies and the decodes' planned memory (`--max-memory`).
+    let memory: MemoryBudget
+    let loader: GuardedDataLoader
     let renders = RenderCoalescer<RenderedImage>()
     /// Fetch + render per identical request (without `If-None-Match`), joined before the source
     /// is touched.
@@ -57,7 +60,7 @@ public final class ThumbnailService: Sendable {
 
     init(
         configuration: Configuration, logger: Logger, metricsFactory: (any MetricsFactory)?,
-        whileAdmitted: (@Sendable () async -> Void)?
+        whileAdmitted: (@Sendable () async -> Void)?, resolver: any AddressResolving = SystemAddressResolver()
     ) throws(DiskCacheError) {
         self.configuration = configuration
         self.logger = logger
@@ -78,19 +81,32 @@ public final class ThumbnailService: Sendable {
                 directory: directory.appendingPathComponent("results"),
                 configuration: DiskCacheConfiguration(sizeLimit: resultShare))
         }
-        let loader = GuardedDataLoader(configuration: .init(policy: configuration.sourcePolicy, timeout: configuration.downloadTimeout))
+        let memory = MemoryBudget(capacity: configuration.memoryBudget) { metrics.memoryInUse.set($0) }
+        self.memory = memory
+        let loader = GuardedDataLoader(
+            configuration: .init(
+                policy: configuration.sourcePolicy, timeout: configuration.downloadTimeout,
+                maximumDownloads: configuration.maximumConcurrentDownloads, maximumDownloadsPerHost: configuration.maximumDownloadsPerHost,
+                downloadQueueLimit: configuration.downloadQueueLimit),
+            resolver: resolver, memory: memory,
+            onAdmissionChange: { snapshot in
+                metrics.downloadsInProgress.set(snapshot.running)
+                metrics.downloadQueue.set(snapshot.waiting)
+            },
+            onDownload: { metrics.recordDownload(bytes: $0.bytes, duration: $0.duration) })
+        self.loader = loader
         pipeline = ImagePipeline(
             configuration: ImagePipeline.Configuration(
                 dataLoader: loader, strategy: .encodedResponse, memoryCacheLimit: configuration.sourceMemoryLimit, diskCache: sourceDisk,
-                maximumConcurrentDownloads: configuration.maximumConcurrentDownloads, maximumResponseSize: configuration.maxSourceBytes,
+                // The loader admits downloads (in flight, per host, its bounded queue): the
+                // pipeline passes on every one that bound leaves room for.
+                maximumConcurrentDownloads: configuration.maximumConcurrentDownloads + configuration.downloadQueueLimit,
+                maximumResponseSize: configuration.maxSourceBytes,
                 decodingLimits: limits))
         results = ResultCache(
             memoryLimit: configuration.resultMemoryLimit, disk: resultDisk, lifetime: TimeInterval(configuration.timeToLive),
             onDiskError: { metrics.diskErrors.increment() })
-        admission = CPUAdmission(
-            workers: configuration.workers, queueLimit: configuration.queueLimit,
-            memoryBudget: configuration.memoryBudget
-        ) { snapshot in
+        admission = CPUAdmission(workers: configuration.workers, queueLimit: configuration.queueLimit) { snapshot in
             metrics.workersBusy.set(snapshot.busy)
             metrics.queued.set(snapshot.waiting)
         }
@@ -100,12 +116,14 @@ public final class ThumbnailService: Sendable {
 
     /// Answers one request. Never throws: every failure is a response with its status code.
     /// Cancelling the calling task (the client went away) cancels the request's queued or
-    /// running work unless other requests share it.
+    /// running work unless other requests share it, and the request is counted and logged as
+    /// 499 (imgproxy's code for it), apart from 503 while draining.
     public func respond(to request: ServiceRequest) async -> ServiceResponse {
         let started = ContinuousClock.now
         metrics.inProgress.increment()
         var response = await answer(request)
         metrics.inProgress.decrement()
+        if Task.isCancelled, !isDraining { response = .error(.clientClosedRequest) }
         let duration = ContinuousClock.now - started
         metrics.recordRequest(status: response.status, duration: duration)
         log(request, response, duration)
@@ -114,7 +132,7 @@ public final class ThumbnailService: Sendable {
     }
 
     /// True while the service takes new work: not draining, queue not full (`GET /ready`).
-    public var isReady: Bool { !isDraining && !admission.isSaturated }
+    public var isReady: Bool { !isDraining && !admission.isSaturated && !loader.admission.isSaturated }
 
     /// True once `startDraining()` was called.
     public var isDraining: Bool { draining.load(ordering: .acquiring) }

@@ -17,8 +17,10 @@ extension ThumbnailService {
         public var workers: Int
         /// Requests waiting for a worker before more are refused with 429; by default 32 per worker.
         public var queueLimit: Int
-        /// Planned decode memory admitted at once (`DecodePlan.memoryBytes`); a decode larger than
-        /// the budget still runs alone.
+        /// Bytes held at once for requests (`--max-memory`): source bodies being downloaded or
+        /// waiting for a worker, and the planned memory of the decodes admitted
+        /// (`DecodePlan.memoryBytes`). A request that does not fit now is refused with 429; one
+        /// whose decode alone needs more, with 422.
         public var memoryBudget: Int
         /// Largest source body, enforced while it streams in.
         public var maxSourceBytes: Int
@@ -48,8 +50,12 @@ extension ThumbnailService {
         public var resultMemoryLimit: Int
         /// Bytes of source images kept in memory (so several sizes of one photo fetch it once).
         public var sourceMemoryLimit: Int
-        /// Source downloads running at once; more wait (without holding a worker).
+        /// Source downloads running at once (`--max-downloads`); more wait, without holding a worker.
         public var maximumConcurrentDownloads: Int
+        /// Source downloads running at once from one host (`--max-downloads-per-host`).
+        public var maximumDownloadsPerHost: Int = 8
+        /// Downloads that may wait beyond those (`--download-queue`); more are refused with 429.
+        public var downloadQueueLimit: Int = 256
 
         /// A configuration with `keys` (empty and `requiresSignature` false for `--unsafe`).
         public init(

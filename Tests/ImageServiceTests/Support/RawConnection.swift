@@ -11,7 +11,12 @@ final class RawConnection {
     private var descriptor: Int32
 
     /// Connects to 127.0.0.1:`port` and sends `GET path`.
-    init(port: Int, path: String) throws {
+    convenience init(port: Int, path: String) throws {
+        try self.init(port: port, request: "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+    }
+
+    /// Connects to 127.0.0.1:`port` and sends `request` as it is.
+    init(port: Int, request text: String) throws {
         descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -21,8 +26,43 @@ final class RawConnection {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard descriptor >= 0, connected == 0 else { throw POSIXError(.ECONNREFUSED) }
-        let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)
-        guard send(descriptor, request, request.count, 0) == request.count else { throw POSIXError(.EPIPE) }
+        let request = Array(text.utf8)
+        guard Self.sendAll(descriptor, request) else { throw POSIXError(.EPIPE) }
+    }
+
+    /// Sends more bytes on the connection.
+    func send(_ text: String) throws {
+        let bytes = Array(text.utf8)
+        guard Self.sendAll(descriptor, bytes) else { throw POSIXError(.EPIPE) }
+    }
+
+    private static func sendAll(_ descriptor: Int32, _ bytes: [UInt8]) -> Bool {
+        #if canImport(Glibc)
+        Glibc.send(descriptor, bytes, bytes.count, Int32(MSG_NOSIGNAL)) == bytes.count
+        #else
+        Darwin.send(descriptor, bytes, bytes.count, 0) == bytes.count
+        #endif
+    }
+
+    /// Half-closes the connection: no more bytes from the client, which still reads.
+    func shutdownWrite() {
+        _ = shutdown(descriptor, Int32(SHUT_WR))
+    }
+
+    /// Everything the server sends until it closes the connection (or `timeout` passes), as text.
+    func readUntilClosed(timeout: Duration = .seconds(30)) -> String {
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, 100) >= 0 else { break }
+            guard poller.revents != 0 else { continue }
+            let count = recv(descriptor, &buffer, buffer.count, 0)
+            guard count > 0 else { break }
+            received += buffer.prefix(count)
+        }
+        return String(decoding: received, as: UTF8.self)
     }
 
     /// Closes the connection (the client is gone).

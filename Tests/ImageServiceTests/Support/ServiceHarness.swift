@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import ImagePipeline
 import ImageServer
 @testable import ImageService
 import Logging
@@ -37,8 +38,9 @@ final class ServiceHarness: Sendable {
     /// Starts the origin (serving the small photos at `/NAME`), a service configured by
     /// `configure`, and its server.
     /// `gate`, when given, holds every render in its worker slot until it opens.
+    /// `resolver`, when given, answers the source fetcher's DNS lookups.
     static func start(
-        diskCache: Bool = false, gate: Gate? = nil,
+        diskCache: Bool = false, gate: Gate? = nil, resolver: (any AddressResolving)? = nil,
         configure: (inout ThumbnailService.Configuration) -> Void = { _ in }
     ) async throws -> ServiceHarness {
         let origin = try await ImageServer.start()
@@ -62,7 +64,7 @@ final class ServiceHarness: Sendable {
         if let gate { whileAdmitted = { await gate.pass() } }
         let service = try ThumbnailService(
             configuration: configuration, logger: logger, metricsFactory: PrometheusMetricsFactory(registry: registry),
-            whileAdmitted: whileAdmitted)
+            whileAdmitted: whileAdmitted, resolver: resolver ?? SystemAddressResolver())
         let server = ThumbnailServer(
             service: service,
             configuration: .init(
@@ -81,7 +83,7 @@ final class ServiceHarness: Sendable {
         }
         var clientConfiguration = HTTPClient.Configuration(
             redirectConfiguration: .disallow, timeout: .init(connect: .seconds(10), read: .seconds(60)))
-        clientConfiguration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 64
+        clientConfiguration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 256
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
         return ServiceHarness(
             origin: origin, service: service, server: server, port: found["service"] ?? 0, metricsPort: found["metrics"] ?? 0,
@@ -140,5 +142,29 @@ final class LogLines: @unchecked Sendable {
 
     var records: [[String: Any]] {
         lock.withLock { lines }.compactMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
+    }
+}
+
+extension ServiceHarness {
+    /// The Prometheus samples `/metrics` answers now, by series (`name{labels}`).
+    func metricSamples() async throws -> [String: Double] {
+        var samples: [String: Double] = [:]
+        for line in try await get("/metrics", metrics: true).text.split(separator: "\n") where !line.hasPrefix("#") {
+            let parts = line.split(separator: " ")
+            guard parts.count == 2, let value = Double(String(parts[1])) else { continue }
+            samples[String(parts[0])] = value
+        }
+        return samples
+    }
+}
+
+/// DNS for tests: every name ending in `.test` is the test origin's 127.0.0.1, so sources can
+/// come from many hosts on one loopback server; `never.test` never answers (until cancelled).
+struct TestResolver: AddressResolving {
+    func addresses(of host: String) async throws(DataLoadingError) -> [IPAddress] {
+        if host == "never.test" {
+            do { try await Task.sleep(for: .seconds(3600)) } catch { throw .cancelled }
+        }
+        return host.hasSuffix(".test") ? [.v4(0x7F00_0001)] : []
     }
 }

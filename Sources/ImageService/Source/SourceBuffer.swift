@@ -1,0 +1,76 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+import ImageCodec
+import ImagePipeline
+
+/// The body of one download, in a buffer of its own whose bytes are reserved in the memory
+/// budget as it grows, and stay reserved until the `Data` made from it (`data()`) is freed —
+/// wherever it is by then: a render waiting for a worker, the pipeline's memory cache. A body
+/// the budget cannot hold now fails the download with `.overloaded` (answered 429).
+final class SourceBuffer {
+    private var pointer: UnsafeMutableRawPointer?
+    private var capacity = 0
+    /// Bytes received.
+    private(set) var count = 0
+    /// Bytes reserved in `memory` (the capacity).
+    private var reserved = 0
+    private let memory: MemoryBudget?
+
+    /// Largest body accepted: growth never reserves beyond it.
+    private let maximum: Int
+
+    /// A buffer for `capacity` bytes (the announced length; 0 when unknown) of a body of at most
+    /// `maximum`.
+    init(capacity: Int, maximum: Int, memory: MemoryBudget?) throws(DataLoadingError) {
+        self.memory = memory
+        self.maximum = max(1, maximum)
+        try grow(to: min(max(capacity, 1), self.maximum))
+    }
+
+    deinit {
+        free(pointer)
+        memory?.release(reserved)
+    }
+
+    /// Appends `bytes`, growing the buffer (and its reservation) when needed.
+    func append(_ bytes: UnsafeRawBufferPointer) throws(DataLoadingError) {
+        guard !bytes.isEmpty, let base = bytes.baseAddress else { return }
+        if count + bytes.count > capacity {
+            try grow(to: min(max(count + bytes.count, min(capacity * 2, capacity + (16 << 20)), 64 << 10), max(maximum, count + bytes.count)))
+        }
+        guard let pointer else { return }
+        (pointer + count).copyMemory(from: base, byteCount: bytes.count)
+        count += bytes.count
+    }
+
+    /// The bytes, handed over: the buffer shrinks to them (giving back the rest of its
+    /// reservation) and the `Data` frees it, and gives back the reservation, when it goes.
+    func data() -> Data {
+        guard count > 0, let base = realloc(pointer, count) else { return Data() }
+        memory?.release(reserved - count)
+        let (memory, held) = (memory, count)
+        let data = Data(
+            bytesNoCopy: base, count: count,
+            deallocator: .custom { bytes, _ in
+                free(bytes)
+                memory?.release(held)
+            })
+        (pointer, capacity, count, reserved) = (nil, 0, 0, 0)
+        return data
+    }
+
+    private func grow(to size: Int) throws(DataLoadingError) {
+        if let memory, !memory.reserve(size - reserved) {
+            throw .overloaded("no memory left for the source's \(size) bytes")
+        }
+        guard let grown = realloc(pointer, size) else {
+            memory?.release(size - reserved)
+            throw .overloaded("cannot allocate \(size) bytes for the source")
+        }
+        (pointer, capacity, reserved) = (grown, size, size)
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import ImageCodec
+@testable import ImageService
+import Testing
+import TestSupport
+
+/// Client connections over raw sockets: a half-closed client still gets its answer, a gone one
+/// is 499, a GET with a body is refused, and a stalled log never holds a request.
+@Suite("Service: connections", .timeLimit(.minutes(2)))
+struct ServiceConnectionTests {
+    @Test("a client that half-closes after its request is answered (after a 103 probe); one that closes is 499")
+    func halfCloseAndDisconnect() async throws {
+        let gate = Gate()
+        let harness = try await ServiceHarness.start(gate: gate) { $0.workers = 1 }
+        let halfClosed = try RawConnection(port: harness.port, path: harness.path("w:70", harness.source("kite.jpg")))
+        #expect(await gate.waitForArrivals(1))
+        halfClosed.shutdownWrite()
+        // The probe's interim response shows the server saw the input end and kept the work.
+        gate.open()
+        let answer = halfClosed.readUntilClosed()
+        #expect(answer.hasPrefix("HTTP/1.1 103"), "\(answer.prefix(200))")
+        #expect(answer.contains("HTTP/1.1 200"), "\(answer.prefix(300))")
+
+        let closing = Gate()
+        let second = try await ServiceHarness.start(gate: closing) { $0.workers = 1 }
+        let gone = try RawConnection(port: second.port, path: second.path("w:70", second.source("ladybird.jpg")))
+        #expect(await closing.waitForArrivals(1))
+        gone.close()
+        #expect(await pollUntil(timeout: .seconds(20)) { second.service.renders.count == 0 })
+        closing.open()
+        #expect(await pollUntil(timeout: .seconds(20)) { second.logLines.records.contains { ($0["status"] as? Double) == 499 } })
+        let samples = try await second.metricSamples()
+        #expect(samples["image_engine_requests_total{status=\"499\"}"] == 1 && samples["image_engine_requests_total{status=\"503\"}"] == nil)
+        await harness.stop()
+        await second.stop()
+    }
+
+    @Test("a GET announcing a body is 400 and its connection closed; an endless chunked body does not keep it")
+    func getWithBody() async throws {
+        let harness = try await ServiceHarness.start()
+        let path = harness.path("w:70", harness.source("kite.jpg"))
+        let chunked = try RawConnection(
+            port: harness.port, request: "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n")
+        // Chunks keep coming: more than the watcher lets a GET send.
+        for _ in 0..<20 { try? chunked.send("1000\r\n" + String(repeating: "x", count: 4096) + "\r\n") }
+        let answer = chunked.readUntilClosed()
+        #expect(answer.hasPrefix("HTTP/1.1 400"), "\(answer.prefix(200))")
+        #expect(harness.origin.statistics.requests == 0)
+        await harness.stop()
+    }
+}
+
+@Suite("Service: the log never blocks a request", .timeLimit(.minutes(1)))
+struct LogSinkTests {
+    @Test("with the output stalled (a pipe nobody reads) every write returns, and lines beyond the buffer are dropped and counted")
+    func stalledPipe() throws {
+        var ends: [Int32] = [0, 0]
+        try #require(pipe(&ends) == 0)
+        // Closed last: the read end first, so the writing thread's blocked write fails with EPIPE.
+        defer {
+            close(ends[0])
+            close(ends[1])
+        }
+        let sink = StandardOutputSink(descriptor: ends[1], capacity: 256 << 10)
+        defer { sink.close() }
+        let line = Data((String(repeating: "x", count: 1023) + "\n").utf8)
+        // 8 MiB: 128 times the pipe's own 64 KiB, far past what it and the buffer hold.
+        for _ in 0..<8192 { sink.write(line) }
+        #expect(sink.droppedLines > 0)
+        #expect(sink.droppedLines <= 8192 - (256 << 10) / line.count)
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import ImageCodec
+import ImagePipeline
+import ImageServer
+@testable import ImageService
+import Testing
+import TestSupport
+
+/// The download stage over real sockets: clients that are never shut down under a download,
+/// per-host and global bounds with a bounded wait, a resolver that never answers, and bytes
+/// counted once per download.
+@Suite("Service: downloads", .timeLimit(.minutes(2)))
+struct ServiceDownloadTests {
+    @Test("a slow download from one host survives 40 requests to 40 other hosts (idle clients are evicted, busy ones never)")
+    func slowDownloadSurvives() async throws {
+        let harness = try await ServiceHarness.start(resolver: TestResolver())
+        let port = harness.origin.port
+        harness.origin.serve("/slow.jpg", .init(data: try SmallPhotos.data("kite.jpg")))
+        harness.origin.hold("/slow.jpg")
+        let slow = Task { try await harness.get(harness.path("w:50", "http://slow.test:\(port)/slow.jpg")) }
+        #expect(await pollUntil { harness.origin.requests("/slow.jpg") == 1 })
+        // 40 hosts, each a client of its own: more than the 32 idle clients kept.
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for index in 2...41 {
+                group.addTask { try await harness.get(harness.path("w:40", "http://host-\(index).test:\(port)/grey.jpg")).status }
+            }
+            for try await status in group { #expect(status == 200) }
+        }
+        #expect(harness.service.loader.idleClientCount <= GuardedDataLoader.idleClientLimit)
+        harness.origin.release("/slow.jpg")
+        let reply = try await slow.value
+        #expect(reply.status == 200, "the slow download's client was shut down under it: \(reply.status) \(reply.text)")
+        await harness.stop()
+    }
+
+    @Test("80 downloads stuck on one host hold its slots and the queue, not another host's; one more is 429; /ready says busy")
+    func tarpits() async throws {
+        let harness = try await ServiceHarness.start(resolver: TestResolver()) {
+            $0.maximumDownloadsPerHost = 8
+            $0.downloadQueueLimit = 72
+            $0.downloadTimeout = 60
+        }
+        let port = harness.origin.port
+        let photo = try SmallPhotos.data("grey.jpg")
+        for index in 0...80 {
+            harness.origin.serve("/tarpit-\(index).jpg", .init(data: photo))
+            harness.origin.hold("/tarpit-\(index).jpg")
+        }
+        let stuck = (0..<80).map { index in
+            Task { try await harness.get(harness.path("w:30", "http://tarpit.test:\(port)/tarpit-\(index).jpg")) }
+        }
+        #expect(await pollUntil { harness.service.loader.admission.snapshot == .init(running: 8, waiting: 72) })
+        let gauges = try await harness.metricSamples()
+        #expect(gauges["image_engine_downloads_in_progress"] == 8 && gauges["image_engine_download_queue_length"] == 72)
+        #expect(try await harness.get("/ready").status == 503)
+        // Another host is not behind them: answered while all 80 are still held.
+        let other = try await harness.get(harness.path("w:30", "http://other.test:\(port)/kite.jpg"))
+        #expect(other.status == 200)
+        // The queue is full: one more download for the stuck host is refused at once.
+        let refused = try await harness.get(harness.path("w:30", "http://tarpit.test:\(port)/tarpit-80.jpg"))
+        #expect(refused.status == 429 && refused.header("Retry-After") == "1", "\(refused.status) \(refused.text)")
+        for index in 0..<80 { harness.origin.release("/tarpit-\(index).jpg") }
+        for task in stuck { #expect(try await task.value.status == 200) }
+        #expect(try await harness.get("/ready").status == 200)
+        let idle = try await harness.metricSamples()
+        #expect(idle["image_engine_downloads_in_progress"] == 0 && idle["image_engine_download_queue_length"] == 0)
+        #expect(idle["image_engine_workers_busy"] == 0 && idle["image_engine_queue_length"] == 0)
+        // What stays held is the sources the pipeline's memory cache keeps.
+        #expect((idle["image_engine_memory_bytes"] ?? .infinity) <= Double(harness.service.configuration.sourceMemoryLimit))
+        await harness.stop()
+    }
+
+    @Test("a resolver that never answers: 504 at the download timeout, and the slot is free again")
+    func resolverNeverAnswers() async throws {
+        let harness = try await ServiceHarness.start(resolver: TestResolver()) { $0.downloadTimeout = 1 }
+        let reply = try await harness.get(harness.path("w:30", "http://never.test:\(harness.origin.port)/kite.jpg"))
+        #expect(reply.status == 504, "\(reply.status) \(reply.text)")
+        #expect(harness.service.loader.admission.snapshot == .init(running: 0, waiting: 0))
+        let samples = try await harness.metricSamples()
+        #expect(samples["image_engine_download_duration_seconds_count"] == 1, "a failed download is timed too")
+        await harness.stop()
+    }
+
+    @Test("10 sizes of one new source: one download, and the source-bytes counter moves by its size once")
+    func sourceBytesOnce() async throws {
+        let harness = try await ServiceHarness.start()
+        harness.origin.hold("/ladybird.jpg")
+        let replies = (1...10).map { index in Task { try await harness.get(harness.path("w:\(20 + index)", harness.source("ladybird.jpg"))) } }
+        #expect(await pollUntil { harness.origin.requests("/ladybird.jpg") == 1 })
+        harness.origin.release("/ladybird.jpg")
+        for reply in replies { #expect(try await reply.value.status == 200) }
+        #expect(harness.origin.requests("/ladybird.jpg") == 1)
+        let samples = try await harness.metricSamples()
+        #expect(samples["image_engine_source_bytes_total"] == Double(try SmallPhotos.data("ladybird.jpg").count))
+        #expect(samples["image_engine_download_duration_seconds_count"] == 1)
+        await harness.stop()
+    }
+}
