@@ -95,15 +95,21 @@ public final class ImageServer: Sendable {
     private let server: HTTPServer
     private let runner: Task<Void, any Error>
     private let state: State
+    /// The loopback address the server listens on.
+    public let address: String
     /// The port the server listens on.
     public let port: UInt16
 
-    /// Starts a server on an ephemeral loopback port; `now` is the time its `Date` headers give.
-    public static func start(throttle: Throttle? = nil, now: @escaping @Sendable () -> Date = { Date() }) async throws -> ImageServer {
+    /// Starts a server on an ephemeral port of a loopback `address` (any of 127/8, so a test can
+    /// have many origins that differ by address); `now` is the time its `Date` headers give.
+    public static func start(
+        address: String = "127.0.0.1", throttle: Throttle? = nil, now: @escaping @Sendable () -> Date = { Date() }
+    ) async throws -> ImageServer {
+        precondition(address.hasPrefix("127."), "test servers listen on loopback only")
         let state = State(throttle: throttle, now: now)
         let server = HTTPServer(
             config: HTTPServer.Configuration(
-                address: try .inet(ip4: "127.0.0.1", port: 0), timeout: 600,
+                address: try .inet(ip4: address, port: 0), timeout: 600,
                 logger: .disabled))
         await server.appendRoute("*") { request in await state.respond(to: request) }
         // Off the cooperative pool: tests that block its few threads (a synchronous decode, a
@@ -114,7 +120,7 @@ public final class ImageServer: Sendable {
         for _ in 0..<6000 {
             if case .ip4(_, let port) = await server.listeningAddress {
                 disableNagle(onListenerAt: port)
-                return ImageServer(server: server, runner: runner, state: state, port: port)
+                return ImageServer(server: server, runner: runner, state: state, address: address, port: port)
             }
             try await Task.sleep(for: .milliseconds(10))
         }
@@ -122,18 +128,19 @@ public final class ImageServer: Sendable {
         throw URLError(.cannotConnectToHost)
     }
 
-    private init(server: HTTPServer, runner: Task<Void, any Error>, state: State, port: UInt16) {
+    private init(server: HTTPServer, runner: Task<Void, any Error>, state: State, address: String, port: UInt16) {
         self.server = server
         self.runner = runner
         self.state = state
+        self.address = address
         self.port = port
     }
 
     deinit { runner.cancel() }
 
-    /// `http://127.0.0.1:PORT/path`.
+    /// `http://ADDRESS:PORT/path`.
     public func url(_ path: String) -> URL {
-        URL(string: "http://127.0.0.1:\(port)/" + (path.hasPrefix("/") ? String(path.dropFirst()) : path))!
+        URL(string: "http://\(address):\(port)/" + (path.hasPrefix("/") ? String(path.dropFirst()) : path))!
     }
 
     /// Holds every request for `path` (counted, then waiting before any byte of the answer)

@@ -13,24 +13,36 @@ import TestSupport
 struct ServiceDownloadTests {
     @Test("a slow download from one host survives 40 requests to 40 other hosts (idle clients are evicted, busy ones never)")
     func slowDownloadSurvives() async throws {
-        let harness = try await ServiceHarness.start(resolver: TestResolver())
-        let port = harness.origin.port
+        // 40 origins on 127.0.0.2...127.0.0.41, each a host (and so a client) of its own: more
+        // than the 32 idle clients the loader keeps. Private addresses are allowed, as an
+        // operator would with `--allow-private-sources`.
+        var others: [ImageServer] = []
+        for index in 2...41 {
+            let server = try await ImageServer.start(address: "127.0.0.\(index)")
+            server.serve("/grey.jpg", .init(data: try SmallPhotos.data("grey.jpg")))
+            others.append(server)
+        }
+        let harness = try await ServiceHarness.start { $0.sourcePolicy.allowsPrivateAddresses = true }
         harness.origin.serve("/slow.jpg", .init(data: try SmallPhotos.data("kite.jpg")))
         harness.origin.hold("/slow.jpg")
-        let slow = Task { try await harness.get(harness.path("w:50", "http://slow.test:\(port)/slow.jpg")) }
+        let slow = Task { try await harness.get(harness.path("w:50", harness.source("slow.jpg"))) }
         #expect(await pollUntil { harness.origin.requests("/slow.jpg") == 1 })
-        // 40 hosts, each a client of its own: more than the 32 idle clients kept.
         try await withThrowingTaskGroup(of: Int.self) { group in
-            for index in 2...41 {
-                group.addTask { try await harness.get(harness.path("w:40", "http://host-\(index).test:\(port)/grey.jpg")).status }
+            for server in others {
+                let source = server.url("grey.jpg").absoluteString
+                group.addTask { try await harness.get(harness.path("w:40", source)).status }
             }
             for try await status in group { #expect(status == 200) }
         }
+        #expect(others.allSatisfy { $0.requests("/grey.jpg") == 1 })
         #expect(harness.service.loader.idleClientCount <= GuardedDataLoader.idleClientLimit)
         harness.origin.release("/slow.jpg")
         let reply = try await slow.value
         #expect(reply.status == 200, "the slow download's client was shut down under it: \(reply.status) \(reply.text)")
         await harness.stop()
+        await withTaskGroup(of: Void.self) { group in
+            for server in others { group.addTask { await server.stop() } }
+        }
     }
 
     @Test("80 downloads stuck on one host hold its slots and the queue, not another host's; one more is 429; /ready says busy")
