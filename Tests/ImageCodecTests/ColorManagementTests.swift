@@ -1,3 +1,4 @@
+import Dispatch
 import CTestImageWriter
 import Foundation
 import Testing
@@ -231,6 +232,43 @@ struct ColorManagementTests {
         let untagged = try ImageDecoder().decode(ImageEncoder.jpeg(bitmap, options: JPEGEncodingOptions(quality: 100, chromaSubsampling: .s444)))
         #expect(decoded.bitmap.pixels == untagged.pixels && decoded.bitmap.iccProfile == nil)
         #expect(decoded.warnings.contains { $0.message.hasPrefix("ICC profile ignored") }, "\(decoded.warnings)")
+    }
+
+    /// Display P3 with its `chrm` tag's signature renamed to `signature`: a matrix/TRC profile
+    /// that now also lists that lookup-table tag (the gate looks at the tag directory).
+    static func p3Listing(_ signature: String) throws -> [UInt8] {
+        var profile = try ColorFixtures.profile("DisplayP3.icc")
+        let count = Int(profile[128]) << 24 | Int(profile[129]) << 16 | Int(profile[130]) << 8 | Int(profile[131])
+        let entry = try #require((0..<count).map { 132 + 12 * $0 }.first { Array(profile[$0..<$0 + 4]) == Array("chrm".utf8) })
+        profile.replaceSubrange(entry..<entry + 4, with: Array(signature.utf8))
+        return profile
+    }
+
+    @Test(
+        "the integer tables are refused for a profile with any lookup table Little CMS would use: A2B0, A2B1, D2B0 or D2B1 alone",
+        arguments: ["A2B0", "A2B1", "D2B0", "D2B1"])
+    func lookupTableGate(tag: String) throws {
+        #expect(MatrixShaper.hasLookupTable(iccProfile: try ColorFixtures.profile("DisplayP3.icc")) == false)
+        #expect(MatrixShaper.hasLookupTable(iccProfile: try Self.p3Listing(tag)) == true, "\(tag) alone must keep Little CMS' transform")
+    }
+
+    @Test("two threads building the same new transform at once count one build")
+    func racingBuildsCountOnce() throws {
+        let p3 = try ColorFixtures.profile("DisplayP3.icc")
+        // Each build waits until both have started: both threads build, one result is kept.
+        let arrived = DispatchSemaphore(value: 0), go = DispatchSemaphore(value: 0)
+        let cache = ColorTransformCache(capacity: 4) { profile, layout in
+            arrived.signal()
+            go.wait()
+            return ColorTransform.toSRGB(profile: profile, layout: layout)
+        }
+        let group = DispatchGroup()
+        for _ in 0..<2 { DispatchQueue.global().async(group: group) { _ = cache.entry(for: p3, layout: .rgb) } }
+        #expect(arrived.wait(timeout: .now() + 10) == .success && arrived.wait(timeout: .now() + 10) == .success)
+        go.signal()
+        go.signal()
+        #expect(group.wait(timeout: .now() + 10) == .success)
+        #expect(cache.statistics.transformsBuilt == 1, "a discarded build was counted")
     }
 
     @Test("transforms are built once per profile and layout, reused, and evicted beyond the capacity")

@@ -43,15 +43,24 @@ final class ColorTransformCache: @unchecked Sendable {
     private let capacity: Int
     private let lock = Lock()
     private var state = State()
+    /// Builds a verdict (Little CMS' transform); a seam so tests can hold two builds at once.
+    private let build: @Sendable (_ profile: [UInt8], _ layout: ColorLayout) -> ColorTransform.Outcome
 
-    init(capacity: Int) {
+    init(
+        capacity: Int,
+        build: @escaping @Sendable (_ profile: [UInt8], _ layout: ColorLayout) -> ColorTransform.Outcome = {
+            ColorTransform.toSRGB(profile: $0, layout: $1)
+        }
+    ) {
         self.capacity = capacity
+        self.build = build
     }
 
     var statistics: ColorManagementStatistics { lock.withLock { state.statistics } }
 
     /// The verdict for `profile` on rows in `layout`, built on first use. Built outside the
-    /// lock (it takes milliseconds); two threads racing on a new profile both build, one keeps.
+    /// lock (it takes milliseconds); two threads racing on a new profile both build, one keeps
+    /// (and only the kept one counts in `transformsBuilt`).
     func entry(for profile: [UInt8], layout: ColorLayout) -> Entry {
         let key = Key(profile: profile, layout: layout)
         if let cached = lock.withLock({ () -> Entry? in
@@ -63,15 +72,19 @@ final class ColorTransformCache: @unchecked Sendable {
             return cached
         }
         let entry: Entry =
-            switch ColorTransform.toSRGB(profile: profile, layout: layout) {
+            switch build(profile, layout) {
             case .transform(let transform): .transform(transform)
             case .sRGB: .sRGB
             case .rejected(let reason): .rejected(reason)
             }
         return lock.withLock {
+            if let existing = state.entries[key] {
+                // Another thread's build won the race: this one is discarded, and not counted.
+                Self.count(existing, in: &state.statistics)
+                return existing
+            }
             if case .transform = entry { state.statistics.transformsBuilt += 1 }
             Self.count(entry, in: &state.statistics)
-            if let existing = state.entries[key] { return existing }
             state.entries[key] = entry
             state.order.append(key)
             if state.order.count > capacity { state.entries[state.order.removeFirst()] = nil }

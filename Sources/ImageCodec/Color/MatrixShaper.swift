@@ -24,14 +24,31 @@ final class MatrixShaper: @unchecked Sendable {
     /// the sRGB curve (12.92 in the shadows) at 0.2 levels a step.
     private let encode: UnsafeMutablePointer<UInt8>
 
+    /// The tags Little CMS builds an RGB input transform from instead of the matrix: the float
+    /// D2B0/D2B1 first, then the A2B tag of the intent, then A2B0 for any intent. Asking for the
+    /// relative intent's table alone (A2B1) misses a profile with only A2B0, which Little CMS
+    /// then uses: with any of them present, the matrix is not the profile's model.
+    static let lookupTableTags: [cmsTagSignature] = [cmsSigDToB0Tag, cmsSigDToB1Tag, cmsSigAToB0Tag, cmsSigAToB1Tag]
+
+    /// Whether `profile` has any of `lookupTableTags`.
+    static func hasLookupTable(_ profile: cmsHPROFILE) -> Bool {
+        lookupTableTags.contains { cmsIsTag(profile, $0) != 0 }
+    }
+
+    /// `hasLookupTable` for profile bytes; nil when Little CMS cannot open them.
+    static func hasLookupTable(iccProfile: [UInt8]) -> Bool? {
+        var message = [CChar](repeating: 0, count: Int(IEC_MESSAGE_MAX))
+        guard let profile = iec_cms_open_profile(iccProfile, iccProfile.count, &message) else { return nil }
+        defer { cmsCloseProfile(profile) }
+        return hasLookupTable(profile)
+    }
+
     /// The tables for `profile`, or nil when it is not a matrix/TRC RGB profile, when it also
     /// has a lookup table for this intent (which Little CMS then uses instead of the matrix, so
     /// the two would be different models of the profile), or when they would differ from
     /// `transform` (the same conversion in Little CMS) by more than a level.
     init?(profile source: cmsHPROFILE, checkedAgainst transform: cmsHTRANSFORM) {
-        guard cmsIsMatrixShaper(source) != 0,
-            cmsIsCLUT(source, cmsUInt32Number(INTENT_RELATIVE_COLORIMETRIC), cmsUInt32Number(LCMS_USED_AS_INPUT)) == 0,
-            let srgb = iec_cms_create_srgb_profile()
+        guard cmsIsMatrixShaper(source) != 0, !Self.hasLookupTable(source), let srgb = iec_cms_create_srgb_profile()
         else { return nil }
         defer { cmsCloseProfile(srgb) }
         guard let sourceMatrix = Self.colorants(source), let srgbMatrix = Self.colorants(srgb),
