@@ -168,4 +168,30 @@ struct DiskCacheFaultTests {
             try DiskCache(directory: file.appendingPathComponent("cache"))
         }
     }
+
+    @Test("a write that fails after its rename closes its bookkeeping once: another write of the entry stays in flight")
+    func failureAfterRenameFinishesOnce() throws {
+        let directory = try TemporaryDirectory()
+        let fileSystem = FaultyFileSystem()
+        let cache = try Fixture.open(directory, fileSystem: fileSystem)
+        let name = DiskCache.entryFileName(forKey: "k")
+        // B writes its temporary file and stops there, in flight.
+        let pausedB = fileSystem.pause(after: .write, matching: name)
+        let writeB = ThreadRun { try cache.setValue(payload(1, size: 1_000), forKey: "k") }
+        #expect(pausedB.waitUntilReached())
+        // A gets as far, then its CLEAN record fails to append after the rename.
+        let pausedA = fileSystem.pause(after: .write, matching: name)
+        let writeA = ThreadRun { try cache.setValue(payload(2, size: 1_000), forKey: "k") }
+        #expect(pausedA.waitUntilReached())
+        #expect(cache.lock.withLock { cache.writesInFlight[name] } == 2)
+        fileSystem.fail(.append, with: EIO)
+        pausedA.release()
+        #expect(throws: (any Error).self) { try writeA.value() }
+        #expect(cache.lock.withLock { cache.writesInFlight[name] } == 1, "B's write was taken off the books while in flight")
+        fileSystem.heal()
+        pausedB.release()
+        try writeB.value()
+        #expect(cache.lock.withLock { cache.writesInFlight[name] } == nil)
+        #expect(try cache.value(forKey: "k") == payload(1, size: 1_000))
+    }
 }

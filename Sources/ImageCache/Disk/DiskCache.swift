@@ -241,6 +241,9 @@ public final class DiskCache: @unchecked Sendable {
             temporariesInFlight.insert(temporaryName)
             return (temporaryName, layout.temporary)
         }
+        // Whether the write's bookkeeping has been closed: once, whatever fails after the rename
+        // (closing it twice would take another in-flight write of the same entry off the books).
+        var finished = false
         do {
             try createTemporary(temporaryName, in: temporary, contents: file)
             try lock.withLock { () throws(FileSystemError) in
@@ -252,6 +255,7 @@ public final class DiskCache: @unchecked Sendable {
                 pendingReads.removeAll()
                 try moveIntoPlace(temporaryName, from: temporary, as: name)
                 finishWrite(name, temporaryName)
+                finished = true
                 index.insert(name, value: nextVersion, cost: file.count, expiry: nil)
                 nextVersion += 1
                 try append([.clean(name, size: file.count)])
@@ -261,7 +265,7 @@ public final class DiskCache: @unchecked Sendable {
         } catch {
             try? temporary.remove(temporaryName)
             lock.withLock {
-                finishWrite(name, temporaryName)
+                if !finished { finishWrite(name, temporaryName) }
                 // Close the DIRTY record without changing the order: the entry in place (old or
                 // new, whichever the rename left) stays where it was in the LRU order.
                 let closing: JournalRecord = index.peek(name).map { .clean(name, size: $0.cost) } ?? .remove(name)
