@@ -34,10 +34,15 @@ public final class MemoryBudget: @unchecked Sendable {
 
     /// Reserves `bytes` when they fit beside what is held; false (and nothing reserved) when
     /// they do not.
-    public func reserve(_ bytes: Int) -> Bool {
+    ///
+    /// With `orAlone`, `bytes` larger than the whole capacity are reserved when nothing else is
+    /// held: for a caller that queues work (a pipeline's decodes, a batch) such work has to run
+    /// some time, and running it alone is the least it can hold. A caller that answers with
+    /// back-pressure instead (a service) leaves it false and refuses such work outright.
+    public func reserve(_ bytes: Int, orAlone: Bool = false) -> Bool {
         guard bytes >= 0 else { return false }
         return lock.withLock {
-            guard bytes <= capacity - used else { return false }
+            guard bytes <= capacity - used || (orAlone && used == 0) else { return false }
             used += bytes
             highWater = max(highWater, used)
             onChange(used)

@@ -4,17 +4,16 @@
 /// largest starts, however large.
 ///
 /// Largest first also keeps the end of a batch from leaving one core working alone on a big
-/// file.
+/// file. The memory itself is a `MemoryBudget`, the type every decode admission in the package
+/// uses (the pipeline's decode queue, the service's requests).
 struct BatchSchedule<Item> {
     private var pending: [(item: Item, cost: Int)]
-    private var runningCost = 0
-    private var running = 0
-    /// Bytes the running decodes may hold together.
-    let budget: Int
+    /// What the running decodes hold.
+    let budget: MemoryBudget
 
     init(_ items: [(item: Item, cost: Int)], budget: Int) {
         pending = items.sorted { $0.cost > $1.cost }
-        self.budget = budget
+        self.budget = MemoryBudget(capacity: budget)
     }
 
     var isEmpty: Bool { pending.isEmpty }
@@ -23,17 +22,12 @@ struct BatchSchedule<Item> {
     mutating func next() -> (item: Item, cost: Int)? {
         // Alone, the largest starts (over the budget or not: it has to run alone some time);
         // beside others, the largest that fits.
-        guard let index = running == 0 ? pending.indices.first : pending.firstIndex(where: { runningCost + $0.cost <= budget })
-        else { return nil }
-        let chosen = pending.remove(at: index)
-        runningCost += chosen.cost
-        running += 1
-        return chosen
+        guard let index = pending.firstIndex(where: { budget.reserve($0.cost, orAlone: true) }) else { return nil }
+        return pending.remove(at: index)
     }
 
     /// A started item no longer holds its memory.
     mutating func finished(cost: Int) {
-        runningCost -= cost
-        running -= 1
+        budget.release(cost)
     }
 }
