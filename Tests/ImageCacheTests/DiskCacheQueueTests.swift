@@ -15,7 +15,7 @@ struct DiskCacheQueueTests {
     private final class WriteGate: Sendable {
         private let semaphore = DispatchSemaphore(value: 0)
         func close(_ queue: DiskCacheQueue) {
-            queue.store(forKey: "gate") { [semaphore] in
+            queue.store(forKey: "gate", holding: 0) { [semaphore] in
                 semaphore.wait()
                 return nil
             }
@@ -56,13 +56,13 @@ struct DiskCacheQueueTests {
         let queue = DiskCacheQueue(disk: disk)
         let gate = WriteGate()
         gate.close(queue)
-        queue.store(forKey: "made") { (payload(3, size: 300), DiskCacheMetadata()) }
+        queue.store(forKey: "made", holding: 300) { (payload(3, size: 300), DiskCacheMetadata()) }
         #expect(await queue.entry(forKey: "made") == nil)
         queue.store(payload(4, size: 100), metadata: DiskCacheMetadata(), forKey: "k")
         queue.store(payload(5, size: 100), metadata: DiskCacheMetadata(), forKey: "k")
         #expect(await queue.entry(forKey: "k")?.data == payload(5, size: 100))
         // A removal queued after a making-store for the same key wins, though the store runs first.
-        queue.store(forKey: "removed") { (payload(6, size: 100), DiskCacheMetadata()) }
+        queue.store(forKey: "removed", holding: 100) { (payload(6, size: 100), DiskCacheMetadata()) }
         queue.remove(forKey: "removed")
         gate.open()
         await queue.flush()
@@ -70,6 +70,43 @@ struct DiskCacheQueueTests {
         #expect(try disk.value(forKey: "k") == payload(5, size: 100))
         #expect(try disk.value(forKey: "removed") == nil)
         #expect(Fixture.entryFiles(directory).count == 2)
+    }
+
+    @Test("the write backlog is bounded: a store that does not fit is dropped and counted, removals never are, and the bytes come back")
+    func boundedBacklog() async throws {
+        let directory = try TemporaryDirectory()
+        let disk = try Fixture.open(directory)
+        try disk.setValue(payload(1, size: 100), forKey: "old")
+        let drops = Counter()
+        let queue = DiskCacheQueue(disk: disk, maximumPendingBytes: 1_000, onDrop: { drops.increment() })
+        let gate = WriteGate()
+        gate.close(queue)
+        queue.store(payload(2, size: 600), metadata: DiskCacheMetadata(), forKey: "first")
+        queue.store(payload(3, size: 600), metadata: DiskCacheMetadata(), forKey: "second") // 1200 > 1000: dropped
+        queue.store(forKey: "made", holding: 500) { (payload(4, size: 50), DiskCacheMetadata()) } // dropped too
+        queue.store(payload(5, size: 300), metadata: DiskCacheMetadata(), forKey: "third") // 900: fits
+        queue.remove(forKey: "old") // a removal always fits
+        #expect(drops.value == 2 && queue.pendingWriteBytes == 900)
+        #expect(await queue.entry(forKey: "second") == nil)
+        #expect(await queue.entry(forKey: "old") == nil)
+        gate.open()
+        await queue.flush()
+        #expect(queue.pendingWriteBytes == 0)
+        #expect(try disk.value(forKey: "first") == payload(2, size: 600))
+        #expect(try disk.value(forKey: "third") == payload(5, size: 300))
+        for dropped in ["second", "made", "old"] { #expect(try disk.value(forKey: dropped) == nil, "\(dropped)") }
+        // Alone, a store larger than the whole backlog is still taken (the body limit bounds it).
+        queue.store(payload(6, size: 5_000), metadata: DiskCacheMetadata(), forKey: "large")
+        await queue.flush()
+        #expect(try disk.value(forKey: "large") == payload(6, size: 5_000))
+        #expect(drops.value == 2)
+    }
+
+    final class Counter: @unchecked Sendable {
+        private let lock = NSLock()
+        private var count = 0
+        func increment() { lock.withLock { count += 1 } }
+        var value: Int { lock.withLock { count } }
     }
 
     @Test("removeAll drops what was queued before it and empties the disk")

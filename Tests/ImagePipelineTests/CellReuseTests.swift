@@ -12,46 +12,6 @@ import TestSupport
 /// caller's stack.
 @Suite("Pipeline: cell reuse and cancellation", .timeLimit(.minutes(2)))
 struct CellReuseTests {
-    /// Holds one of the pipeline's decode slots until released, so the next decode must queue.
-    struct SlotBlocker {
-        private let gate = Gate()
-
-        /// Returns once the slot is taken.
-        static func taking(_ queue: WorkQueue) async -> SlotBlocker {
-            let blocker = SlotBlocker()
-            let (job, _) = SharedJob<Int>.make(priority: .veryHigh, handler: { _ in }, onEnd: { _ in })
-            let gate = blocker.gate
-            Task { try await queue.run(for: job) { await gate.wait() } }
-            _ = await pollUntil { queue.runningCount == queue.maximumConcurrent }
-            return blocker
-        }
-
-        func release() { gate.open() }
-    }
-
-    final class Gate: @unchecked Sendable {
-        private let lock = NSLock()
-        private var waiter: CheckedContinuation<Void, Never>?
-        private var isOpen = false
-        func wait() async {
-            await withCheckedContinuation { continuation in
-                let open = lock.withLock { () -> Bool in
-                    if !isOpen { waiter = continuation }
-                    return isOpen
-                }
-                if open { continuation.resume() }
-            }
-        }
-        func open() {
-            let waiter = lock.withLock { () -> CheckedContinuation<Void, Never>? in
-                isOpen = true
-                defer { self.waiter = nil }
-                return self.waiter
-            }
-            waiter?.resume()
-        }
-    }
-
     @Test("D1: cancelling a thumbnail decode queued for a slot leaves the stored thumbnail on disk")
     func cancelledThumbnailDecodeKeepsThumbnail() async throws {
         let fixture = try await PipelineFixture.start()
@@ -64,9 +24,9 @@ struct CellReuseTests {
         #expect(try disk.value(forKey: thumbnailKey) != nil)
 
         let cold = fixture.pipeline(disk: disk, storesThumbnails: true) { $0.maximumConcurrentDecodes = 1 }
-        let blocker = await SlotBlocker.taking(cold.decodes)
+        let blocker = await SlotBlocker.taking(cold.coordinator, .decode)
         let cell = Task { try await cold.image(for: request) }
-        #expect(await pollUntil { cold.decodes.waitingCount == 1 }, "the thumbnail decode must be queued behind the blocker")
+        #expect(await pollUntil { cold.coordinator.waitingCount(.decode) == 1 }, "the thumbnail decode must be queued behind the blocker")
         cell.cancel()
         await #expect(throws: ImagePipelineError.cancelled) { try await cell.value }
         blocker.release()
@@ -82,10 +42,10 @@ struct CellReuseTests {
         let fixture = try await PipelineFixture.start()
         let disk = try fixture.diskCache()
         let pipeline = fixture.pipeline(disk: disk) { $0.maximumConcurrentDecodes = 1 }
-        let blocker = await SlotBlocker.taking(pipeline.decodes)
+        let blocker = await SlotBlocker.taking(pipeline.coordinator, .decode)
         let request = ImageRequest(url: fixture.url("ladybird.jpg"), maxPixelSize: 100)
         let cell = Task { try await pipeline.image(for: request) }
-        #expect(await pollUntil { pipeline.decodes.waitingCount == 1 }, "downloaded, waiting for the decode slot")
+        #expect(await pollUntil { pipeline.coordinator.waitingCount(.decode) == 1 }, "downloaded, waiting for the decode slot")
         cell.cancel()
         await #expect(throws: ImagePipelineError.cancelled) { try await cell.value }
         blocker.release()
@@ -179,5 +139,78 @@ struct CellReuseTests {
         func mark() { lock.withLock { marked = pthread_self() } }
         func clear() { lock.withLock { marked = nil } }
         var isMarkedHere: Bool { lock.withLock { marked.map { pthread_equal($0, pthread_self()) != 0 } ?? false } }
+    }
+
+    final class ResultBox: @unchecked Sendable {
+        private let lock = NSLock()
+        private var results: [Result<ImageResponse, ImagePipelineError>] = []
+        func append(_ result: Result<ImageResponse, ImagePipelineError>) { lock.withLock { results.append(result) } }
+        var values: [Result<ImageResponse, ImagePipelineError>] { lock.withLock { results } }
+    }
+
+    @Test("N6: cancel() right after a memory hit: the completion and the events get .cancelled, never the image")
+    func cancelledMemoryHitDeliversCancelled() async throws {
+        let fixture = try await PipelineFixture.start()
+        let callbacks = DispatchQueue(label: "callbacks")
+        let pipeline = fixture.pipeline { $0.callbackQueue = callbacks }
+        let request = ImageRequest(url: fixture.url("grey.jpg"), maxPixelSize: 64)
+        _ = try await pipeline.image(for: request)
+        // The completion cannot run before the cell's next line: its queue is held.
+        callbacks.suspend()
+        let box = ResultBox()
+        let task = pipeline.imageTask(with: request) { box.append($0) }
+        #expect(task.result.map { (try? $0.get()) != nil } == true, "a memory hit: the result is there at once")
+        task.cancel()
+        callbacks.resume()
+        #expect(await pollUntil { box.values.count == 1 })
+        #expect(box.values.first == .failure(.cancelled))
+        #expect(task.result == .failure(.cancelled))
+        var events: [ImageTask.Event] = []
+        for await event in task.events { events.append(event) }
+        guard events.count == 1, case .finished(.failure(.cancelled)) = events[0] else {
+            Issue.record("events: \(events)")
+            return
+        }
+    }
+
+    @Test("N6: a task awaiting response that is cancelled gets .cancelled, though the image never comes")
+    func awaitingResponseIsCancelled() async throws {
+        let fixture = try await PipelineFixture.start()
+        let pipeline = fixture.pipeline()
+        fixture.server.hold("kite.jpg")
+        let imageTask = pipeline.imageTask(with: ImageRequest(url: fixture.url("kite.jpg"), maxPixelSize: 64))
+        let awaiting = Task { try await imageTask.response }
+        #expect(await pollUntil { fixture.server.heldRequests == 1 })
+        awaiting.cancel()
+        // The server still holds the request: only the cancellation can end the wait.
+        await #expect(throws: ImagePipelineError.cancelled) { try await awaiting.value }
+        #expect(imageTask.result == .failure(.cancelled))
+        fixture.server.release("kite.jpg")
+    }
+
+    @Test("D4: the result is resumed, then the cell is reused in the same main-actor job: the cell's task throws .cancelled")
+    @MainActor
+    func cancelAfterResultResumed() async throws {
+        let fixture = try await PipelineFixture.start()
+        let pipeline = fixture.pipeline()
+        let request = ImageRequest(url: fixture.url("kite.jpg"), maxPixelSize: 64)
+        fixture.server.hold("kite.jpg")
+        let cell = Task { @MainActor in try await pipeline.image(for: request) }
+        // The cell's request is what reached the server: it is the job's first subscriber.
+        #expect(await Self.heldRequest(fixture.server))
+        // A second subscriber to the same job: results are handed out in subscription order, so
+        // once it has its result, the cell's continuation has been resumed.
+        let delivered = DispatchSemaphore(value: 0)
+        let sibling = pipeline.imageTask(with: request) { _ in delivered.signal() }
+        fixture.server.release("kite.jpg")
+        // This main-actor job holds the main actor: the resumed cell cannot run before it ends.
+        #expect(delivered.wait(timeout: .now() + 30) == .success)
+        #expect(sibling.result.map { (try? $0.get()) != nil } == true)
+        cell.cancel()
+        await #expect(throws: ImagePipelineError.cancelled) { try await cell.value }
+    }
+
+    nonisolated static func heldRequest(_ server: ImageServer) async -> Bool {
+        await pollUntil { server.heldRequests == 1 }
     }
 }

@@ -136,12 +136,12 @@ struct CoalescingTests {
         let requests = (0..<4).map { ImageRequest(url: URL(string: "http://test/\($0).jpg")!, maxPixelSize: 100) }
         prefetcher.startPrefetching(with: requests)
         #expect(await loader.waitForStarts(1))
-        #expect(await pollUntil { pipeline.downloads.waitingCount == 3 })
+        #expect(await pollUntil { pipeline.coordinator.waitingCount(.download) == 3 })
         prefetcher.stopPrefetching()
         #expect(await pollUntil { loader.cancelledNames.count == 1 })
         // The queued three left the queue when stopped; with no waiter left and the slot freed,
         // nothing can start later (no clock needed to see that).
-        #expect(await pollUntil { pipeline.downloads.waitingCount == 0 && pipeline.downloads.runningCount == 0 })
+        #expect(await pollUntil { pipeline.coordinator.waitingCount(.download) == 0 && pipeline.coordinator.runningCount(.download) == 0 })
         #expect(loader.startedNames.count == 1, "queued prefetches must never start: \(loader.startedNames)")
         #expect(loader.cancelledNames == loader.startedNames)
         #expect(await pollUntil { prefetcher.count == 0 })
@@ -162,7 +162,7 @@ struct CoalescingTests {
             pipeline.imageTask(with: request("raised", .veryLow)), pipeline.imageTask(with: request("high", .high))
         ]
         // All four wait for the single download slot before anything is released.
-        #expect(await pollUntil { pipeline.downloads.waitingCount == 4 })
+        #expect(await pollUntil { pipeline.coordinator.waitingCount(.download) == 4 })
         tasks[2].priority = .veryHigh // queued at veryLow, now the most urgent
         for expected in ["first", "raised", "high", "normal", "low"] {
             #expect(await pollUntil { loader.startedNames.last == expected }, "expected \(expected) next, started \(loader.startedNames)")
@@ -170,6 +170,22 @@ struct CoalescingTests {
         }
         _ = try await first.response
         for task in tasks { _ = try await task.response }
+    }
+
+    @Test("an ImageTask's event stream is made only when read; one read after the end gets just the result")
+    func lazyEvents() async throws {
+        let fixture = try await PipelineFixture.start()
+        let pipeline = fixture.pipeline()
+        let task = pipeline.imageTask(with: ImageRequest(url: fixture.url("kite.jpg"), maxPixelSize: 64))
+        let response = try await task.response
+        #expect(!task.hasEventStream, "nobody asked for events: no stream, no buffered progress")
+        var events: [ImageTask.Event] = []
+        for await event in task.events { events.append(event) }
+        guard events.count == 1, case .finished(.success(let delivered)) = events[0] else {
+            Issue.record("events: \(events)")
+            return
+        }
+        #expect(delivered.bitmap == response.bitmap)
     }
 
     @Test("ImageTask reports progress, then exactly one result, to the stream and the completion")

@@ -60,8 +60,8 @@ struct PipelineConcurrencyTests {
         #expect(statistics.failures == 0, "\(seed)")
         // Nothing left behind: every job ended, nothing waits for a slot, and every request the
         // pipeline counted reached the server.
-        #expect(await pollUntil { pipeline.imageJobs.count == 0 && pipeline.dataJobs.count == 0 }, "\(seed)")
-        #expect(pipeline.downloads.waitingCount == 0 && pipeline.decodes.waitingCount == 0, "\(seed)")
+        #expect(await pollUntil { pipeline.coordinator.jobCount == 0 }, "\(seed)")
+        #expect(pipeline.coordinator.waitingCount(.download) == 0 && pipeline.coordinator.waitingCount(.decode) == 0, "\(seed)")
         #expect(fixture.server.statistics.requests == statistics.networkRequests, "\(seed)")
     }
 

@@ -46,7 +46,7 @@ struct PrefetcherTests {
         prefetcher.stopPrefetching()
         // No orphaned subscription keeps the download alive: it is cancelled.
         #expect(await pollUntil { loader.cancelledNames == ["a.jpg"] })
-        #expect(await pollUntil { pipeline.imageJobs.count == 0 && pipeline.dataJobs.count == 0 })
+        #expect(await pollUntil { pipeline.coordinator.jobCount == 0 })
     }
 
     @Test("a prefetcher that goes away stops its prefetches")
@@ -61,7 +61,7 @@ struct PrefetcherTests {
         #expect(await pollUntil { loader.cancelledNames == ["b.jpg"] })
     }
 
-    @Test("stopping and restarting a key: the first prefetch's end does not remove the second")
+    @Test("stopping and restarting a key: the first prefetch's end, arriving late, does not remove the second")
     func identity() async throws {
         let loader = ScriptedLoader()
         loader.set("c.jpg", try #require(PipelineFixture.photos["grey.jpg"]))
@@ -73,9 +73,19 @@ struct PrefetcherTests {
         let display = pipeline.imageTask(with: request)
         prefetcher.startPrefetching(with: [request])
         #expect(await loader.waitForStarts(1))
+        let first = try #require(prefetcher.prefetchID(for: request))
         prefetcher.stopPrefetching(with: [request])
         prefetcher.startPrefetching(with: [request])
-        #expect(prefetcher.count == 1)
+        let second = try #require(prefetcher.prefetchID(for: request))
+        #expect(second != first && prefetcher.count == 1)
+        // The window itself: the first prefetch's end is delivered only now, after the restart
+        // (its job may finish on another thread just as the caller stops and restarts).
+        let key = pipeline.prefetchKey(
+            for: {
+                var request = request; request.priority = .low; return request
+            }())
+        prefetcher.finished(key, id: first)
+        #expect(prefetcher.count == 1 && prefetcher.prefetchID(for: request) == second, "a late end removed the newer prefetch")
         loader.finish("c.jpg")
         _ = try await display.response
         #expect(await pollUntil { prefetcher.count == 0 })

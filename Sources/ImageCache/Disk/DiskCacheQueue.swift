@@ -9,6 +9,10 @@ import Locking
 /// served from memory meanwhile, so a read right after a store never misses; a queued removal
 /// hides the entry at once.
 ///
+/// The backlog is bounded: writes hold at most `maximumPendingBytes` while they wait, and a
+/// store that does not fit is dropped (counted through `onDrop`) — a slow disk then costs a
+/// later cold start, never memory without bound. Removals are never dropped.
+///
 /// ```swift
 /// let queue = DiskCacheQueue(disk: try DiskCache(directory: url), onError: { errors.increment() })
 /// queue.store(body, metadata: DiskCacheMetadata(etag: etag), forKey: key)   // returns at once
@@ -26,13 +30,24 @@ public final class DiskCacheQueue: @unchecked Sendable {
     private var nextTicket = 0
     /// Bumped by `removeAll`: writes queued before it are dropped.
     private var epoch = 0
+    /// Bytes the queued writes hold.
+    private var pendingBytes = 0
+    /// What the queued writes may hold at once.
+    public let maximumPendingBytes: Int
     private let onError: @Sendable () -> Void
+    private let onDrop: @Sendable () -> Void
 
     /// A queue for `disk`; `onError` is called (on a queue thread) for each read or write the
-    /// disk refused: a failed read is a miss, a failed write is dropped.
-    public init(disk: DiskCache, onError: @escaping @Sendable () -> Void = {}) {
+    /// disk refused: a failed read is a miss, a failed write is dropped. `onDrop` is called for
+    /// each store dropped because the backlog held `maximumPendingBytes` already.
+    public init(
+        disk: DiskCache, maximumPendingBytes: Int = 64 << 20, onError: @escaping @Sendable () -> Void = {},
+        onDrop: @escaping @Sendable () -> Void = {}
+    ) {
         self.disk = disk
+        self.maximumPendingBytes = maximumPendingBytes
         self.onError = onError
+        self.onDrop = onDrop
     }
 
     /// The entry for `key`, expired or not (check `metadata.expires` where that matters): a
@@ -53,20 +68,26 @@ public final class DiskCacheQueue: @unchecked Sendable {
     }
 
     /// Queues storing `data` under `key`; until it is written, `entry(forKey:)` returns it.
+    /// Dropped when the backlog is full.
     public func store(_ data: Data, metadata: DiskCacheMetadata, forKey key: String) {
-        enqueue(key, visible: DiskCacheEntry(key: key, data: data, metadata: metadata)) { (disk) throws(DiskCacheError) in
+        enqueue(key, visible: DiskCacheEntry(key: key, data: data, metadata: metadata), holding: data.count) { (disk) throws(DiskCacheError) in
             try disk.setValue(data, forKey: key, metadata: metadata)
         }
     }
 
     /// Queues making an entry (encoding a thumbnail, say) and storing it: the work runs on the
-    /// write queue, and the entry is not visible before it is written.
-    public func store(forKey key: String, making entry: @escaping @Sendable () -> (Data, DiskCacheMetadata)?) {
-        let (ticket, epoch) = lock.withLock { () -> (Int, Int) in
-            nextTicket += 1
-            return (nextTicket, self.epoch)
-        }
+    /// write queue, and the entry is not visible before it is written. `holding` is what the
+    /// work keeps alive until then (the bitmap it encodes); dropped when the backlog is full.
+    public func store(forKey key: String, holding bytes: Int, making entry: @escaping @Sendable () -> (Data, DiskCacheMetadata)?) {
+        guard
+            let (ticket, epoch) = lock.withLock({ () -> (Int, Int)? in
+                guard reserveLocked(bytes) else { return nil }
+                nextTicket += 1
+                return (nextTicket, self.epoch)
+            })
+        else { return onDrop() }
         writes.async { [self] in
+            defer { lock.withLock { pendingBytes -= bytes } }
             guard isCurrent(epoch), let (data, metadata) = entry() else { return }
             // A removal queued meanwhile wins: it came later.
             guard lock.withLock({ pending[key].map { $0.ticket < ticket } ?? true }) else { return }
@@ -74,9 +95,12 @@ public final class DiskCacheQueue: @unchecked Sendable {
         }
     }
 
+    /// Bytes the queued writes hold now.
+    public var pendingWriteBytes: Int { lock.withLock { pendingBytes } }
+
     /// Queues removing `key`; from now on `entry(forKey:)` misses it.
     public func remove(forKey key: String) {
-        enqueue(key, visible: nil) { (disk) throws(DiskCacheError) in try disk.removeValue(forKey: key) }
+        enqueue(key, visible: nil, holding: 0) { (disk) throws(DiskCacheError) in try disk.removeValue(forKey: key) }
     }
 
     /// Drops every queued write and empties the disk cache, after whatever write is running.
@@ -95,16 +119,34 @@ public final class DiskCacheQueue: @unchecked Sendable {
         await withCheckedContinuation { continuation in writes.async { continuation.resume() } }
     }
 
-    private func enqueue(_ key: String, visible entry: DiskCacheEntry?, _ operation: @escaping @Sendable (DiskCache) throws(DiskCacheError) -> Void) {
-        let (ticket, epoch) = lock.withLock { () -> (Int, Int) in
-            nextTicket += 1
-            pending[key] = (nextTicket, entry)
-            return (nextTicket, self.epoch)
-        }
+    private func enqueue(
+        _ key: String, visible entry: DiskCacheEntry?, holding bytes: Int,
+        _ operation: @escaping @Sendable (DiskCache) throws(DiskCacheError) -> Void
+    ) {
+        guard
+            let (ticket, epoch) = lock.withLock({ () -> (Int, Int)? in
+                // A removal (0 bytes) always fits: dropping one could leave a bad entry in place.
+                guard reserveLocked(bytes) else { return nil }
+                nextTicket += 1
+                pending[key] = (nextTicket, entry)
+                return (nextTicket, self.epoch)
+            })
+        else { return onDrop() }
         writes.async { [self] in
             if isCurrent(epoch) { perform(operation) }
-            lock.withLock { if pending[key]?.ticket == ticket { pending[key] = nil } }
+            lock.withLock {
+                pendingBytes -= bytes
+                if pending[key]?.ticket == ticket { pending[key] = nil }
+            }
         }
+    }
+
+    /// Counts `bytes` into the backlog if they fit (call with `lock` held).
+    private func reserveLocked(_ bytes: Int) -> Bool {
+        // Alone, a store larger than the whole backlog still fits: the body limit bounds it.
+        guard bytes == 0 || pendingBytes == 0 || pendingBytes + bytes <= maximumPendingBytes else { return false }
+        pendingBytes += bytes
+        return true
     }
 
     private func isCurrent(_ epoch: Int) -> Bool { lock.withLock { self.epoch == epoch } }

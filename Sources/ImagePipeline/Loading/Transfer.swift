@@ -17,8 +17,10 @@ final class Transfer: @unchecked Sendable {
     private var response: HTTPURLResponse?
     private var data = Data()
     private var expected: Int?
-    private var started = Date()
-    private var lastActivity = Date()
+    /// Deadlines run on the monotonic clock: a wall clock set back (NTP, the user) must not
+    /// stretch a timeout, nor one set forward fire it early.
+    private var started = ContinuousClock.now
+    private var lastActivity = ContinuousClock.now
     private var watchdog: DispatchSourceTimer?
 
     init(task: URLSessionDataTask, maximumBodySize: Int, progress: @escaping @Sendable (Int, Int?) -> Void) {
@@ -34,7 +36,7 @@ final class Transfer: @unchecked Sendable {
     ) {
         lock.withLock {
             self.continuation = continuation
-            started = Date()
+            started = .now
             lastActivity = started
         }
         delegate.register(self)
@@ -49,11 +51,11 @@ final class Transfer: @unchecked Sendable {
         timer.schedule(deadline: .now() + 0.1, repeating: 0.1)
         timer.setEventHandler { [weak self] in
             guard let self else { return }
-            let now = Date()
+            let now = ContinuousClock.now
             let expired = lock.withLock {
-                now.timeIntervalSince(started) > configuration.requestTimeout
-                    || (response == nil && now.timeIntervalSince(started) > configuration.connectTimeout)
-                    || now.timeIntervalSince(lastActivity) > configuration.idleTimeout
+                now - started > .seconds(configuration.requestTimeout)
+                    || (response == nil && now - started > .seconds(configuration.connectTimeout))
+                    || now - lastActivity > .seconds(configuration.idleTimeout)
             }
             if expired { fail(.timedOut) }
         }
@@ -67,7 +69,7 @@ final class Transfer: @unchecked Sendable {
         let accepted = lock.withLock { () -> Bool in
             response = urlResponse as? HTTPURLResponse
             expected = announced
-            lastActivity = Date()
+            lastActivity = .now
             return (announced ?? 0) <= maximumBodySize
         }
         if !accepted { fail(.bodyTooLarge(limit: maximumBodySize)) }
@@ -79,7 +81,7 @@ final class Transfer: @unchecked Sendable {
             guard !finished else { return (0, nil, false) }
             guard data.count + chunk.count <= maximumBodySize else { return (0, nil, true) }
             data.append(chunk)
-            lastActivity = Date()
+            lastActivity = .now
             return (data.count, self.expected, false)
         }
         if overLimit {

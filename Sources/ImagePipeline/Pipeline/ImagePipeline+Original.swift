@@ -7,73 +7,124 @@ import ImageCodec
 /// The job that produces an image's original bytes: memory (`.encodedResponse`), disk, then
 /// the network, with HTTP revalidation.
 extension ImagePipeline {
-    /// The original bytes for `request`, shared with every image job that needs them; the
-    /// download follows `parent`'s priority.
-    func original<Parent: Sendable>(
-        for request: ImageRequest, memoryValidators: Validators?, parent: SharedJob<Parent>
-    ) async -> Result<OriginalData, ImagePipelineError> {
-        let key = DataJobKey(dataKey: request.dataKey, policy: request.cachePolicy, memoryValidators: memoryValidators)
-        return await dataJobs.result(
-            for: key, following: parent.priorityLink(),
-            operation: { [self] job throws(ImagePipelineError) in try await loadOriginal(request, key: key, job: job) },
-            progress: { parent.reportProgress(received: $0, expected: $1) },
-            onJoin: { [recorder] in recorder.add(.sharedDownloads) })
+    /// The one way a data job is made: its key (requests with the same key share the
+    /// download) and its operation. `staleInMemory` is a stale decoded image's information,
+    /// revalidated when there is no disk entry.
+    func dataJob(for request: ImageRequest, staleInMemory: HTTPCacheInfo?) -> JobSpec<OriginalData> {
+        let key = DataJobKey(dataKey: request.dataKey, policy: request.cachePolicy, variant: request.variant, staleInMemory: staleInMemory)
+        return JobSpec(key: .data(key)) { [self] job throws(ImagePipelineError) in
+            try await loadOriginal(request, staleInMemory: staleInMemory, job: job)
+        }
     }
 
-    /// What the caches hold for a key: bytes (nil when only validators of an image in memory
-    /// are known), their HTTP information, and which cache.
+    /// The original bytes for `request`, shared with every image job that needs them; the
+    /// download follows `job`'s priority, in the same step as every change to it.
+    func original(for request: ImageRequest, staleInMemory: HTTPCacheInfo?, job: JobContext) async -> Result<OriginalData, ImagePipelineError> {
+        await coordinator.result(
+            of: dataJob(for: request, staleInMemory: staleInMemory), priority: request.priority, dependent: job.id,
+            progress: { job.reportProgress(received: $0, expected: $1) }, onJoin: { [recorder] in recorder.add(.sharedDownloads) })
+    }
+
+    /// What the caches hold for a key: bytes (nil when only a stale image in memory is known),
+    /// their HTTP information, and which cache.
     private struct Cached {
         let data: Data?
         let info: HTTPCacheInfo
         let source: ImageResponse.Source
+        let use: CacheUse
     }
 
-    func loadOriginal(_ request: ImageRequest, key: DataJobKey, job: SharedJob<OriginalData>) async throws(ImagePipelineError) -> OriginalData {
-        let policy = request.cachePolicy
-        var cached: Cached?
-        if policy.readsCache {
-            if let hit = dataMemory?.value(forKey: key.dataKey), hit.info.matches(request.urlRequest) {
-                cached = Cached(data: hit.data, info: hit.info, source: .memory)
-            } else if let entry = await diskQueue?.entry(forKey: key.dataKey), HTTPCacheInfo(entry.metadata).matches(request.urlRequest) {
-                cached = Cached(data: entry.data, info: HTTPCacheInfo(entry.metadata), source: .disk)
-            } else if let validators = key.memoryValidators {
-                cached = Cached(
-                    data: nil,
-                    info: HTTPCacheInfo(
-                        etag: validators.etag, lastModified: validators.lastModified,
-                        expires: .distantPast), source: .memory)
-            }
-        }
-        if let cached, let data = cached.data, policy.serves(cached.info, at: configuration.clock.now) {
+    private func loadOriginal(
+        _ request: ImageRequest, staleInMemory: HTTPCacheInfo?, job: JobContext
+    ) async throws(ImagePipelineError) -> OriginalData {
+        let cached = await cachedOriginal(for: request, staleInMemory: staleInMemory)
+        if let cached, let data = cached.data, cached.use == .serve {
             recorder.add(cached.source == .disk ? .diskHits : .memoryHits)
-            if cached.source == .disk { dataMemory?.setValue(CachedData(data: data, info: cached.info), forKey: key.dataKey, cost: data.count) }
+            if cached.source == .disk { dataMemory?.setValue(CachedData(data: data, info: cached.info), forKey: request.dataKey, cost: data.count) }
             return OriginalData(data: data, info: cached.info, source: cached.source, bytesDownloaded: 0, confirmed: nil)
         }
-        guard policy != .returnCacheDataDontLoad else { throw .notCached }
-        return try await download(request, key: key, cached: cached, job: job)
+        guard request.cachePolicy != .returnCacheDataDontLoad else { throw .notCached }
+        return try await download(request, cached: cached, job: job)
     }
 
-    private func download(
-        _ request: ImageRequest, key: DataJobKey, cached: Cached?, job: SharedJob<OriginalData>
-    ) async throws(ImagePipelineError) -> OriginalData {
+    /// The cached original the request may use: memory (`.encodedResponse`), else disk, else
+    /// what is known of a stale image in memory.
+    private func cachedOriginal(for request: ImageRequest, staleInMemory: HTTPCacheInfo?) async -> Cached? {
+        if let (entry, use) = memoryEntry(for: request), case .data(let hit) = entry {
+            return Cached(data: hit.data, info: hit.info, source: .memory, use: use)
+        }
+        if request.usesCache, request.cachePolicy != .reloadIgnoringCache, let entry = await diskQueue?.entry(forKey: request.dataKey) {
+            let info = HTTPCacheInfo(entry.metadata)
+            let use = request.use(of: info, at: configuration.clock.now)
+            if use != .none { return Cached(data: entry.data, info: info, source: .disk, use: use) }
+        }
+        return staleInMemory.map { Cached(data: nil, info: $0, source: .memory, use: .revalidate) }
+    }
+
+    private func download(_ request: ImageRequest, cached: Cached?, job: JobContext) async throws(ImagePipelineError) -> OriginalData {
         var urlRequest = request.urlRequest
         let validators = cached.flatMap { Validators($0.info) }
         if let etag = validators?.etag { urlRequest.setValue(etag, forHTTPHeaderField: "If-None-Match") }
         if let lastModified = validators?.lastModified { urlRequest.setValue(lastModified, forHTTPHeaderField: "If-Modified-Since") }
-        let (loader, limit, clock) = (configuration.dataLoader, configuration.maximumResponseSize, configuration.clock)
-        let (requested, response) = try await downloads.run(for: job) {
-            [recorder, urlRequest] () async throws(ImagePipelineError) -> (Date, DataLoadingResponse) in
+        let (requested, response) = try await load(urlRequest, conditional: validators != nil, job: job)
+        let received = configuration.clock.now
+        let rules = freshnessRules(for: request)
+        if response.statusCode == 304 {
+            // A 304 is an answer to a conditional request only.
+            guard let cached, let validators else { throw .badStatus(304) }
+            recorder.add(.notModifiedResponses)
+            guard HTTPFreshness.selects(cached.info, notModified: response) else {
+                // A 304 about another representation (its strong ETag is not ours): nothing
+                // stored may be updated or served from it (RFC 9111 §4.3.4). Ask again, plainly.
+                return try await download(request, cached: nil, job: job)
+            }
+            switch HTTPFreshness.revalidated(
+                cached.info, by: response, to: request.urlRequest, requested: requested, received: received, rules: rules)
+            {
+            case .none:
+                removeOriginal(request.dataKey)
+                return OriginalData(data: cached.data, info: nil, source: .revalidated, bytesDownloaded: 0, confirmed: validators)
+            case .store(let info):
+                if let data = cached.data { storeOriginal(data, info: info, forKey: request.dataKey) }
+                return OriginalData(
+                    data: cached.data, info: info, source: .revalidated, bytesDownloaded: response.data.count, confirmed: validators)
+            }
+        }
+        // 200 and 203 are whole representations; 206 (a range) and the other 2xx are not an image.
+        guard [200, 203].contains(response.statusCode) else { throw .badStatus(response.statusCode) }
+        let data = response.data
+        let image = try readHeader(data)
+        recorder.add(.downloads)
+        recorder.add(.bytesDownloaded, data.count)
+        let storage =
+            request.usesCache
+            ? HTTPFreshness.storage(for: response, to: request.urlRequest, requested: requested, received: received, rules: rules) : .none
+        switch storage {
+        case .none:
+            // Not storable: keep nothing, and drop what an earlier response left.
+            removeOriginal(request.dataKey)
+            return OriginalData(data: data, info: nil, source: .network, bytesDownloaded: data.count, confirmed: nil, image: image)
+        case .store(let info):
+            // Kept from here on, even if every request that wanted it is cancelled before its
+            // decode: the bytes are whole and their header is sound.
+            storeOriginal(data, info: info, forKey: request.dataKey)
+            return OriginalData(data: data, info: info, source: .network, bytesDownloaded: data.count, confirmed: nil, image: image)
+        }
+    }
+
+    /// Sends `urlRequest` in a download slot; returns when it was sent and the response.
+    private func load(_ urlRequest: URLRequest, conditional: Bool, job: JobContext) async throws(ImagePipelineError) -> (Date, DataLoadingResponse) {
+        let (loader, limit, clock, recorder) = (configuration.dataLoader, configuration.maximumResponseSize, configuration.clock, recorder)
+        return try await coordinator.run(.download, for: job) { () async throws(ImagePipelineError) -> (Date, DataLoadingResponse) in
             try Task.checkCancellation(or: ImagePipelineError.cancelled)
             let requested = clock.now
             recorder.add(.networkRequests)
-            if validators != nil { recorder.add(.conditionalRequests) }
+            if conditional { recorder.add(.conditionalRequests) }
             do throws(DataLoadingError) {
-                return (
-                    requested,
-                    try await loader.loadData(for: urlRequest, maximumBodySize: limit) { received, expected in
-                        job.reportProgress(received: received, expected: expected)
-                    }
-                )
+                let response = try await loader.loadData(for: urlRequest, maximumBodySize: limit) { received, expected in
+                    job.reportProgress(received: received, expected: expected)
+                }
+                return (requested, response)
             } catch .cancelled {
                 recorder.add(.cancelledDownloads)
                 throw .cancelled
@@ -83,45 +134,14 @@ extension ImagePipeline {
                 throw .network(error)
             }
         }
-        let received = clock.now
-        if response.statusCode == 304 {
-            // A 304 is an answer to a conditional request only.
-            guard let cached, let validators else { throw .badStatus(304) }
-            recorder.add(.notModifiedResponses)
-            switch HTTPFreshness.revalidated(
-                cached.info, by: response, to: request.urlRequest, requested: requested, received: received,
-                heuristicLifetime: configuration.heuristicFreshnessLifetime)
-            {
-            case .none:
-                removeOriginal(key.dataKey)
-                return OriginalData(data: cached.data, info: nil, source: .revalidated, bytesDownloaded: 0, confirmed: validators)
-            case .store(let info):
-                if let data = cached.data { storeOriginal(data, info: info, forKey: key.dataKey) }
-                return OriginalData(
-                    data: cached.data, info: info, source: .revalidated, bytesDownloaded: response.data.count,
-                    confirmed: validators)
-            }
-        }
-        // 200 and 203 are whole representations; 206 (a range) and the other 2xx are not an image.
-        guard [200, 203].contains(response.statusCode) else { throw .badStatus(response.statusCode) }
-        let data = response.data
-        let image = try readHeader(data)
-        recorder.add(.downloads)
-        recorder.add(.bytesDownloaded, data.count)
-        switch HTTPFreshness.storage(
-            for: response, to: request.urlRequest, requested: requested, received: received,
-            heuristicLifetime: configuration.heuristicFreshnessLifetime)
-        {
-        case .none:
-            // Not storable: keep nothing, and drop what an earlier response left.
-            removeOriginal(key.dataKey)
-            return OriginalData(data: data, info: nil, source: .network, bytesDownloaded: data.count, confirmed: nil, image: image)
-        case .store(let info):
-            // Kept from here on, even if every request that wanted it is cancelled before its
-            // decode: the bytes are whole and their header is sound.
-            storeOriginal(data, info: info, forKey: key.dataKey)
-            return OriginalData(data: data, info: info, source: .network, bytesDownloaded: data.count, confirmed: nil, image: image)
-        }
+    }
+
+    /// How this pipeline judges storing and freshness: as a private cache, or as a shared one
+    /// (`Configuration.isSharedCache`) for this request.
+    private func freshnessRules(for request: ImageRequest) -> HTTPFreshness.Rules {
+        HTTPFreshness.Rules(
+            heuristicLifetime: configuration.heuristicFreshnessLifetime, isShared: configuration.isSharedCache,
+            requestHasAuthorization: request.urlRequest.value(forHTTPHeaderField: "Authorization") != nil)
     }
 
     /// The bytes' one header read: the format from the bytes (not the Content-Type), and a

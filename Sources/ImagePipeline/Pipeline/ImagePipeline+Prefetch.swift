@@ -5,17 +5,15 @@ extension ImagePipeline {
     /// `done` runs when it ends, however it ends.
     func prefetch(_ request: ImageRequest, done: @escaping @Sendable () -> Void) -> JobSubscription {
         if configuration.strategy != .encodedResponse {
-            return imageJobs.subscribe(
-                imageJobKey(for: request), priority: request.priority,
-                operation: { [self] job throws(ImagePipelineError) in try await loadImage(request, job: job) },
-                handler: { event in if case .finished = event { done() } }
-            ).subscription
+            return coordinator.subscribe(imageJob(for: request), priority: request.priority) { event in
+                if case .finished = event { done() }
+            }.subscription
         }
-        let key = DataJobKey(dataKey: request.dataKey, policy: request.cachePolicy, memoryValidators: nil)
-        return dataJobs.subscribe(
-            key, priority: request.priority,
-            operation: { [self] job throws(ImagePipelineError) in try await loadOriginal(request, key: key, job: job) },
-            handler: { event in if case .finished = event { done() } }
-        ).subscription
+        return coordinator.subscribe(dataJob(for: request, staleInMemory: nil), priority: request.priority) { event in
+            if case .finished = event { done() }
+        }.subscription
     }
+
+    /// What identifies a prefetch: the image job display would join.
+    func prefetchKey(for request: ImageRequest) -> JobKey { imageJob(for: request).key }
 }

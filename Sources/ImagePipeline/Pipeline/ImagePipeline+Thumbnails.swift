@@ -1,3 +1,4 @@
+import ImageCache
 import ImageCodec
 
 /// Decoded thumbnails stored on disk beside the originals (`storesThumbnails`), so a cold start
@@ -12,21 +13,23 @@ extension ImagePipeline {
         return request.dataKey + "#thumbnail@\(size)" + (configuration.colorManagement == .preserveSource ? "+profile" : "")
     }
 
-    /// The thumbnail stored on disk, decoded, if the policy allows it and it decodes. Throws
-    /// only `.cancelled` (the request went while the decode waited for a slot): cancelled is
-    /// not failed, and the stored thumbnail stays for the next request.
-    func storedThumbnail(for request: ImageRequest, job: SharedJob<ImageResponse>) async throws(ImagePipelineError) -> ImageResponse? {
-        guard let key = thumbnailKey(for: request), let diskQueue, request.cachePolicy.readsCache,
-            let entry = await diskQueue.entry(forKey: key)
-        else { return nil }
-        let info = HTTPCacheInfo(entry.metadata)
-        guard info.matches(request.urlRequest), request.cachePolicy.serves(info, at: configuration.clock.now) else { return nil }
-        // The stored thumbnail is already the size asked for (and upright): decoded as it is.
-        let decoded = try await decodes.runOnThread(for: job) { [self] in
-            Result { () throws(ImagePipelineError) in try decode(entry.data, resize: nil) }
+    /// The thumbnail stored on disk, decoded, if the request may be served it and it decodes.
+    /// Throws only `.cancelled` (the request went while the decode waited for a slot):
+    /// cancelled is not failed, and the stored thumbnail stays for the next request.
+    func storedThumbnail(for request: ImageRequest, job: JobContext) async throws(ImagePipelineError) -> ImageResponse? {
+        guard let key = thumbnailKey(for: request), let diskQueue, request.usesCache, let entry = await diskQueue.entry(forKey: key) else {
+            return nil
         }
-        guard case .success(let bitmap) = decoded else {
-            diskQueue.remove(forKey: key)
+        let info = HTTPCacheInfo(entry.metadata)
+        guard request.use(of: info, at: configuration.clock.now) == .serve else { return nil }
+        // The stored thumbnail is already the size asked for (and upright): decoded as it is.
+        let bitmap: Bitmap
+        do {
+            bitmap = try await decodeInSlot(entry.data, image: nil, resize: nil, for: job)
+        } catch .cancelled {
+            throw .cancelled
+        } catch {
+            if error.condemnsBytes { diskQueue.remove(forKey: key) }
             return nil
         }
         recorder.add(.thumbnailDiskHits)
@@ -39,12 +42,30 @@ extension ImagePipeline {
     func storeThumbnail(_ bitmap: Bitmap, info: HTTPCacheInfo, for request: ImageRequest) {
         guard let key = thumbnailKey(for: request), let diskQueue else { return }
         let (encoding, recorder) = (configuration.thumbnailEncoding, recorder)
-        diskQueue.store(forKey: key) {
+        diskQueue.store(forKey: key, holding: bitmap.byteCount) {
             do {
                 let data = bitmap.format.hasAlpha ? try ImageEncoder.png(bitmap) : try ImageEncoder.jpeg(bitmap, options: encoding)
                 var metadata = info.metadata
                 metadata.contentType = bitmap.format.hasAlpha ? "image/png" : "image/jpeg"
                 return (data, metadata)
+            } catch {
+                recorder.add(.diskErrors)
+                return nil
+            }
+        }
+    }
+
+    /// A 304 confirmed the image in memory: the stored thumbnail takes the new freshness too, or
+    /// the next cold start would judge it by the old one.
+    func refreshThumbnail(for request: ImageRequest, info: HTTPCacheInfo) {
+        guard let key = thumbnailKey(for: request), let diskQueue else { return }
+        let (disk, recorder) = (diskQueue.disk, recorder)
+        diskQueue.store(forKey: key, holding: 0) {
+            do throws(DiskCacheError) {
+                guard let entry = try disk.entry(forKey: key, allowingExpired: true) else { return nil }
+                var metadata = info.metadata
+                metadata.contentType = entry.metadata.contentType
+                return (entry.data, metadata)
             } catch {
                 recorder.add(.diskErrors)
                 return nil

@@ -44,16 +44,17 @@ public final class ImagePipeline: Sendable {
     let dataMemory: MemoryCache<String, CachedData>?
     /// The disk cache's reads and writes, on the pipeline's own threads.
     let diskQueue: DiskCacheQueue?
-    let dataJobs: JobRegistry<DataJobKey, OriginalData>
-    let imageJobs: JobRegistry<ImageJobKey, ImageResponse>
-    let downloads: WorkQueue
-    let decodes: WorkQueue
+    /// Jobs, coalescing, the download and decode queues and priorities: all shared state.
+    let coordinator: PipelineCoordinator
+    /// What the decodes running at once may hold by their plans.
+    let decodeMemory: MemoryBudget
     let recorder = StatisticsRecorder()
 
     /// A pipeline with `configuration`.
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
-        let memory = MemoryCacheConfiguration(costLimit: configuration.memoryCacheLimit)
+        let memory = MemoryCacheConfiguration(
+            costLimit: configuration.memoryCacheLimit, maximumEntryCostFraction: configuration.memoryCacheMaximumEntryFraction)
         switch configuration.strategy {
         case .encodedResponse:
             imageMemory = nil
@@ -63,11 +64,15 @@ public final class ImagePipeline: Sendable {
             dataMemory = nil
         }
         let recorder = recorder
-        diskQueue = configuration.diskCache.map { DiskCacheQueue(disk: $0, onError: { recorder.add(.diskErrors) }) }
-        dataJobs = JobRegistry(coalesces: configuration.coalescesRequests)
-        imageJobs = JobRegistry(coalesces: configuration.coalescesRequests)
-        downloads = WorkQueue(maximumConcurrent: configuration.maximumConcurrentDownloads)
-        decodes = WorkQueue(maximumConcurrent: configuration.maximumConcurrentDecodes)
+        diskQueue = configuration.diskCache.map {
+            DiskCacheQueue(
+                disk: $0, maximumPendingBytes: configuration.maximumPendingDiskWriteBytes, onError: { recorder.add(.diskErrors) },
+                onDrop: { recorder.add(.droppedDiskWrites) })
+        }
+        decodeMemory = MemoryBudget(capacity: configuration.decodeMemoryLimit)
+        coordinator = PipelineCoordinator(
+            coalesces: configuration.coalescesRequests, maximumDownloads: configuration.maximumConcurrentDownloads,
+            maximumDecodes: configuration.maximumConcurrentDecodes, decodeMemory: decodeMemory)
     }
 
     // MARK: - Loading
@@ -97,14 +102,12 @@ public final class ImagePipeline: Sendable {
     /// them undecodable should `removeCachedData(for:)`.
     public nonisolated(nonsending) func data(for request: ImageRequest) async throws(ImagePipelineError) -> DataResponse {
         try Task.checkCancellation(or: ImagePipelineError.cancelled)
-        let key = DataJobKey(dataKey: request.dataKey, policy: request.cachePolicy, memoryValidators: nil)
-        let result = await dataJobs.result(
-            for: key, following: PriorityLink(request.priority),
-            operation: { [self] job throws(ImagePipelineError) in try await loadOriginal(request, key: key, job: job) },
-            progress: { _, _ in }, onJoin: { [recorder] in recorder.add(.coalescedRequests) })
+        let job = dataJob(for: request, staleInMemory: nil)
+        let result = await coordinator.result(
+            of: job, priority: request.priority, onJoin: { [recorder] in recorder.add(.coalescedRequests) })
         try Task.checkCancellation(or: ImagePipelineError.cancelled)
         let original = try result.get()
-        // Only a revalidation of an image held in memory alone comes without bytes, and this key has no memory validators.
+        // Only a revalidation of an image held in memory alone comes without bytes, and this job has no stale image.
         guard let data = original.data else { throw .notCached }
         let image: ImageSource
         if let read = original.image {
@@ -124,8 +127,9 @@ public final class ImagePipeline: Sendable {
     }
 
     /// Starts loading the image and returns a handle to follow it, change its priority or
-    /// cancel it; for callers that are not `async`. `completion` runs once, asynchronously on a
-    /// global dispatch queue: never inside this call or inside `ImageTask.cancel()`.
+    /// cancel it; for callers that are not `async`. `completion` runs once, asynchronously on
+    /// `Configuration.callbackQueue`: never inside this call or inside `ImageTask.cancel()`, and
+    /// never with an image once the task was cancelled.
     @discardableResult
     public func imageTask(
         with request: ImageRequest,
@@ -187,18 +191,8 @@ public final class ImagePipeline: Sendable {
         return statistics
     }
 
-    /// Decodes on the calling thread and counts it: from `image`, the header read of a download
-    /// that checked these bytes, or else with a header read of its own.
-    func decode(_ data: Data, resize: Resize?, image: ImageSource? = nil) throws(ImagePipelineError) -> Bitmap {
-        recorder.add(.decodes)
-        let limits = configuration.decodingLimits
-        let options = DecodingOptions(resize: resize, colorManagement: configuration.colorManagement, limits: limits)
-        do throws(ImageCodecError) {
-            let source: ImageSource
-            if let image { source = image } else { source = try ImageSource(data: data, limits: limits) }
-            return try source.decode(options).bitmap
-        } catch {
-            throw .decodingFailed(error)
-        }
+    /// The options every decode of `resize` uses.
+    func decodingOptions(_ resize: Resize?) -> DecodingOptions {
+        DecodingOptions(resize: resize, colorManagement: configuration.colorManagement, limits: configuration.decodingLimits)
     }
 }

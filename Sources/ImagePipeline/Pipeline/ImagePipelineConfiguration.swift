@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import ImageCache
 import ImageCodec
@@ -30,6 +31,10 @@ extension ImagePipeline {
         /// Bytes the memory cache may hold (bitmaps count `Bitmap.byteCount`, encoded data its
         /// size). By default 15% of RAM, at most 512 MiB.
         public var memoryCacheLimit: Int
+        /// The largest share of `memoryCacheLimit` one entry may take: a quarter by default, so
+        /// one huge image cannot evict a screenful of thumbnails; 1 admits anything up to the
+        /// limit, as `NSCache` does.
+        public var memoryCacheMaximumEntryFraction: Double
         /// The disk cache for original bytes (and thumbnails); nil keeps everything in memory and
         /// nothing touches the disk.
         public var diskCache: DiskCache?
@@ -37,6 +42,21 @@ extension ImagePipeline {
         public var maximumConcurrentDownloads: Int
         /// Decodes running at once (on their own threads); more wait, highest priority first.
         public var maximumConcurrentDecodes: Int
+        /// Bytes the decodes running at once may hold together, by their plans
+        /// (`DecodePlan.memoryBytes`): a decode that does not fit beside those running waits
+        /// for memory, at its priority; one larger than the whole budget runs alone. By default
+        /// an eighth of RAM, between 128 MiB and 1 GiB: two 250 MP decodes no longer run side by
+        /// side on a phone.
+        public var decodeMemoryLimit: Int
+        /// Bytes of originals and thumbnails waiting to be written to disk; a write that does
+        /// not fit is dropped (the image is still delivered, and only the next cold start pays
+        /// for it). 64 MiB by default.
+        public var maximumPendingDiskWriteBytes: Int
+        /// True when the pipeline is a shared cache answering many clients (a thumbnail
+        /// service): `private` responses are not stored, `s-maxage` is honoured, and a response
+        /// to a request with `Authorization` is stored only when it says it may (RFC 9111 §3.5).
+        /// False (a client's private cache) by default.
+        public var isSharedCache: Bool
         /// Largest response body accepted, enforced while receiving.
         public var maximumResponseSize: Int
         /// Identical requests in flight share one download and one decode. Off only to measure
@@ -53,25 +73,35 @@ extension ImagePipeline {
         public var thumbnailEncoding: JPEGEncodingOptions
         /// The clock freshness is judged by; inject one in tests.
         public var clock: any CacheClock
+        /// Where `ImageTask` completions run (`imageTask(with:completion:)`): a global queue by
+        /// default; `.main` for a UI that updates from them.
+        public var callbackQueue: DispatchQueue
 
         /// The default configuration: `URLSessionDataLoader`, `.downsampled`, no disk cache.
         public init(
             dataLoader: any DataLoading = URLSessionDataLoader(), strategy: CacheStrategy = .downsampled,
             storesThumbnails: Bool = false, memoryCacheLimit: Int = MemoryCacheConfiguration.defaultCostLimit,
+            memoryCacheMaximumEntryFraction: Double = 0.25,
             diskCache: DiskCache? = nil, maximumConcurrentDownloads: Int = 6,
             maximumConcurrentDecodes: Int = ProcessInfo.processInfo.activeProcessorCount,
-            maximumResponseSize: Int = 64 << 20, coalescesRequests: Bool = true,
+            decodeMemoryLimit: Int = Configuration.defaultDecodeMemoryLimit, maximumPendingDiskWriteBytes: Int = 64 << 20,
+            isSharedCache: Bool = false, maximumResponseSize: Int = 64 << 20, coalescesRequests: Bool = true,
             heuristicFreshnessLifetime: TimeInterval = 3600, decodingLimits: DecodingLimits = DecodingLimits(),
             colorManagement: ColorManagement = .convertToSRGB,
-            thumbnailEncoding: JPEGEncodingOptions = JPEGEncodingOptions(quality: 90), clock: any CacheClock = SystemClock()
+            thumbnailEncoding: JPEGEncodingOptions = JPEGEncodingOptions(quality: 90), clock: any CacheClock = SystemClock(),
+            callbackQueue: DispatchQueue = .global()
         ) {
             self.dataLoader = dataLoader
             self.strategy = strategy
             self.storesThumbnails = storesThumbnails
             self.memoryCacheLimit = memoryCacheLimit
+            self.memoryCacheMaximumEntryFraction = memoryCacheMaximumEntryFraction
             self.diskCache = diskCache
             self.maximumConcurrentDownloads = maximumConcurrentDownloads
             self.maximumConcurrentDecodes = maximumConcurrentDecodes
+            self.decodeMemoryLimit = decodeMemoryLimit
+            self.maximumPendingDiskWriteBytes = maximumPendingDiskWriteBytes
+            self.isSharedCache = isSharedCache
             self.maximumResponseSize = maximumResponseSize
             self.coalescesRequests = coalescesRequests
             self.heuristicFreshnessLifetime = heuristicFreshnessLifetime
@@ -79,6 +109,12 @@ extension ImagePipeline {
             self.colorManagement = colorManagement
             self.thumbnailEncoding = thumbnailEncoding
             self.clock = clock
+            self.callbackQueue = callbackQueue
+        }
+
+        /// An eighth of physical memory, at least 128 MiB and at most 1 GiB.
+        public static var defaultDecodeMemoryLimit: Int {
+            min(1 << 30, max(128 << 20, Int(clamping: ProcessInfo.processInfo.physicalMemory / 8)))
         }
     }
 }

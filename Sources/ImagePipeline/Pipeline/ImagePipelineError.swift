@@ -17,6 +17,11 @@ public enum ImagePipelineError: Error, Sendable, Hashable, CustomStringConvertib
     case decodingFailed(ImageCodecError)
     /// `returnCacheDataDontLoad` and neither cache has the image.
     case notCached
+    /// The request itself cannot be met, whatever the bytes: a resize the codec refuses (a zero
+    /// side for `.fill`, a focus point outside 0…1), or an output over the pixel limits (an
+    /// enlarge too far). Checked before any I/O where the request alone decides it; cached
+    /// bytes are never dropped for it.
+    case invalidRequest(ImageCodecError)
 
     public var description: String {
         switch self {
@@ -27,6 +32,21 @@ public enum ImagePipelineError: Error, Sendable, Hashable, CustomStringConvertib
         case .tooLarge(let limit): "response larger than \(limit) bytes"
         case .decodingFailed(let error): "cannot decode: \(error)"
         case .notCached: "not cached (and loading was not allowed)"
+        case .invalidRequest(let error): "invalid request: \(error)"
+        }
+    }
+}
+
+extension ImagePipelineError {
+    /// Whether the error is the bytes' fault (they are not an image, or not one the codec can
+    /// decode), so that cached bytes which produced it are of no use to anyone and are dropped.
+    /// Not for the request's errors, running out of memory, or cancellation.
+    var condemnsBytes: Bool {
+        switch self {
+        case .notAnImage: true
+        case .decodingFailed(.outOfMemory), .decodingFailed(.invalidArgument): false
+        case .decodingFailed: true
+        case .cancelled, .network, .badStatus, .tooLarge, .notCached, .invalidRequest: false
         }
     }
 }

@@ -30,6 +30,8 @@ public struct ImagePipelineStatistics: Sendable, Hashable, Codable {
     public var failures = 0
     /// Disk-cache reads or writes that failed (the image was still served from elsewhere).
     public var diskErrors = 0
+    /// Disk writes dropped because the write backlog was full (`maximumPendingDiskWriteBytes`).
+    public var droppedDiskWrites = 0
     /// Memory cache: bytes held.
     public var memoryCost = 0
     /// Memory cache: entries held.

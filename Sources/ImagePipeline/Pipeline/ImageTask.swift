@@ -5,8 +5,12 @@ import Locking
 /// change its priority, or cancel it (a reused grid cell cancels the request it no longer
 /// needs).
 ///
+/// A task that is cancelled before its result was delivered finishes with `.cancelled`, even
+/// when the image was already there (a memory hit): the completion, `events` and `response`
+/// never hand a cancelled caller an image.
+///
 /// ```swift
-/// let task = pipeline.imageTask(with: request) { result in ... }   // runs later, on a global queue
+/// let task = pipeline.imageTask(with: request) { result in ... }   // runs later, on the callback queue
 /// task.priority = .high        // the cell became visible
 /// task.cancel()                // the cell was reused: the completion gets .cancelled
 /// ```
@@ -22,16 +26,23 @@ public final class ImageTask: @unchecked Sendable {
 
     /// The request this task loads.
     public let request: ImageRequest
-    /// The events as a stream, which ends after `.finished`.
-    public let events: AsyncStream<Event>
-    private let eventSink: AsyncStream<Event>.Continuation
     private let completion: (@Sendable (Result<ImageResponse, ImagePipelineError>) -> Void)?
     private let recorder: StatisticsRecorder
+    private let callbackQueue: DispatchQueue
     private let lock = Lock()
-    private let subscription = PendingCancellation<JobSubscription>()
+    private var subscription: JobSubscription?
     private var currentPriority: ImageRequest.Priority
+    private var cancelled = false
+    /// The result; a success becomes `.cancelled` if `cancel()` comes before it is delivered.
     private var outcome: Result<ImageResponse, ImagePipelineError>?
+    private var delivered = false
     private var waiters: [CheckedContinuation<Result<ImageResponse, ImagePipelineError>, Never>] = []
+    /// Made on first use of `events`: a task nobody follows keeps no stream.
+    private var eventSink: AsyncStream<Event>.Continuation?
+    private var eventStream: AsyncStream<Event>?
+
+    /// Whether `events` has been asked for (for tests: nobody's stream is made for them).
+    var hasEventStream: Bool { lock.withLock { eventStream != nil } }
 
     init(
         request: ImageRequest, pipeline: ImagePipeline,
@@ -40,48 +51,81 @@ public final class ImageTask: @unchecked Sendable {
         self.request = request
         self.completion = completion
         recorder = pipeline.recorder
+        callbackQueue = pipeline.configuration.callbackQueue
         currentPriority = request.priority
-        (events, eventSink) = AsyncStream.makeStream(of: Event.self)
         if let response = pipeline.memoryResponse(for: request, decodingEncoded: false) {
             finish(.success(response))
             return
         }
-        let (subscription, joined) = pipeline.imageJobs.subscribe(
-            pipeline.imageJobKey(for: request), priority: request.priority,
-            operation: { [pipeline] job throws(ImagePipelineError) in try await pipeline.loadImage(request, job: job) },
-            handler: { [self] event in
-                switch event {
-                case .progress(let received, let expected): eventSink.yield(.progress(received: received, expected: expected))
-                case .finished(let result): finish(result)
-                }
-            })
+        let (subscription, joined) = pipeline.coordinator.subscribe(pipeline.imageJob(for: request), priority: request.priority) {
+            [self] event in
+            switch event {
+            case .progress(let received, let expected): yield(.progress(received: received, expected: expected))
+            case .finished(let result): finish(result)
+            }
+        }
         if joined { recorder.add(.coalescedRequests) }
-        // A cancel() that came while subscribing (from another thread) was kept: honour it now.
-        if !self.subscription.attach(subscription) { subscription.cancel() }
+        lock.withLock { self.subscription = subscription }
     }
 
-    /// The priority of this request; raising it moves its queued work ahead.
+    /// The priority of this request; raising it moves its queued work ahead at once.
     public var priority: ImageRequest.Priority {
         get { lock.withLock { currentPriority } }
         set {
-            lock.withLock { currentPriority = newValue }
-            subscription.withAttached { $0.setPriority(newValue) }
+            let subscription = lock.withLock { () -> JobSubscription? in
+                currentPriority = newValue
+                return self.subscription
+            }
+            subscription?.setPriority(newValue)
         }
     }
 
-    /// Stops waiting for the image; the task finishes with `.cancelled` unless it already
-    /// finished. Work that other requests still need goes on.
+    /// Stops waiting for the image; the task finishes with `.cancelled` unless its result was
+    /// already delivered. Work that other requests still need goes on.
     public func cancel() {
-        guard lock.withLock({ outcome == nil }) else { return }
-        subscription.cancel()?.cancel()
+        let (subscription, withdrawn) = lock.withLock { () -> (JobSubscription?, Bool) in
+            cancelled = true
+            guard let outcome else { return (self.subscription, false) }
+            // Finished, not yet delivered: the caller never sees the image it gave up on.
+            guard !delivered, case .success = outcome else { return (nil, false) }
+            self.outcome = .failure(.cancelled)
+            return (nil, true)
+        }
+        if withdrawn { recorder.add(.cancelledRequests) }
+        subscription?.cancel()
     }
 
     /// The result once there is one, without throwing.
     public var result: Result<ImageResponse, ImagePipelineError>? { lock.withLock { outcome } }
 
-    /// The image, waiting for it if needed.
+    /// The image, waiting for it if needed. Cancelling the awaiting task cancels this task,
+    /// and the getter throws `.cancelled` at once.
     public var response: ImageResponse {
-        get async throws(ImagePipelineError) { try await result().get() }
+        get async throws(ImagePipelineError) {
+            let result = await withTaskCancellationHandler {
+                await self.result()
+            } onCancel: {
+                cancel()
+            }
+            try Task.checkCancellation(or: ImagePipelineError.cancelled)
+            return try result.get()
+        }
+    }
+
+    /// The events as a stream, which ends after `.finished`; made when first asked for, it
+    /// starts with the progress from then on (or just the result, if the task has finished).
+    public var events: AsyncStream<Event> {
+        lock.withLock {
+            if let eventStream { return eventStream }
+            // The newest events are kept: a reader that falls behind loses old progress, never the result.
+            let (stream, sink) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .bufferingNewest(16))
+            (eventStream, eventSink) = (stream, sink)
+            if delivered, let outcome {
+                sink.yield(.finished(outcome))
+                sink.finish()
+            }
+            return stream
+        }
     }
 
     /// Waits for the result.
@@ -95,32 +139,42 @@ public final class ImageTask: @unchecked Sendable {
         }
     }
 
+    private func yield(_ event: Event) {
+        lock.withLock { eventSink }?.yield(event)
+    }
+
     private func finish(_ result: Result<ImageResponse, ImagePipelineError>) {
-        let waiters = lock.withLock { () -> [CheckedContinuation<Result<ImageResponse, ImagePipelineError>, Never>]? in
-            guard outcome == nil else { return nil }
-            outcome = result
+        let (finished, waiters) = lock.withLock {
+            () -> (Result<ImageResponse, ImagePipelineError>?, [CheckedContinuation<Result<ImageResponse, ImagePipelineError>, Never>]) in
+            guard outcome == nil else { return (nil, []) }
+            let finished: Result<ImageResponse, ImagePipelineError> = cancelled ? .failure(.cancelled) : result
+            outcome = finished
+            subscription = nil
             defer { self.waiters.removeAll() }
-            return self.waiters
+            return (finished, self.waiters)
         }
-        guard let waiters else { return }
-        subscription.detach()
-        switch result {
-        case .failure(.cancelled) where subscription.isCancelled: recorder.add(.cancelledRequests)
+        guard let finished else { return }
+        switch finished {
+        case .failure(.cancelled) where lock.withLock({ cancelled }): recorder.add(.cancelledRequests)
         case .failure: recorder.add(.failures)
         case .success: break
         }
-        eventSink.yield(.finished(result))
-        eventSink.finish()
-        waiters.forEach { $0.resume(returning: result) }
+        waiters.forEach { $0.resume(returning: finished) }
         // Never on the caller's stack: a completion run inside imageTask(with:) (a memory hit)
         // or inside cancel() would see a handle its caller does not hold yet, or re-enter it.
-        if let completion { DispatchQueue.global().async { completion(result) } }
+        callbackQueue.async { [self] in deliver() }
     }
-}
 
-extension PendingCancellation {
-    /// Runs `body` on the attached handle, if there is one and it was not cancelled.
-    func withAttached(_ body: (Handle) -> Void) {
-        if let handle = currentHandle { body(handle) }
+    /// Hands the result to the completion and the event stream, as it is now: a `cancel()`
+    /// since the finish has made it `.cancelled`.
+    private func deliver() {
+        let (result, sink) = lock.withLock { () -> (Result<ImageResponse, ImagePipelineError>?, AsyncStream<Event>.Continuation?) in
+            delivered = true
+            return (outcome, eventSink)
+        }
+        guard let result else { return }
+        sink?.yield(.finished(result))
+        sink?.finish()
+        completion?(result)
     }
 }

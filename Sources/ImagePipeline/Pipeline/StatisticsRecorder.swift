@@ -6,7 +6,8 @@ final class StatisticsRecorder: Sendable {
     /// The counters, each with the field of `ImagePipelineStatistics` it fills: the one list.
     enum Counter: Int, CaseIterable {
         case memoryHits, diskHits, thumbnailDiskHits, networkRequests, conditionalRequests, notModifiedResponses, downloads,
-            bytesDownloaded, decodes, coalescedRequests, sharedDownloads, cancelledRequests, cancelledDownloads, failures, diskErrors
+            bytesDownloaded, decodes, coalescedRequests, sharedDownloads, cancelledRequests, cancelledDownloads, failures, diskErrors,
+            droppedDiskWrites
 
         var field: WritableKeyPath<ImagePipelineStatistics, Int> {
             switch self {
@@ -25,11 +26,12 @@ final class StatisticsRecorder: Sendable {
             case .cancelledDownloads: \.cancelledDownloads
             case .failures: \.failures
             case .diskErrors: \.diskErrors
+            case .droppedDiskWrites: \.droppedDiskWrites
             }
         }
     }
 
-    private let counters: InlineArray<15, Atomic<Int>> = InlineArray { _ in Atomic(0) }
+    private let counters: InlineArray<16, Atomic<Int>> = InlineArray { _ in Atomic(0) }
 
     init() {
         precondition(Counter.allCases.count == counters.count, "one atomic per counter")

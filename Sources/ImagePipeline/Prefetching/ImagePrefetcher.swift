@@ -20,7 +20,7 @@ public final class ImagePrefetcher: @unchecked Sendable {
     private let lock = Lock()
     /// Each prefetch by key, registered before it starts, with an identity: a late finish of
     /// an older prefetch must not remove a newer one for the same key.
-    private var running: [ImageJobKey: (id: Int, subscription: PendingCancellation<JobSubscription>)] = [:]
+    private var running: [JobKey: (id: Int, subscription: PendingCancellation<JobSubscription>)] = [:]
     private var nextID = 0
 
     /// A prefetcher feeding `pipeline`'s caches.
@@ -37,7 +37,7 @@ public final class ImagePrefetcher: @unchecked Sendable {
     public func startPrefetching(with requests: [ImageRequest]) {
         for var request in requests {
             request.priority = priority
-            let key = pipeline.imageJobKey(for: request)
+            let key = pipeline.prefetchKey(for: request)
             guard !pipeline.isInMemory(request) else { continue }
             // Claimed under the lock before anything starts: of two concurrent starts for a key,
             // one prefetches; a prefetch that finishes at once finds itself registered.
@@ -58,7 +58,7 @@ public final class ImagePrefetcher: @unchecked Sendable {
     /// Stops prefetching these requests; work a display request also waits for goes on.
     public func stopPrefetching(with requests: [ImageRequest]) {
         let stopped = lock.withLock {
-            requests.compactMap { running.removeValue(forKey: pipeline.imageJobKey(for: $0))?.subscription }
+            requests.compactMap { running.removeValue(forKey: pipeline.prefetchKey(for: $0))?.subscription }
         }
         stopped.forEach { $0.cancel()?.cancel() }
     }
@@ -75,7 +75,16 @@ public final class ImagePrefetcher: @unchecked Sendable {
     /// Prefetches in flight.
     public var count: Int { lock.withLock { running.count } }
 
-    private func finished(_ key: ImageJobKey, id: Int) {
+    /// A prefetch ended: it leaves the list, unless a newer prefetch for its key took its
+    /// place (the old one's end can arrive after a stop and a restart).
+    func finished(_ key: JobKey, id: Int) {
         lock.withLock { if running[key]?.id == id { running[key] = nil } }
+    }
+
+    /// The identity of the prefetch listed for `request`, if any (for tests of `finished`).
+    func prefetchID(for request: ImageRequest) -> Int? {
+        var request = request
+        request.priority = priority
+        return lock.withLock { running[pipeline.prefetchKey(for: request)]?.id }
     }
 }

@@ -15,19 +15,3 @@ extension ImageRequest {
         case revalidate
     }
 }
-
-extension ImageRequest.CachePolicy {
-    /// Whether the caches are looked at at all (to serve, or to revalidate what they hold).
-    var readsCache: Bool { self != .reloadIgnoringCache }
-
-    /// Whether what a cache holds, stored with `info`, may be served at `now` without asking
-    /// the server: fresh for `useCache`, anything for `returnCacheDataDontLoad`, nothing for
-    /// the policies that must ask. The one place this decision is made, for every layer.
-    func serves(_ info: HTTPCacheInfo, at now: Date) -> Bool {
-        switch self {
-        case .useCache: info.isFresh(at: now)
-        case .returnCacheDataDontLoad: true
-        case .reloadIgnoringCache, .revalidate: false
-        }
-    }
-}

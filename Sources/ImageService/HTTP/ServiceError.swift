@@ -56,7 +56,7 @@ public struct ServiceError: Error, Sendable, Hashable {
             self.init(status: 502, message: "bad gateway: the source answered \(code)")
         case .notAnImage(let what):
             self.init(status: 422, message: "unprocessable: the source is not a JPEG or PNG (\(what))")
-        case .decodingFailed(let codec):
+        case .decodingFailed(let codec), .invalidRequest(let codec):
             self.init(codec)
         case .notCached:
             self.init(status: 502, message: "bad gateway: the source could not be loaded")

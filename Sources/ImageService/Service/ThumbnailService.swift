@@ -101,7 +101,8 @@ public final class ThumbnailService: Sendable {
                 // The loader admits downloads (in flight, per host, its bounded queue): the
                 // pipeline passes on every one that bound leaves room for.
                 maximumConcurrentDownloads: configuration.maximumConcurrentDownloads + configuration.downloadQueueLimit,
-                maximumResponseSize: configuration.maxSourceBytes,
+                // The service answers many clients: a shared cache (no `private`, `s-maxage`).
+                isSharedCache: true, maximumResponseSize: configuration.maxSourceBytes,
                 decodingLimits: limits))
         results = ResultCache(
             memoryLimit: configuration.resultMemoryLimit, disk: resultDisk, lifetime: TimeInterval(configuration.timeToLive),
