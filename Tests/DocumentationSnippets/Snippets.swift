@@ -237,7 +237,7 @@ func snippet_Sources_ImagePipeline_Documentation_docc_ChoosingACacheStrategy_1()
     print(pipeline.statistics.memoryCost)
 }
 
-// Sources/ImagePipeline/Documentation.docc/HTTPCaching.md, block 1 (line 32)
+// Sources/ImagePipeline/Documentation.docc/HTTPCaching.md, block 1 (line 45)
 func snippet_Sources_ImagePipeline_Documentation_docc_HTTPCaching_1() async throws {
 
     let pipeline = ImagePipeline()
