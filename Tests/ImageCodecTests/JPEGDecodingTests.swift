@@ -42,6 +42,33 @@ struct JPEGDecodingTests {
         #expect(TestImages.meanDifference(fast, reference) < 2.0)
     }
 
+    @Test("fast shrink-on-load: the smallest DCT scale whose output covers the target, the same output size, close to the default")
+    func fastShrinkOnLoad() throws {
+        let jpeg = try TestImages.sample("Kite.jpg")
+        let header = try ImageDecoder.header(of: jpeg)
+        for target in [150, 300, 480, 700, 1000] {
+            let quality = ImageDecoder(options: DecodingOptions(maxPixelSize: target))
+            let fast = ImageDecoder(options: DecodingOptions(maxPixelSize: target, fastShrinkOnLoad: true))
+            let (qualityPlan, fastPlan) = (try quality.plan(jpeg), try fast.plan(jpeg))
+            // libjpeg rounds scaled sizes up; the smallest M/8 that still covers the output.
+            let expected = try #require(
+                (1...8).first { (header.width * $0 + 7) / 8 >= qualityPlan.width && (header.height * $0 + 7) / 8 >= qualityPlan.height })
+            #expect(fastPlan.scaleNumerator == expected, "fit \(target)")
+            #expect(qualityPlan.scaleNumerator >= fastPlan.scaleNumerator, "fit \(target)")
+            #expect(fastPlan.memoryBytes <= qualityPlan.memoryBytes, "fit \(target)")
+            let (sharp, quick) = (try quality.decode(jpeg), try fast.decode(jpeg))
+            #expect(quick.width == sharp.width && quick.height == sharp.height, "fit \(target)")
+            #expect(TestImages.meanDifference(quick, sharp) < 3.0, "fit \(target)")
+        }
+        // 2048 px into 512: 1/4, where the quality rule keeps 4/8 for Lanczos.
+        let wide = try TestImages.faithfulJPEG(
+            TestImages.make(width: 2048, height: 1536, format: .rgb) { x, y in
+                [UInt8(x % 256), UInt8(y % 256), UInt8((x + y) % 256)]
+            })
+        #expect(try ImageDecoder(options: DecodingOptions(maxPixelSize: 512, fastShrinkOnLoad: true)).plan(wide).scaleNumerator == 2)
+        #expect(try ImageDecoder(options: DecodingOptions(maxPixelSize: 512)).plan(wide).scaleNumerator == 4)
+    }
+
     @Test("DCT-scaled rows sit where they belong when libjpeg rounds the scaled size up")
     func scaledGeometryIsExact() throws {
         // 1001 rows at 3/8 are 375.375, delivered as 376: a row pitch taken from 376/1001

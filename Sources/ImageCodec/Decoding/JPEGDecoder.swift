@@ -29,9 +29,11 @@ enum JPEGDecoder {
         try options.limits.check(width: header.width, height: header.height)
         let plan = try options.storedPlan(for: header)
         let tuning = options.tuning
+        // Fast shrink-on-load: the smallest scale that still covers the target, as the field
+        // does by default; the quality rule leaves headroom to Lanczos.
         let numerator = TargetSize.jpegScaleNumerator(
-            crop: plan.crop, target: (plan.width, plan.height), headroom: tuning.dctHeadroom,
-            boxHeadroom: tuning.boxScaleHeadroom,
+            crop: plan.crop, target: (plan.width, plan.height), headroom: options.fastShrinkOnLoad ? 1 : tuning.dctHeadroom,
+            boxHeadroom: options.fastShrinkOnLoad ? 1 : tuning.boxScaleHeadroom,
             boxScales: tuning.libjpegReducedIDCT ? TargetSize.libjpegBoxScales : TargetSize.boxScales,
             powerOfTwoOnly: tuning.powerOfTwoScalesOnly)
         // YCbCr → gray is the Y channel as stored; CMYK has no such shortcut (converted after).

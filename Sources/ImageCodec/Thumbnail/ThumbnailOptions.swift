@@ -19,6 +19,9 @@ public struct ThumbnailOptions: Sendable, Hashable {
     public var colorManagement: ColorManagement
     /// Ceilings checked before any large allocation.
     public var limits: DecodingLimits
+    /// JPEG inputs decode at the smallest DCT scale that covers the output
+    /// (`DecodingOptions.fastShrinkOnLoad`); off by default.
+    public var fastShrinkOnLoad = false
     /// Bytes the decodes of a batch may hold at once, by their plans (`DecodePlan.memoryBytes`
     /// plus the encoded file): a decode starts only while it fits beside those running, except
     /// that one decode alone always may. nil: `defaultMemoryBudgetPerJob` per job.

@@ -31,7 +31,10 @@ public struct Thumbnailer: Sendable {
     }
 
     private var decoder: ImageDecoder {
-        ImageDecoder(options: DecodingOptions(resize: options.resize, colorManagement: options.colorManagement, limits: options.limits))
+        ImageDecoder(
+            options: DecodingOptions(
+                resize: options.resize, colorManagement: options.colorManagement, limits: options.limits,
+                fastShrinkOnLoad: options.fastShrinkOnLoad))
     }
 
     /// Bytes decoding `input` will hold: its plan's peak plus the encoded file, read from the
