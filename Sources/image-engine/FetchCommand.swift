@@ -77,7 +77,7 @@ struct FetchCommand: AsyncParsableCommand {
             configuration: .init(
                 connectTimeout: min(timeout, 10), idleTimeout: min(timeout, 15),
                 requestTimeout: timeout))
-        let pipeline = ImagePipeline(configuration: .init(dataLoader: loader, diskCache: disk))
+        let pipeline = ImagePipeline(configuration: .init(dataLoader: loader, diskCache: disk, fastShrinkOnLoad: size.fastShrinkOnLoad))
         let unique = urls.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
         let stems = Self.stems(for: unique)
         let policy: ImageRequest.CachePolicy = reload ? .reloadIgnoringCache : .useCache

@@ -2,7 +2,8 @@ import ArgumentParser
 import ImageCodec
 
 /// `--size WxH [--mode M] [--gravity G] [--enlarge]` and the older `--max-pixel-size N`: what
-/// size `thumbnail` and `fetch` make, parsed into the one `Resize` the library takes.
+/// size `thumbnail` and `fetch` make, parsed into the one `Resize` the library takes; and
+/// `--fast-shrink-on-load`, how a JPEG gets there.
 struct ResizeArguments: ParsableArguments {
     @Option(
         name: .long,
@@ -34,6 +35,11 @@ struct ResizeArguments: ParsableArguments {
             "Longest side of the output in pixels: the same as --size NxN --mode fit (default: keep the size).",
             valueName: "n"))
     var maxPixelSize: Int?
+
+    @Flag(
+        name: .long,
+        help: "JPEG: decode at the smallest DCT scale that still covers the size, as imgproxy and sharp do (faster, slightly softer).")
+    var fastShrinkOnLoad = false
 
     func validate() throws {
         _ = try resize()

@@ -107,6 +107,13 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Seconds an idle keep-alive connection stays open.", valueName: "seconds"))
     var keepAliveTimeout: Double = 10
 
+    @Flag(
+        name: .long,
+        help:
+            "JPEG sources: decode at the smallest DCT scale that still covers the output, as imgproxy and thumbor do (faster, slightly softer; part of every cache key and ETag)."
+    )
+    var fastShrinkOnLoad = false
+
     @Flag(name: .long, help: "Log JSON lines (time, level, message, method, path, status, bytes, ms, cache).")
     var jsonLog = false
 
@@ -180,6 +187,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.maximumConcurrentDownloads = maxDownloads
         configuration.maximumDownloadsPerHost = maxDownloadsPerHost
         configuration.downloadQueueLimit = downloadQueue
+        configuration.fastShrinkOnLoad = fastShrinkOnLoad
         let service = try Output.failing { () throws(DiskCacheOpeningError) in
             do {
                 return try ThumbnailService(configuration: configuration, logger: Logger(label: "image-engine"), metricsFactory: factory)

@@ -86,6 +86,7 @@ struct ThumbnailCommand: AsyncParsableCommand {
             colorManagement: keepProfile ? .preserveSource : .convertToSRGB)
         options.jpeg.quality = quality
         options.memoryBudget = maxMemory?.bytes
+        options.fastShrinkOnLoad = size.fastShrinkOnLoad
         let showProgress = Output.stderrIsTerminal
         let results = await Thumbnailer(options: options).run(
             files.map { URL(fileURLWithPath: $0) }, outputDirectory: directory, jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount,

@@ -51,6 +51,18 @@ struct ResizeArgumentsTests {
         #expect(result.width == width && result.height == height, "\(options)")
     }
 
+    @Test("--fast-shrink-on-load: the same sizes, other pixels (kite into 100 px: 2/8 instead of 3/8)")
+    func fastShrinkOnLoad() async throws {
+        for options in [["--size", "100x100"], ["--size", "100x100", "--mode", "fill"]] {
+            let quality = try await Self.thumbnail(Self.kite, options + ["--format", "png"])
+            let fast = try await Self.thumbnail(Self.kite, options + ["--format", "png", "--fast-shrink-on-load"])
+            #expect(fast.outcome.status == 0, "\(fast.outcome.stderr)")
+            #expect(fast.width == quality.width && fast.height == quality.height, "\(options)")
+            let (sharp, soft) = (try ImageDecoder().decode(try #require(quality.file)), try ImageDecoder().decode(try #require(fast.file)))
+            #expect(sharp.pixels != soft.pixels, "\(options): the flag changed nothing")
+        }
+    }
+
     @Test("--gravity keeps the named edge: the left and right thirds of a banded image")
     func gravity() async throws {
         let directory = try TemporaryDirectory()

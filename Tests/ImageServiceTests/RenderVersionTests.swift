@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import ImageCodec
 @testable import ImageService
 import Testing
 import TestSupport
@@ -54,5 +55,25 @@ struct RenderVersionTests {
         // No resize asked: the 480 px source is clamped to the longest output side.
         let unclamped = try await etag({ _ in }, options: "q:80")
         #expect(try await etag({ $0.maxOutputSide = 200 }, options: "q:80") != unclamped)
+        // Another shrink-on-load rule, other pixels: another ETag (and result key).
+        #expect(try await etag({ $0.fastShrinkOnLoad = true }, options: "w:100") != base)
+    }
+
+    @Test("--fast-shrink-on-load: the same size, other pixels, another result key; the default's key and ETag unchanged")
+    func fastShrinkOnLoad() async throws {
+        let harness = try await ServiceHarness.start()
+        let fast = try await ServiceHarness.start { $0.fastShrinkOnLoad = true }
+        let path = harness.path("rs:fit:100:100", harness.source("kite.jpg"))
+        let (quality, quick) = (try await harness.get(path), try await fast.get(fast.path("rs:fit:100:100", fast.source("kite.jpg"))))
+        #expect(quality.status == 200 && quick.status == 200)
+        let (sharp, soft) = (try ImageDecoder().decode(quality.body), try ImageDecoder().decode(quick.body))
+        #expect(sharp.width == soft.width && sharp.height == soft.height)
+        // kite.jpg is 480×300: fitted into 100 the fast rule decodes at 2/8, the default at 3/8.
+        #expect(sharp.pixels != soft.pixels)
+        let job = try ProcessingJob(path: path, service: fast.service)
+        #expect(job.resultKey(.jpeg).contains("shrink-on-load:fast"))
+        #expect(try !ProcessingJob(path: path, service: harness.service).resultKey(.jpeg).contains("shrink-on-load"))
+        await harness.stop()
+        await fast.stop()
     }
 }

@@ -9,8 +9,10 @@ extension ImagePipeline {
         guard configuration.storesThumbnails, configuration.strategy == .downsampled, configuration.diskCache != nil,
             let size = request.resize
         else { return nil }
-        // Kept-profile thumbnails hold other values than sRGB ones: they must not be shared.
+        // Kept-profile thumbnails hold other values than sRGB ones, and fast-shrunk ones other
+        // pixels: neither may be shared with the default's.
         return request.dataKey + "#thumbnail@\(size)" + (configuration.colorManagement == .preserveSource ? "+profile" : "")
+            + (configuration.fastShrinkOnLoad ? "+fast" : "")
     }
 
     /// The thumbnail stored on disk, decoded, if the request may be served it and it decodes.

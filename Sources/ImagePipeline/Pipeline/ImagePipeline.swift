@@ -193,6 +193,8 @@ public final class ImagePipeline: Sendable {
 
     /// The options every decode of `resize` uses.
     func decodingOptions(_ resize: Resize?) -> DecodingOptions {
-        DecodingOptions(resize: resize, colorManagement: configuration.colorManagement, limits: configuration.decodingLimits)
+        DecodingOptions(
+            resize: resize, colorManagement: configuration.colorManagement, limits: configuration.decodingLimits,
+            fastShrinkOnLoad: configuration.fastShrinkOnLoad)
     }
 }

@@ -69,6 +69,10 @@ extension ImagePipeline {
         public var decodingLimits: DecodingLimits
         /// Bitmaps in sRGB (the default) or in the source's colour space with its profile.
         public var colorManagement: ColorManagement
+        /// JPEGs decode at the smallest DCT scale that covers the requested size
+        /// (`DecodingOptions.fastShrinkOnLoad`): faster, slightly softer. Off by default. Stored
+        /// thumbnails made this way are kept apart from the others.
+        public var fastShrinkOnLoad: Bool
         /// How thumbnails stored on disk are encoded (`storesThumbnails`).
         public var thumbnailEncoding: JPEGEncodingOptions
         /// The clock freshness is judged by; inject one in tests.
@@ -87,7 +91,7 @@ extension ImagePipeline {
             decodeMemoryLimit: Int = Configuration.defaultDecodeMemoryLimit, maximumPendingDiskWriteBytes: Int = 64 << 20,
             isSharedCache: Bool = false, maximumResponseSize: Int = 64 << 20, coalescesRequests: Bool = true,
             heuristicFreshnessLifetime: TimeInterval = 3600, decodingLimits: DecodingLimits = DecodingLimits(),
-            colorManagement: ColorManagement = .convertToSRGB,
+            colorManagement: ColorManagement = .convertToSRGB, fastShrinkOnLoad: Bool = false,
             thumbnailEncoding: JPEGEncodingOptions = JPEGEncodingOptions(quality: 90), clock: any CacheClock = SystemClock(),
             callbackQueue: DispatchQueue = .global()
         ) {
@@ -107,6 +111,7 @@ extension ImagePipeline {
             self.heuristicFreshnessLifetime = heuristicFreshnessLifetime
             self.decodingLimits = decodingLimits
             self.colorManagement = colorManagement
+            self.fastShrinkOnLoad = fastShrinkOnLoad
             self.thumbnailEncoding = thumbnailEncoding
             self.clock = clock
             self.callbackQueue = callbackQueue

@@ -9,6 +9,9 @@ struct ProcessingJob: Sendable {
     let source: URL
     /// The service's longest output side.
     let maxOutputSide: Int
+    /// The instance decodes JPEGs at the smallest DCT scale that covers the output
+    /// (`--fast-shrink-on-load`): other pixels, so other keys and other ETags.
+    let fastShrinkOnLoad: Bool
 
     init(path: String, service: ThumbnailService) throws(ServiceError) {
         let configuration = service.configuration
@@ -46,13 +49,20 @@ struct ProcessingJob: Sendable {
         self.options = options
         self.source = source
         maxOutputSide = configuration.maxOutputSide
+        fastShrinkOnLoad = configuration.fastShrinkOnLoad
+    }
+
+    /// The canonical options with what else the instance decides about the pixels: the same
+    /// in the result key and the ETag.
+    var renderOptions: String {
+        options.canonical + (fastShrinkOnLoad ? "/shrink-on-load:fast" : "")
     }
 
     /// The result cache's key for an output `format`: canonical options (with the effective
-    /// quality), the output-size clamp, output format and source, never the signature or the
-    /// option spelling.
+    /// quality and the shrink-on-load mode), the output-size clamp, output format and source,
+    /// never the signature or the option spelling.
     func resultKey(_ format: ProcessingOptions.OutputFormat) -> String {
-        options.canonical + "/max:\(maxOutputSide)|" + format.rawValue + "|" + source.absoluteString
+        renderOptions + "/max:\(maxOutputSide)|" + format.rawValue + "|" + source.absoluteString
     }
 
     /// The resize a render makes of a source whose upright size is `width × height`: the

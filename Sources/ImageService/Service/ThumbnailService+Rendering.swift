@@ -23,7 +23,7 @@ extension ThumbnailService {
     func render(_ input: RenderInput) async -> Result<RenderedImage, ServiceError> {
         // An identical render that finished a moment ago has stored its result already.
         if let image = results.memoryValue(forKey: input.resultKey), image.etag == input.etag { return .success(image) }
-        let decoding = DecodingOptions(resize: input.resize, limits: limits)
+        let decoding = DecodingOptions(resize: input.resize, limits: limits, fastShrinkOnLoad: configuration.fastShrinkOnLoad)
         let plan: DecodePlan
         do {
             plan = try input.image.plan(decoding)

@@ -87,7 +87,7 @@ extension ThumbnailService {
         let validator = EntityTag.sourceValidator(etag: source.etag, lastModified: source.lastModified, data: source.data)
         let resize = job.resize(sourceWidth: header.displayWidth, sourceHeight: header.displayHeight)
         let etag = EntityTag.make(
-            sourceValidator: validator, canonicalOptions: job.options.canonical, resize: resize?.description ?? "none", format: format.rawValue)
+            sourceValidator: validator, canonicalOptions: job.renderOptions, resize: resize?.description ?? "none", format: format.rawValue)
         if let ifNoneMatch, EntityTag.matches(ifNoneMatch, etag) {
             return .success(.notModified(etag: etag, lastModified: source.lastModified, layer: layer))
         }
@@ -121,7 +121,8 @@ extension ThumbnailService {
             return notModified(etag: image.etag, lastModified: image.lastModified, layer: layer)
         }
         var headers =
-            [("Content-Type", image.contentType), ("Content-Length", String(image.data.count))] + cachingHeaders(image.etag, image.lastModified)
+            [("Content-Type", image.contentType), ("Content-Length", String(image.data.count))]
+            + cachingHeaders(image.etag, image.lastModified)
         headers.append(("Server-Timing", timing?.headerValue ?? "cache;desc=\"\(layer)\""))
         headers.append(("Image-Engine-Cache", layer))
         return ServiceResponse(status: 200, headers: headers, body: image.data, cacheLayer: layer)

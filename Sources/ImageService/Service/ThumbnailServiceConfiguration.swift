@@ -56,6 +56,10 @@ extension ThumbnailService {
         public var maximumDownloadsPerHost: Int = 8
         /// Downloads that may wait beyond those (`--download-queue`); more are refused with 429.
         public var downloadQueueLimit: Int = 256
+        /// JPEG sources decode at the smallest DCT scale that covers the output
+        /// (`--fast-shrink-on-load`, `DecodingOptions.fastShrinkOnLoad`): faster, slightly
+        /// softer. Part of every result key and ETag. Off by default.
+        public var fastShrinkOnLoad = false
 
         /// A configuration with `keys` (empty and `requiresSignature` false for `--unsafe`).
         public init(
