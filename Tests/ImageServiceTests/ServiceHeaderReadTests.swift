@@ -19,7 +19,7 @@ struct ServiceHeaderReadTests {
             download: nil,
             resultKey: "header-read-test", source: url)
         let rendered = try await harness.service.render(input).get()
-        let bitmap = try ImageDecoder().decode(rendered.data)
+        let bitmap = try ImageDecoder().decode(Data(rendered.body.readableBytesView))
         #expect((bitmap.width, bitmap.height) == (64, 64))
         #expect(
             response.image.headerReads == 1 && !response.image.holdsReader,

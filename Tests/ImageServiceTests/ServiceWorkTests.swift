@@ -101,6 +101,20 @@ struct ServiceWorkTests {
         await harness.stop()
     }
 
+    @Test("a result-memory hit sends the stored bytes themselves: two answers share one buffer, the HEAD's is empty")
+    func resultHitsShareTheirBytes() async throws {
+        let harness = try await ServiceHarness.start()
+        let path = harness.path("rs:fit:120:120", harness.source("kite.jpg"))
+        let first = await harness.service.respond(to: ServiceRequest(path: path))
+        let hit = await harness.service.respond(to: ServiceRequest(path: path))
+        let head = await harness.service.respond(to: ServiceRequest(method: "HEAD", path: path))
+        #expect(first.status == 200 && hit.cacheLayer == "result-memory" && hit.payload.readableBytes > 1000)
+        let addresses = [first, hit].map { response in response.payload.withUnsafeReadableBytes { UInt(bitPattern: $0.baseAddress) } }
+        #expect(addresses[0] == addresses[1], "a hit copied the body")
+        #expect(head.payload.readableBytes == 0 && head.headers.first { $0.name == "Content-Length" }?.value == String(hit.payload.readableBytes))
+        await harness.stop()
+    }
+
     @Test("without a format, a source with alpha gets PNG even after an explicit JPEG of it was cached, and the reverse")
     func formatResolvedAgainstSource() async throws {
         let harness = try await ServiceHarness.start()

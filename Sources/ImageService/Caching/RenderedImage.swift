@@ -1,9 +1,11 @@
 import Foundation
+import NIOCore
 
 /// A finished thumbnail: the encoded bytes and the headers that describe them. What the result
 /// caches hold and what coalesced requests share.
 struct RenderedImage: Sendable, Hashable {
-    var data: Data
+    /// The encoded image, as every response made from this result sends it (shared, not copied).
+    var body: ByteBuffer
     var contentType: String
     /// The strong validator sent as `ETag` (quoted).
     var etag: String

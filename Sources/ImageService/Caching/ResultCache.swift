@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import ImageCache
 
 /// Finished thumbnails by result key (canonical options + source URL + output format): in
@@ -31,9 +32,9 @@ final class ResultCache: Sendable {
         let metadata = entry.metadata
         guard let contentType = metadata.contentType, let etag = metadata.etag, (metadata.expires ?? .distantPast) > Date() else { return nil }
         let image = RenderedImage(
-            data: entry.data, contentType: contentType, etag: etag, lastModified: metadata.lastModified,
+            body: ByteBuffer(bytes: entry.data), contentType: contentType, etag: etag, lastModified: metadata.lastModified,
             sourceHasAlpha: metadata.fields[Self.alphaField] == "1", timing: PhaseTiming())
-        memory.setValue(image, forKey: key, cost: image.data.count, timeToLive: metadata.expires.map { $0.timeIntervalSinceNow })
+        memory.setValue(image, forKey: key, cost: image.body.readableBytes, timeToLive: metadata.expires.map { $0.timeIntervalSinceNow })
         return (image, .disk)
     }
 
@@ -42,11 +43,11 @@ final class ResultCache: Sendable {
         memory.value(forKey: key)
     }
 
-    /// Keeps `image` in memory now and queues writing it to disk.
-    func store(_ image: RenderedImage, forKey key: String) {
-        memory.setValue(image, forKey: key, cost: image.data.count, timeToLive: lifetime)
+    /// Keeps `image` in memory now and queues writing its `encoded` bytes to disk.
+    func store(_ image: RenderedImage, encoded: Data, forKey key: String) {
+        memory.setValue(image, forKey: key, cost: image.body.readableBytes, timeToLive: lifetime)
         disk?.store(
-            image.data,
+            encoded,
             metadata: DiskCacheMetadata(
                 contentType: image.contentType, etag: image.etag, lastModified: image.lastModified,
                 expires: Date(timeIntervalSinceNow: lifetime),

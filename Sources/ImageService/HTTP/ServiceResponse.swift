@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 
 /// The service's answer: status, headers and body, plus what the request log and the metrics
 /// report about it.
@@ -12,7 +13,13 @@ public struct ServiceResponse: Sendable, Hashable {
         set { headerList = newValue.map { Header(name: $0.name, value: $0.value) } }
     }
     /// The body; empty for `HEAD` and 304.
-    public var body: Data
+    public var body: Data {
+        get { Data(payload.readableBytesView) }
+        set { payload = ByteBuffer(bytes: newValue) }
+    }
+    /// The body as the server sends it. Responses made from one cached result share its
+    /// storage (a `ByteBuffer` is copy-on-write): a result-cache hit copies no bytes.
+    var payload: ByteBuffer
     /// Where the image came from (`result-memory`, `result-disk`, `source-memory`, `source-disk`,
     /// `origin`, `revalidated`), nil when no image was involved.
     public var cacheLayer: String?
@@ -26,8 +33,13 @@ public struct ServiceResponse: Sendable, Hashable {
 
     /// A response with `headers` in order.
     public init(status: Int, headers: [(name: String, value: String)] = [], body: Data = Data(), cacheLayer: String? = nil) {
+        self.init(status: status, headers: headers, payload: ByteBuffer(bytes: body), cacheLayer: cacheLayer)
+    }
+
+    /// A response whose body is `payload`, shared rather than copied.
+    init(status: Int, headers: [(name: String, value: String)], payload: ByteBuffer, cacheLayer: String?) {
         self.status = status
-        self.body = body
+        self.payload = payload
         self.cacheLayer = cacheLayer
         self.headers = headers
     }

@@ -43,7 +43,7 @@ struct ServiceResponder: HTTPResponder {
         }
         var response = Response(
             status: HTTPResponse.Status(code: answer.status), headers: fields,
-            body: answer.body.isEmpty ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(bytes: answer.body)))
+            body: answer.payload.readableBytes == 0 ? ResponseBody() : ResponseBody(byteBuffer: answer.payload))
         // A 304 carries no length: one would have to be the 200's (RFC 9110 §8.6).
         if answer.status == 304 { response.headers[.contentLength] = nil }
         return response

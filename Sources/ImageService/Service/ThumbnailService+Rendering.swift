@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import NIOCore
 import ImageCodec
 
 /// What a render needs, fixed before it is shared by the requests that join it.
@@ -76,9 +77,9 @@ extension ThumbnailService {
             let timing = PhaseTiming(queue: queue, download: input.download, decode: decode, encode: encode)
             metrics.recordPhases(timing)
             let image = RenderedImage(
-                data: data, contentType: format.contentType, etag: input.etag, lastModified: input.lastModified,
+                body: ByteBuffer(bytes: data), contentType: format.contentType, etag: input.etag, lastModified: input.lastModified,
                 sourceHasAlpha: input.header.hasAlpha, timing: timing)
-            results.store(image, forKey: input.resultKey)
+            results.store(image, encoded: data, forKey: input.resultKey)
             return .success(image)
         case .failure(let error):
             // Bytes that do not decode are of no use to the next request either.

@@ -121,11 +121,11 @@ extension ThumbnailService {
             return notModified(etag: image.etag, lastModified: image.lastModified, layer: layer)
         }
         var headers =
-            [("Content-Type", image.contentType), ("Content-Length", String(image.data.count))]
+            [("Content-Type", image.contentType), ("Content-Length", String(image.body.readableBytes))]
             + cachingHeaders(image.etag, image.lastModified)
         headers.append(("Server-Timing", timing?.headerValue ?? "cache;desc=\"\(layer)\""))
         headers.append(("Image-Engine-Cache", layer))
-        return ServiceResponse(status: 200, headers: headers, body: image.data, cacheLayer: layer)
+        return ServiceResponse(status: 200, headers: headers, payload: image.body, cacheLayer: layer)
     }
 
     private func notModified(etag: String, lastModified: String?, layer: String) -> ServiceResponse {

@@ -1,5 +1,6 @@
 import CoreMetrics
 import Foundation
+import NIOCore
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -128,7 +129,7 @@ public final class ThumbnailService: Sendable {
         let duration = ContinuousClock.now - started
         metrics.recordRequest(status: response.status, duration: duration)
         log(request, response, duration)
-        if request.isHead { response.body = Data() }
+        if request.isHead { response.payload = ByteBuffer() }
         return response
     }
 
