@@ -50,6 +50,12 @@ let package = Package(
             pkgConfig: "lcms2",
             providers: [.apt(["liblcms2-dev"]), .brew(["little-cms2"])]
         ),
+        // WebP in and out: Google's reference codec (decoding with scaling, lossy encoding).
+        .systemLibrary(
+            name: "CWebP",
+            pkgConfig: "libwebp",
+            providers: [.apt(["libwebp-dev"]), .brew(["webp"])]
+        ),
         // glibc's allocator settings, for the CLI's thumbnail batches (BatchMallocTuning).
         .systemLibrary(name: "CGlibcMalloc"),
         // The one lock of the package (a pthread mutex the thread sanitizer understands),
@@ -57,7 +63,7 @@ let package = Package(
         .target(name: "Locking"),
 
         // Every setjmp/longjmp and library callback lives here; no image logic.
-        .target(name: "CImageCodecShim", dependencies: ["CJPEG", "CPNG", "CLCMS2"]),
+        .target(name: "CImageCodecShim", dependencies: ["CJPEG", "CPNG", "CLCMS2", "CWebP"]),
 
         // Header probe, decode with DCT scaling and streaming resample, orientation, encode.
         .target(name: "ImageCodec", dependencies: ["CImageCodecShim", "Locking"]),

@@ -4,10 +4,12 @@
 # Swift itself must already be installed (https://www.swift.org/install/linux/).
 set -euo pipefail
 
-packages=(pkg-config libjpeg62-turbo-dev libpng-dev liblcms2-dev)
+packages=(pkg-config libjpeg62-turbo-dev libpng-dev liblcms2-dev libwebp-dev)
 if [[ "${1:-}" == "--tests" ]]; then
     # transicc: Little CMS' own converter, the reference the colour-management tests check against.
     packages+=(liblcms2-utils)
+    # dwebp: libwebp's own decoder, the WebP tests' reference.
+    packages+=(webp)
     # nginx and curl: the smoke test of scripts/cluster.sh (nginx in front of the service).
     packages+=(nginx-light curl)
 elif [[ "${1:-}" == "--benchmarks" ]]; then
@@ -30,4 +32,4 @@ if ! command -v swift >/dev/null 2>&1; then
     echo "swift is not on PATH: install a Swift 6.1+ toolchain first (https://www.swift.org/install/linux/)" >&2
     exit 1
 fi
-pkg-config --exists libjpeg libpng lcms2 || { echo "pkg-config cannot find libjpeg, libpng and lcms2" >&2; exit 1; }
+pkg-config --exists libjpeg libpng lcms2 libwebp || { echo "pkg-config cannot find libjpeg, libpng, lcms2 and libwebp" >&2; exit 1; }

@@ -12,7 +12,7 @@ import MultipartForm
 import FoundationNetworking
 #endif
 
-// README.md, block 1 (line 49)
+// README.md, block 1 (line 50)
 func snippet_README_1() async throws {
 
     let data = try Data(contentsOf: URL(fileURLWithPath: "photo.jpg"))
@@ -21,7 +21,7 @@ func snippet_README_1() async throws {
     try thumbnail.write(to: URL(fileURLWithPath: "thumbnail.jpg"))
 }
 
-// README.md, block 2 (line 65)
+// README.md, block 2 (line 66)
 func snippet_README_2() async throws {
 
     @MainActor final class PhotoCell {
@@ -41,7 +41,7 @@ func snippet_README_2() async throws {
     }
 }
 
-// README.md, block 3 (line 92)
+// README.md, block 3 (line 93)
 func snippet_README_3() async throws {
 
     let photos = ["front.jpg", "side.jpg", "label.jpg"].map { URL(fileURLWithPath: $0) }
@@ -122,6 +122,17 @@ func snippet_Sources_ImageCache_Documentation_docc_ImageCache_1() async throws {
     let disk = try DiskCache(directory: directory)                  // 256 MiB unless set
     try disk.setValue(bytes, forKey: "https://cdn.example.com/p/1.jpg", metadata: DiskCacheMetadata(contentType: "image/jpeg"))
     print(try disk.value(forKey: "https://cdn.example.com/p/1.jpg")?.count ?? 0)  // nil on a miss or a damaged entry
+}
+
+// Sources/ImageCodec/Documentation.docc/FormatsInAndOut.md, block 1 (line 24)
+func snippet_Sources_ImageCodec_Documentation_docc_FormatsInAndOut_1() async throws {
+
+    let data = try Data(contentsOf: URL(fileURLWithPath: "photo.webp"))
+    let header = try ImageDecoder.header(of: data)
+    print(header.format, header.displayWidth, header.displayHeight, header.hasAlpha)  // webp 4032 3024 false
+    let cell = try ImageDecoder(options: DecodingOptions(resize: .fill(width: 400, height: 400))).decode(data)
+    let thumbnail = try ImageEncoder.webp(cell, options: WebPEncodingOptions(quality: 79))
+    try thumbnail.write(to: URL(fileURLWithPath: "cell.webp"))
 }
 
 // Sources/ImageCodec/Documentation.docc/GettingStarted.md, block 1 (line 30)
@@ -326,7 +337,7 @@ func snippet_Sources_ImageService_Documentation_docc_ImageService_1() async thro
     print(path ?? "the options do not parse")
 }
 
-// Sources/ImageService/Documentation.docc/RunningTheService.md, block 1 (line 61)
+// Sources/ImageService/Documentation.docc/RunningTheService.md, block 1 (line 70)
 func snippet_Sources_ImageService_Documentation_docc_RunningTheService_1() async throws {
 
     let environment = ProcessInfo.processInfo.environment

@@ -1,5 +1,5 @@
 // The only C in the engine: error handling, memory managers and metadata limits for libjpeg-turbo
-// and libpng,
+// and libpng, status-to-message mapping and buffer ownership for libwebp,
 // the error handler and pixel-layout constants for Little CMS, and the one hook that lets Swift
 // supply libjpeg's inverse DCT (the reduced-scale ones, ReducedScaleIDCT.swift).
 //
@@ -17,6 +17,8 @@
 #include <jerror.h>
 #include <png.h>
 #include <lcms2.h>
+#include <webp/decode.h>
+#include <webp/encode.h>
 
 /// Outcome of a shim call. Anything but IEC_OK leaves a message in the object's message buffer.
 typedef enum {
@@ -28,7 +30,9 @@ typedef enum {
     /// An allocation failed, or libjpeg's own max_memory_to_use was passed.
     IEC_OUT_OF_MEMORY = 3,
     /// The library asked for more than the ceiling set on the decoder (iec_memory_usage.limit).
-    IEC_LIMIT_EXCEEDED = 4
+    IEC_LIMIT_EXCEEDED = 4,
+    /// The data uses a feature the library does not implement (libwebp).
+    IEC_UNSUPPORTED = 5
 } iec_status;
 
 #define IEC_MESSAGE_MAX 256
@@ -214,6 +218,51 @@ typedef struct {
 iec_status iec_png_encode(const iec_png_encode_params *params, const uint8_t *pixels,
                           size_t bytes_per_row, uint8_t **output, size_t *output_length,
                           char message[IEC_MESSAGE_MAX]);
+
+// MARK: - WebP
+//
+// libwebp reports errors by status code (no longjmp); these wrappers turn its codes into
+// iec_status plus a message and own its buffers, so that Swift sees the same shape as for JPEG
+// and PNG. The container (RIFF chunks, VP8X, ANMF frames) is read in Swift (WebPContainer.swift).
+
+/// What a VP8 or VP8L bitstream (a whole file, or one frame's ALPH + VP8 / VP8L chunks) declares.
+typedef struct {
+    int width;
+    int height;
+    int has_alpha;
+    int has_animation;
+    /// 0: mixed or undefined, 1: lossy (VP8), 2: lossless (VP8L).
+    int format;
+} iec_webp_features;
+
+/// Reads the bitstream's features; allocates nothing.
+iec_status iec_webp_get_features(const uint8_t *data, size_t size, iec_webp_features *features,
+                                 char message[IEC_MESSAGE_MAX]);
+
+/// Decodes the bitstream into `output` (the caller's buffer of `height` rows of `stride` bytes) as
+/// RGB (`channels` 3) or non-premultiplied RGBA (4), scaled by libwebp's area-averaging rescaler
+/// to `width` × `height` unless that is the bitstream's own size.
+iec_status iec_webp_decode(const uint8_t *data, size_t size, int channels, int width, int height,
+                           uint8_t *output, size_t stride, char message[IEC_MESSAGE_MAX]);
+
+typedef struct {
+    uint32_t width;
+    uint32_t height;
+    /// 3 (RGB) or 4 (RGBA, not premultiplied).
+    int channels;
+    /// 0...100.
+    float quality;
+    /// libwebp's effort, 0 (fastest) ... 6 (smallest).
+    int method;
+    /// libwebp's sharp RGB→YUV conversion: crisper colour edges, slower.
+    int sharp_yuv;
+} iec_webp_encode_params;
+
+/// Encodes a whole bitmap as a lossy WebP (alpha kept, losslessly). On success *output is
+/// malloc'd (free with iec_free).
+iec_status iec_webp_encode(const iec_webp_encode_params *params, const uint8_t *pixels,
+                           size_t bytes_per_row, uint8_t **output, size_t *output_length,
+                           char message[IEC_MESSAGE_MAX]);
 
 // MARK: - Little CMS
 

@@ -28,3 +28,26 @@ extension Bitmap {
         return Bitmap(unchecked: width, height: height, format: outFormat, pixels: output, iccProfile: profile)
     }
 }
+
+extension Bitmap {
+    /// Gray as RGB (each value three times) with alpha kept, for encoders without a gray mode;
+    /// colour bitmaps are returned unchanged. A gray ICC profile is dropped: it cannot describe
+    /// three channels.
+    func expandingGray() -> Bitmap {
+        guard format.isGray else { return self }
+        let count = width * height
+        let outFormat: PixelFormat = format.hasAlpha ? .rgba : .rgb
+        var output = [UInt8](repeating: 0, count: count * outFormat.channels)
+        pixels.withUnsafeBufferPointer { input in
+            output.withUnsafeMutableBufferPointer { out in
+                for pixel in 0..<count {
+                    let value = input[pixel * format.channels]
+                    let base = pixel * outFormat.channels
+                    (out[base], out[base + 1], out[base + 2]) = (value, value, value)
+                    if format.hasAlpha { out[base + 3] = input[pixel * 2 + 1] }
+                }
+            }
+        }
+        return Bitmap(unchecked: width, height: height, format: outFormat, pixels: output)
+    }
+}

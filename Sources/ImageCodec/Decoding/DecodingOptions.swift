@@ -22,11 +22,12 @@ public struct DecodingOptions: Sendable, Hashable {
     public var colorManagement: ColorManagement
     /// Ceilings checked before any large allocation.
     public var limits: DecodingLimits
-    /// JPEG only: decode at the smallest DCT scale whose output still covers the target, and
-    /// let Lanczos do the rest, if any — imgproxy's rule, thumbor's `draft`, sharp's default.
+    /// JPEG and WebP: decode at the smallest scale (a JPEG's DCT scale, libwebp's rescaler)
+    /// whose output still covers the target, and let Lanczos do the rest, if any — imgproxy's
+    /// rule, thumbor's `draft`, sharp's default.
     /// Faster (a 2048 px photo fitted into 512 decodes at 1/4 with no resampling), at a small
     /// cost in sharpness and aliasing. Off by default: the engine then keeps 1.75-2× of headroom
-    /// for Lanczos, which is what its SSIM contract with `vipsthumbnail` is measured at.
+    /// for Lanczos (2× for WebP), which is what its SSIM contract with `vipsthumbnail` is measured at.
     public var fastShrinkOnLoad: Bool = false
     /// Knobs of the decode path that Benchmarks' thumbnail-stages turns one at a time to price
     /// each stage in quality and time. Not API: the defaults are the engine's choices.

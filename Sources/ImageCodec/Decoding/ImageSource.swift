@@ -1,7 +1,7 @@
 import Foundation
 import Locking
 
-/// An encoded JPEG or PNG whose header has been read once: format, size, orientation, and what
+/// An encoded JPEG, PNG or WebP whose header has been read once: format, size, orientation, and what
 /// the engine keeps of its metadata (the first EXIF block, an ICC profile within
 /// ``DecodingLimits/maxICCProfileBytes``).
 ///
@@ -41,6 +41,8 @@ public final class ImageSource: @unchecked Sendable, Equatable {
     enum Layout: Sendable, Hashable {
         case jpeg(JPEGLayout)
         case png
+        /// libwebp keeps no reader between calls: the container scan is the header read.
+        case webp(WebPDecoder.Layout)
     }
 
     private enum Reader {
@@ -68,7 +70,7 @@ public final class ImageSource: @unchecked Sendable, Equatable {
     var holdsReader: Bool { lock.withLock { reader != nil } }
 
     /// Reads the header of `data` under `limits`. Throws `unsupportedFormat` for bytes that are
-    /// not JPEG or PNG, `truncatedData` when the header is cut short, `limitExceeded` for a PNG
+    /// not JPEG, PNG or WebP, `truncatedData` when the header is cut short, `limitExceeded` for a PNG
     /// with more chunks before its pixels than the limit, and `corruptData` for the rest.
     public convenience init(data: Data, limits: DecodingLimits = DecodingLimits()) throws(ImageCodecError) {
         try self.init(data: data, limits: limits, strict: true)
@@ -78,7 +80,7 @@ public final class ImageSource: @unchecked Sendable, Equatable {
     /// partial images.
     init(data: Data, limits: DecodingLimits, strict: Bool) throws(ImageCodecError) {
         let format = try ImageFormat.sniff(data)
-        let (reader, header, layout) = try data.withBytes { (bytes) throws(ImageCodecError) -> (Reader, ImageHeader, Layout) in
+        let (reader, header, layout) = try data.withBytes { (bytes) throws(ImageCodecError) -> (Reader?, ImageHeader, Layout) in
             switch format {
             case .jpeg:
                 let (decompressor, header, layout) = try JPEGDecoder.open(bytes, strict: strict, limits: limits)
@@ -86,18 +88,23 @@ public final class ImageSource: @unchecked Sendable, Equatable {
             case .png:
                 let (reader, header) = try PNGDecoder.open(bytes, limits: limits)
                 return (.png(reader), header, .png)
+            case .webp:
+                let (header, layout) = try WebPDecoder.open(bytes, limits: limits)
+                return (nil, header, .webp(layout))
             }
         }
         self.data = data
         self.header = header
         self.limits = limits
         self.layout = layout
-        let memory = reader.memory
+        let memory = reader?.memory ?? LibraryMemory(current: 0, peak: 0, limit: 0)
         (headerBytes, headerPeakBytes) = (memory.current, memory.peak)
         profileBytes =
-            switch reader {
-            case .jpeg(let decompressor): decompressor.iccProfileBytes
-            case .png(let reader): Int(reader.header?.icc_length ?? 0)
+            switch (reader, layout) {
+            case (.jpeg(let decompressor), _): decompressor.iccProfileBytes
+            case (.png(let reader), _): Int(reader.header?.icc_length ?? 0)
+            case (nil, .webp(let webp)): min(webp.container.iccProfile?.count ?? 0, limits.maxICCProfileBytes)
+            case (nil, _): 0
             }
         self.reader = reader
     }
@@ -109,6 +116,7 @@ public final class ImageSource: @unchecked Sendable, Equatable {
         return switch layout {
         case .jpeg(let jpeg): try JPEGDecoder.plan(header, jpeg, heldBytes: held, options: options)
         case .png: try PNGDecoder.plan(header, heldBytes: held, options: options)
+        case .webp(let webp): try WebPDecoder.plan(header, webp, heldBytes: held, options: options)
         }
     }
 
@@ -134,6 +142,9 @@ public final class ImageSource: @unchecked Sendable, Equatable {
                 defer { reader = nil }; return reader
             } : nil
         var (decoded, memory) = try data.withBytes { (bytes) throws(ImageCodecError) -> (DecodedImage, LibraryMemory) in
+            if case .webp(let webp) = layout {
+                return (try WebPDecoder.decode(bytes, header, webp, options: options), LibraryMemory(current: 0, peak: 0, limit: 0))
+            }
             let reader: Reader
             if let kept { reader = kept } else { reader = try reopen(bytes, options: options) }
             switch reader {
@@ -163,6 +174,7 @@ public final class ImageSource: @unchecked Sendable, Equatable {
         return switch layout {
         case .jpeg: .jpeg(try JPEGDecoder.open(bytes, strict: !options.allowsPartialImages, limits: options.limits).0)
         case .png: .png(try PNGDecoder.open(bytes, limits: options.limits).0)
+        case .webp: throw .corruptData("libwebp keeps no reader to reopen")
         }
     }
 }

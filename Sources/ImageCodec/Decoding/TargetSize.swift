@@ -48,4 +48,10 @@ enum TargetSize {
         }
         return 8
     }
+
+    /// The factor (at most 1) libwebp's rescaler shrinks a bitstream by: the smallest at which
+    /// `crop` is still `headroom` × the target in both directions. 1: decode at full size.
+    static func webpScale(crop: PixelRect, target: (width: Int, height: Int), headroom: Double) -> Double {
+        min(1, max(Double(target.width) * headroom / crop.width, Double(target.height) * headroom / crop.height))
+    }
 }

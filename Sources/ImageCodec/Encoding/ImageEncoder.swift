@@ -1,7 +1,7 @@
 import CImageCodecShim
 import Foundation
 
-/// Encodes bitmaps as JPEG or PNG. Outputs never carry EXIF or other metadata (these are
+/// Encodes bitmaps as JPEG, PNG or WebP. Outputs never carry EXIF or other metadata (these are
 /// uploads: no GPS, no camera serials). A bitmap's ICC profile is written when it has one
 /// and the options keep it; decoded bitmaps have none unless decoded with `.preserveSource`.
 public enum ImageEncoder {
@@ -81,15 +81,41 @@ public enum ImageEncoder {
         return try takeOutput(status: status, output: output, length: length, message: message)
     }
 
-    /// Encodes as `format`: JPEG with `jpegOptions` or PNG with `pngOptions`; the options of
-    /// the other format are ignored. For callers that choose the format at run time.
+    /// Encodes as lossy WebP; alpha is kept (WebP's alpha plane is lossless). Gray bitmaps are
+    /// written as RGB, WebP having no gray mode.
+    public static func webp(_ bitmap: Bitmap, options: WebPEncodingOptions = WebPEncodingOptions()) throws(ImageCodecError) -> Data {
+        guard (1...100).contains(options.quality) else {
+            throw .invalidArgument("WebP quality must be 1...100, got \(options.quality)")
+        }
+        guard (0...6).contains(options.method) else {
+            throw .invalidArgument("WebP method must be 0...6, got \(options.method)")
+        }
+        let colour = bitmap.expandingGray()
+        var output: UnsafeMutablePointer<UInt8>?
+        var length = 0
+        var message = [CChar](repeating: 0, count: Int(IEC_MESSAGE_MAX))
+        let status = colour.pixels.withUnsafeBufferPointer { pixels in
+            var parameters = iec_webp_encode_params(
+                width: UInt32(colour.width), height: UInt32(colour.height), channels: Int32(colour.format.channels),
+                quality: Float(options.quality), method: Int32(options.method), sharp_yuv: options.sharpYUV ? 1 : 0)
+            return iec_webp_encode(&parameters, pixels.baseAddress, colour.bytesPerRow, &output, &length, &message)
+        }
+        let data = try takeOutput(status: status, output: output, length: length, message: message)
+        guard options.preservesICCProfile, let profile = bitmap.iccProfile, !profile.isEmpty else { return data }
+        return WebPContainer.adding(iccProfile: profile, to: data, width: colour.width, height: colour.height, hasAlpha: colour.format.hasAlpha)
+    }
+
+    /// Encodes as `format`: JPEG with `jpegOptions`, PNG with `pngOptions` or WebP with
+    /// `webpOptions`; the options of the other formats are ignored. For callers that choose the
+    /// format at run time.
     public static func encode(
         _ bitmap: Bitmap, as format: ImageFormat, jpegOptions: JPEGEncodingOptions = JPEGEncodingOptions(),
-        pngOptions: PNGEncodingOptions = PNGEncodingOptions()
+        pngOptions: PNGEncodingOptions = PNGEncodingOptions(), webpOptions: WebPEncodingOptions = WebPEncodingOptions()
     ) throws(ImageCodecError) -> Data {
         switch format {
         case .jpeg: try jpeg(bitmap, options: jpegOptions)
         case .png: try png(bitmap, options: pngOptions)
+        case .webp: try webp(bitmap, options: webpOptions)
         }
     }
 

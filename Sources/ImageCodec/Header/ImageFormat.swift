@@ -4,20 +4,24 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
     case jpeg
     /// PNG, any colour type and bit depth.
     case png
+    /// WebP: lossy or lossless, with or without alpha; of an animation, the first frame.
+    case webp
 
     /// File-name extension for outputs in this format.
     public var fileExtension: String {
         switch self {
         case .jpeg: "jpg"
         case .png: "png"
+        case .webp: "webp"
         }
     }
 
-    /// The media type: `image/jpeg` or `image/png`.
+    /// The media type: `image/jpeg`, `image/png` or `image/webp`.
     public var mimeType: String {
         switch self {
         case .jpeg: "image/jpeg"
         case .png: "image/png"
+        case .webp: "image/webp"
         }
     }
 
@@ -27,6 +31,7 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
         let head = Array(bytes.prefix(12))
         if head.starts(with: [0xFF, 0xD8, 0xFF]) { return .jpeg }
         if head.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .png }
+        if head.count >= 12, head[0..<4].elementsEqual("RIFF".utf8), head[8..<12].elementsEqual("WEBP".utf8) { return .webp }
         if head.isEmpty { throw .unsupportedFormat(.empty) }
         throw .unsupportedFormat(knownOtherFormat(head))
     }
@@ -37,7 +42,6 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
             return String(decoding: head[range], as: UTF8.self)
         }
         if ascii(0..<3) == "GIF" { return .gif }
-        if ascii(0..<4) == "RIFF", ascii(8..<12) == "WEBP" { return .webp }
         if ascii(4..<8) == "ftyp" { return .heif }
         if ascii(0..<2) == "BM" { return .bmp }
         if head.starts(with: [0x49, 0x49, 0x2A, 0x00]) || head.starts(with: [0x4D, 0x4D, 0x00, 0x2A]) {

@@ -15,11 +15,13 @@ public struct ThumbnailOptions: Sendable, Hashable {
     public var jpeg: JPEGEncodingOptions
     /// How PNG outputs are encoded.
     public var png: PNGEncodingOptions
+    /// How WebP outputs are encoded.
+    public var webp = WebPEncodingOptions()
     /// sRGB outputs without a profile (the default), or the source's values and profile.
     public var colorManagement: ColorManagement
     /// Ceilings checked before any large allocation.
     public var limits: DecodingLimits
-    /// JPEG inputs decode at the smallest DCT scale that covers the output
+    /// JPEG and WebP inputs decode at the smallest scale that covers the output
     /// (`DecodingOptions.fastShrinkOnLoad`); off by default.
     public var fastShrinkOnLoad = false
     /// Bytes the decodes of a batch may hold at once, by their plans (`DecodePlan.memoryBytes`

@@ -64,7 +64,8 @@ public struct Thumbnailer: Sendable {
     func encode(_ decoded: Decoded, to output: URL) throws(ImageCodecError) -> ThumbnailResult {
         let start = ContinuousClock.now
         let bitmap = decoded.bitmap
-        let data = try ImageEncoder.encode(bitmap, as: options.format, jpegOptions: options.jpeg, pngOptions: options.png)
+        let data = try ImageEncoder.encode(
+            bitmap, as: options.format, jpegOptions: options.jpeg, pngOptions: options.png, webpOptions: options.webp)
         try FileBytes.writeAtomically(data, to: output)
         let elapsed = decoded.elapsed + (ContinuousClock.now - start)
         return ThumbnailResult(

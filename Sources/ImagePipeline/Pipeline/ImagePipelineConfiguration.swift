@@ -69,7 +69,7 @@ extension ImagePipeline {
         public var decodingLimits: DecodingLimits
         /// Bitmaps in sRGB (the default) or in the source's colour space with its profile.
         public var colorManagement: ColorManagement
-        /// JPEGs decode at the smallest DCT scale that covers the requested size
+        /// JPEGs and WebPs decode at the smallest scale that covers the requested size
         /// (`DecodingOptions.fastShrinkOnLoad`): faster, slightly softer. Off by default. Stored
         /// thumbnails made this way are kept apart from the others.
         public var fastShrinkOnLoad: Bool

@@ -1,0 +1,150 @@
+// libwebp: status codes to iec_status and messages, and who owns which buffer. No decisions.
+#include "CImageCodecShim.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static iec_status iec_webp_status(VP8StatusCode code, const char *what, char message[IEC_MESSAGE_MAX]) {
+    const char *reason;
+    iec_status status = IEC_ERROR;
+    switch (code) {
+    case VP8_STATUS_OK:
+        return IEC_OK;
+    case VP8_STATUS_NOT_ENOUGH_DATA:
+        reason = "the data ends before the image does";
+        status = IEC_TRUNCATED;
+        break;
+    case VP8_STATUS_OUT_OF_MEMORY:
+        reason = "out of memory";
+        status = IEC_OUT_OF_MEMORY;
+        break;
+    case VP8_STATUS_UNSUPPORTED_FEATURE:
+        reason = "unsupported feature";
+        status = IEC_UNSUPPORTED;
+        break;
+    case VP8_STATUS_INVALID_PARAM:
+        reason = "invalid parameter";
+        break;
+    case VP8_STATUS_SUSPENDED:
+    case VP8_STATUS_USER_ABORT:
+        reason = "aborted";
+        break;
+    case VP8_STATUS_BITSTREAM_ERROR:
+    default:
+        reason = "corrupt bitstream";
+        break;
+    }
+    snprintf(message, IEC_MESSAGE_MAX, "libwebp %s: %s", what, reason);
+    return status;
+}
+
+iec_status iec_webp_get_features(const uint8_t *data, size_t size, iec_webp_features *features,
+                                 char message[IEC_MESSAGE_MAX]) {
+    WebPBitstreamFeatures found;
+    memset(features, 0, sizeof(*features));
+    VP8StatusCode code = WebPGetFeatures(data, size, &found);
+    if (code != VP8_STATUS_OK) return iec_webp_status(code, "header", message);
+    features->width = found.width;
+    features->height = found.height;
+    features->has_alpha = found.has_alpha;
+    features->has_animation = found.has_animation;
+    features->format = found.format;
+    return IEC_OK;
+}
+
+iec_status iec_webp_decode(const uint8_t *data, size_t size, int channels, int width, int height,
+                           uint8_t *output, size_t stride, char message[IEC_MESSAGE_MAX]) {
+    WebPDecoderConfig config;
+    if (!WebPInitDecoderConfig(&config)) {
+        strncpy(message, "libwebp: version mismatch", IEC_MESSAGE_MAX);
+        return IEC_ERROR;
+    }
+    VP8StatusCode code = WebPGetFeatures(data, size, &config.input);
+    if (code != VP8_STATUS_OK) return iec_webp_status(code, "header", message);
+    if (width != config.input.width || height != config.input.height) {
+        config.options.use_scaling = 1;
+        config.options.scaled_width = width;
+        config.options.scaled_height = height;
+    }
+    config.output.colorspace = channels == 4 ? MODE_RGBA : MODE_RGB;
+    config.output.is_external_memory = 1;
+    config.output.u.RGBA.rgba = output;
+    config.output.u.RGBA.stride = (int)stride;
+    config.output.u.RGBA.size = stride * (size_t)height;
+    code = WebPDecode(data, size, &config);
+    // Frees nothing of ours (the output is external), only what libwebp attached to it.
+    WebPFreeDecBuffer(&config.output);
+    return iec_webp_status(code, "decode", message);
+}
+
+static const char *iec_webp_encoding_error(WebPEncodingError error) {
+    switch (error) {
+    case VP8_ENC_ERROR_OUT_OF_MEMORY:
+    case VP8_ENC_ERROR_BITSTREAM_OUT_OF_MEMORY:
+        return "out of memory";
+    case VP8_ENC_ERROR_BAD_DIMENSION:
+        return "bad dimension (at most 16383 pixels a side)";
+    case VP8_ENC_ERROR_PARTITION0_OVERFLOW:
+    case VP8_ENC_ERROR_PARTITION_OVERFLOW:
+        return "partition overflow";
+    case VP8_ENC_ERROR_FILE_TOO_BIG:
+        return "file too big";
+    default:
+        return "encoder error";
+    }
+}
+
+iec_status iec_webp_encode(const iec_webp_encode_params *params, const uint8_t *pixels,
+                           size_t bytes_per_row, uint8_t **output, size_t *output_length,
+                           char message[IEC_MESSAGE_MAX]) {
+    *output = NULL;
+    *output_length = 0;
+    WebPConfig config;
+    WebPPicture picture;
+    if (!WebPConfigInit(&config) || !WebPPictureInit(&picture)) {
+        strncpy(message, "libwebp: version mismatch", IEC_MESSAGE_MAX);
+        return IEC_ERROR;
+    }
+    config.quality = params->quality;
+    config.method = params->method;
+    config.use_sharp_yuv = params->sharp_yuv;
+    if (!WebPValidateConfig(&config)) {
+        strncpy(message, "libwebp: invalid encoder settings", IEC_MESSAGE_MAX);
+        return IEC_ERROR;
+    }
+    picture.use_argb = 0;
+    picture.width = (int)params->width;
+    picture.height = (int)params->height;
+    int imported = params->channels == 4 ? WebPPictureImportRGBA(&picture, pixels, (int)bytes_per_row)
+                                         : WebPPictureImportRGB(&picture, pixels, (int)bytes_per_row);
+    if (!imported) {
+        WebPPictureFree(&picture);
+        snprintf(message, IEC_MESSAGE_MAX, "libwebp encode: %s", iec_webp_encoding_error(picture.error_code));
+        return picture.error_code == VP8_ENC_ERROR_OUT_OF_MEMORY ? IEC_OUT_OF_MEMORY : IEC_ERROR;
+    }
+    WebPMemoryWriter writer;
+    WebPMemoryWriterInit(&writer);
+    picture.writer = WebPMemoryWrite;
+    picture.custom_ptr = &writer;
+    int encoded = WebPEncode(&config, &picture);
+    WebPEncodingError error = picture.error_code;
+    WebPPictureFree(&picture);
+    if (!encoded) {
+        WebPMemoryWriterClear(&writer);
+        snprintf(message, IEC_MESSAGE_MAX, "libwebp encode: %s", iec_webp_encoding_error(error));
+        return error == VP8_ENC_ERROR_OUT_OF_MEMORY || error == VP8_ENC_ERROR_BITSTREAM_OUT_OF_MEMORY ? IEC_OUT_OF_MEMORY
+                                                                                                      : IEC_ERROR;
+    }
+    // The writer's buffer belongs to libwebp's allocator: hand Swift a malloc'd copy it frees
+    // like every other shim output (thumbnails are kilobytes, the copy is noise).
+    *output = malloc(writer.size > 0 ? writer.size : 1);
+    if (*output == NULL) {
+        WebPMemoryWriterClear(&writer);
+        strncpy(message, "libwebp encode: out of memory", IEC_MESSAGE_MAX);
+        return IEC_OUT_OF_MEMORY;
+    }
+    memcpy(*output, writer.mem, writer.size);
+    *output_length = writer.size;
+    WebPMemoryWriterClear(&writer);
+    return IEC_OK;
+}
