@@ -10,7 +10,7 @@ let engine = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletin
 let fuzzTargets: [(name: String, library: String)] = [
     ("jpeg-header", "ImageCodec"), ("jpeg-decode", "ImageCodec"), ("png-header", "ImageCodec"), ("png-decode", "ImageCodec"),
     ("exif-orientation", "ImageCodec"), ("disk-cache-entry", "ImageCache"), ("journal-replay", "ImageCache"),
-    ("encode-roundtrip", "ImageCodec"),
+    ("encode-roundtrip", "ImageCodec"), ("webp-header", "ImageCodec"), ("webp-decode", "ImageCodec"),
 ]
 
 let package = Package(

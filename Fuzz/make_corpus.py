@@ -4,6 +4,7 @@ reach the parsers' branches. Rerun after changing a target's input format:
 
     python3 Fuzz/make_corpus.py [path/to/image-engine]
     python3 Fuzz/make_corpus.py --bombs     only (re)write the bomb seeds (bomb-*)
+    python3 Fuzz/make_corpus.py --webp      only (re)write the WebP targets' seeds
 
 Needs Pillow, gcc with libjpeg's headers (for restart-marker and arithmetic-coded JPEGs) and a
 built image-engine (for disk-cache entries and journals).
@@ -246,6 +247,56 @@ def cache_files(directory):
     return entries, journals
 
 
+def riff(tag, payload):
+    return tag + struct.pack("<I", len(payload)) + payload + (b"\0" if len(payload) % 2 else b"")
+
+
+def webp_container(chunks):
+    return b"RIFF" + struct.pack("<I", 4 + len(chunks)) + b"WEBP" + chunks
+
+
+def vp8x(flags, width, height):
+    return riff(b"VP8X", bytes([flags, 0, 0, 0]) + (width - 1).to_bytes(3, "little") + (height - 1).to_bytes(3, "little"))
+
+
+def anmf(x, y, width, height, image):
+    header = (x // 2).to_bytes(3, "little") + (y // 2).to_bytes(3, "little") + (width - 1).to_bytes(3, "little")
+    return riff(b"ANMF", header + (height - 1).to_bytes(3, "little") + (100).to_bytes(3, "little") + b"\0" + image)
+
+
+def webps():
+    """Lossy, lossless, alpha, ICC and EXIF files from Pillow's libwebp, and containers built by
+    hand: an animation whose first frame covers part of its canvas, a 16384² canvas around a
+    2×2 frame, a chunk that runs past the end."""
+    def save(image, **options):
+        out = io.BytesIO()
+        image.save(out, "WEBP", **options)
+        return out.getvalue()
+    rgb, rgba = picture(), picture(mode="RGBA")
+    rgba.putalpha(Image.linear_gradient("L").resize(rgba.size))
+    profile = ImageCms.ImageCmsProfile(ImageCms.createProfile("sRGB")).tobytes()
+    seeds = {
+        "lossy": save(rgb, quality=80),
+        "lossy-alpha": save(rgba, quality=80),
+        "lossless": save(rgba, lossless=True),
+        "icc": save(rgb, quality=80, icc_profile=profile),
+        "exif": save(rgb, quality=80, exif=b"Exif\0\0" + tiff_orientation(6)),
+    }
+    small = save(picture(size=(2, 2)), quality=80)[12:]
+    seeds["animation-partial"] = webp_container(vp8x(0x12, 8, 6) + riff(b"ANIM", bytes(6)) + anmf(2, 2, 2, 2, small))
+    seeds["canvas-16384"] = webp_container(vp8x(0x02, 16384, 16384) + riff(b"ANIM", bytes(6)) + anmf(0, 0, 2, 2, small))
+    runaway = bytearray(webp_container(riff(b"ICCP", b"abcd") + small))
+    runaway[16:20] = struct.pack("<I", 1 << 30)
+    seeds["runaway-chunk"] = bytes(runaway)
+    return seeds
+
+
+def write_webps():
+    seeds = webps()
+    write("webp-header", seeds)
+    write("webp-decode", {f"{name}-{s}": bytes([s]) + data for name, data in seeds.items() for s in (0, 3, 6, 9, 16)})
+
+
 def write(target, seeds, replace=True):
     directory = os.path.join(CORPUS, target)
     if replace:
@@ -264,6 +315,9 @@ def write_bombs(jpeg_bombs, png_bombs, replace):
 
 
 def main():
+    if sys.argv[1:] == ["--webp"]:
+        write_webps()
+        return
     if sys.argv[1:] == ["--bombs"]:
         # Only the bomb seeds, added to the committed corpora as they are.
         with tempfile.TemporaryDirectory() as scratch:
@@ -287,6 +341,7 @@ def main():
     write_bombs(jpeg_bombs, png_bombs, replace=False)
     write("disk-cache-entry", entries)
     write("journal-replay", journals)
+    write_webps()
 
 
 if __name__ == "__main__":
