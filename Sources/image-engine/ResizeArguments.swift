@@ -3,7 +3,7 @@ import ImageCodec
 
 /// `--size WxH [--mode M] [--gravity G] [--enlarge]` and the older `--max-pixel-size N`: what
 /// size `thumbnail` and `fetch` make, parsed into the one `Resize` the library takes; and
-/// `--fast-shrink-on-load`, how a JPEG gets there.
+/// `--fast-shrink-on-load`, how a JPEG or WebP gets there.
 struct ResizeArguments: ParsableArguments {
     @Option(
         name: .long,
@@ -38,7 +38,7 @@ struct ResizeArguments: ParsableArguments {
 
     @Flag(
         name: .long,
-        help: "JPEG: decode at the smallest DCT scale that still covers the size, as imgproxy and sharp do (faster, slightly softer).")
+        help: "JPEG and WebP: decode at the smallest scale that still covers the size, as imgproxy and sharp do (faster, slightly softer).")
     var fastShrinkOnLoad = false
 
     func validate() throws {

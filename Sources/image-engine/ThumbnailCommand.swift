@@ -30,10 +30,10 @@ struct ThumbnailCommand: AsyncParsableCommand {
     @OptionGroup(title: "Size")
     var size: ResizeArguments
 
-    @Option(name: .long, help: ArgumentHelp("JPEG quality, 1-100.", valueName: "q"))
-    var quality: Int = 85
+    @Option(name: .long, help: ArgumentHelp("Quality, 1-100 (default: 85 for JPEG, 79 for WebP; PNG ignores it).", valueName: "q"))
+    var quality: Int?
 
-    @Option(name: .long, help: "Output format: jpeg or png.")
+    @Option(name: .long, help: "Output format: jpeg, png or webp.")
     var format: ImageFormat = .jpeg
 
     @Option(name: .long, help: ArgumentHelp("Files processed at once (default: the number of cores).", valueName: "n"))
@@ -53,7 +53,7 @@ struct ThumbnailCommand: AsyncParsableCommand {
     var json = false
 
     func validate() throws {
-        if !(1...100).contains(quality) { throw ValidationError("--quality must be between 1 and 100, got \(quality)") }
+        if let quality, !(1...100).contains(quality) { throw ValidationError("--quality must be between 1 and 100, got \(quality)") }
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1, got \(jobs)") }
     }
 
@@ -84,7 +84,7 @@ struct ThumbnailCommand: AsyncParsableCommand {
         var options = ThumbnailOptions(
             resize: try size.resize(), format: format,
             colorManagement: keepProfile ? .preserveSource : .convertToSRGB)
-        options.jpeg.quality = quality
+        if let quality { (options.jpeg.quality, options.webp.quality) = (quality, quality) }
         options.memoryBudget = maxMemory?.bytes
         options.fastShrinkOnLoad = size.fastShrinkOnLoad
         let showProgress = Output.stderrIsTerminal

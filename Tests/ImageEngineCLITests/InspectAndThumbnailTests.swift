@@ -72,6 +72,30 @@ struct InspectAndThumbnailTests {
         #expect(invalid.status != 0 && invalid.stderr.contains("quality"))
     }
 
+    @Test("WebP in and out: inspect reads a WebP header; thumbnail --format webp writes WebP at 79 or at --quality")
+    func webp() async throws {
+        let directory = try TemporaryDirectory()
+        let rotated = WebPFixtures.directory.appendingPathComponent("kite-orientation6.webp").path
+        let inspected = try await CLIRunner.run(["inspect", rotated])
+        let line = try #require(inspected.jsonLines.first)
+        #expect(inspected.status == 0 && line["format"] as? String == "webp" && line["orientation"] as? Int == 6)
+        #expect(line["width"] as? Int == 480 && line["displayWidth"] as? Int == 300 && line["hasAlpha"] as? Bool == false)
+        let kite = CLIRunner.samples.appendingPathComponent("Kite.jpg").path
+        for (name, quality) in [("default", [String]()), ("q30", ["--quality", "30"])] {
+            let output = directory.url.appendingPathComponent(name).path
+            let outcome = try await CLIRunner.run(["thumbnail", kite, rotated, "--output", output, "--size", "200x200", "--format", "webp"] + quality)
+            #expect(outcome.status == 0, "\(outcome.stderr)")
+        }
+        let made = try Data(contentsOf: directory.url.appendingPathComponent("default/Kite.webp"))
+        let upright = try ImageDecoder.header(of: Data(contentsOf: directory.url.appendingPathComponent("default/kite-orientation6.webp")))
+        #expect(try ImageDecoder.header(of: made).format == .webp && (upright.width, upright.height) == (125, 200))
+        let low = try Data(contentsOf: directory.url.appendingPathComponent("q30/Kite.webp"))
+        let reference = try ImageEncoder.webp(
+            try ImageDecoder(options: DecodingOptions(resize: .fit(width: 200, height: 200))).decode(Data(contentsOf: URL(fileURLWithPath: kite))))
+        #expect(made == reference, "the default quality is WebPEncodingOptions' 79")
+        #expect(low.count < made.count)
+    }
+
     /// Flat colour squares (each `size` px) in a Display P3 PNG, and transicc's sRGB values.
     static func displayP3Patches(size: Int) throws -> (png: Data, expected: [[UInt8]], profile: [UInt8]) {
         let colors: [[UInt8]] = [[230, 40, 60], [255, 128, 0], [40, 160, 60], [30, 80, 200]]
