@@ -110,9 +110,14 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(
         name: .long,
         help:
-            "JPEG sources: decode at the smallest DCT scale that still covers the output, as imgproxy and thumbor do (faster, slightly softer; part of every cache key and ETag)."
+            "JPEG and WebP sources: decode at the smallest scale that still covers the output, as imgproxy and thumbor do (faster, slightly softer; part of every cache key and ETag)."
     )
     var fastShrinkOnLoad = false
+
+    @Flag(
+        name: .long,
+        help: "A URL without a format gets WebP when the request's Accept names image/webp (JPEG or PNG otherwise); such answers carry Vary: Accept.")
+    var autoWebp = false
 
     @Flag(name: .long, help: "Log JSON lines (time, level, message, method, path, status, bytes, ms, cache).")
     var jsonLog = false
@@ -188,6 +193,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.maximumDownloadsPerHost = maxDownloadsPerHost
         configuration.downloadQueueLimit = downloadQueue
         configuration.fastShrinkOnLoad = fastShrinkOnLoad
+        configuration.autoWebP = autoWebp
         let service = try Output.failing { () throws(DiskCacheOpeningError) in
             do {
                 return try ThumbnailService(configuration: configuration, logger: Logger(label: "image-engine"), metricsFactory: factory)

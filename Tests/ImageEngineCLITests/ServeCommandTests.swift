@@ -12,10 +12,12 @@ struct ServeCommandTests {
     static let environment = ["IMAGE_ENGINE_KEY": "736563726574", "IMAGE_ENGINE_SALT": "68656C6C6F"]
 
     /// GET through a session that keeps no cache; the status, headers and body.
-    static func get(_ url: String) async throws -> (status: Int, headers: [String: String], body: Data) {
+    static func get(_ url: String, accept: String? = nil) async throws -> (status: Int, headers: [String: String], body: Data) {
         let session = URLSession(configuration: .ephemeral)
         defer { session.finishTasksAndInvalidate() }
-        let (body, response) = try await session.data(from: try #require(URL(string: url)))
+        var request = URLRequest(url: try #require(URL(string: url)))
+        request.setValue(accept, forHTTPHeaderField: "Accept")
+        let (body, response) = try await session.data(for: request)
         let http = try #require(response as? HTTPURLResponse)
         let headers = Dictionary(http.allHeaderFields.map { ("\($0.key)".lowercased(), "\($0.value)") }, uniquingKeysWith: { $1 })
         return (http.statusCode, headers, body)
@@ -109,6 +111,28 @@ struct ServeCommandTests {
         // One JSON line per request on stdout.
         let lines = serve.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
         #expect(lines.contains { $0["path"] as? String == path && $0["status"] as? Int == 200 && $0["cache"] as? String == "origin" })
+        await origin.stop()
+    }
+
+    @Test("--auto-webp and --fast-shrink-on-load: WebP for a client that names it, with Vary: Accept; JPEG for one that does not")
+    func formatFlags() async throws {
+        let origin = try await ImageServer.start()
+        origin.serve("/kite.jpg", ImageServer.Resource(data: try SmallPhotos.data("kite.jpg")))
+        let serve = try ServeProcess([
+            "--bind", "127.0.0.1:0", "--metrics-bind", "127.0.0.1:0", "--allow-private-sources", "--auto-webp", "--fast-shrink-on-load"
+        ])
+        let base = "http://127.0.0.1:\(try await serve.port())"
+        let signed = try await CLIRunner.run(
+            ["sign", origin.url("kite.jpg").absoluteString, "--options", "rs:fit:100:100"], environment: Self.environment)
+        let path = signed.stdout.trimmingCharacters(in: .newlines)
+        let webp = try await Self.get(base + path, accept: "image/webp,*/*")
+        let jpeg = try await Self.get(base + path, accept: "*/*")
+        #expect(webp.headers["content-type"] == "image/webp" && webp.headers["vary"] == "Accept")
+        #expect(jpeg.headers["content-type"] == "image/jpeg" && jpeg.headers["vary"] == "Accept")
+        #expect(try ImageDecoder().decode(webp.body).width == 100)
+        #expect(webp.headers["etag"]?.isEmpty == false && webp.headers["etag"] != jpeg.headers["etag"])
+        serve.signal(SIGTERM)
+        #expect(try await serve.exitStatus() == 0)
         await origin.stop()
     }
 

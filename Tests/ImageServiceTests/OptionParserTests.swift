@@ -44,7 +44,7 @@ struct OptionParserTests {
         "malformed or unknown options are errors that name the option",
         arguments: [
             ("blur:5", "blur"), ("rs:fill:abc", "rs"), ("rs:stretch:1:1", "stretch"), ("q:101", "q"), ("g:xx", "xx"), ("dpr:0", "dpr"),
-            ("rs:fit:1:1:0:1", "extend"), ("g:no:5:0", "offsets"), ("g:fp:2:0.5", "fp"), ("w:-3", "w"), ("el:maybe", "el"), ("f:webp", "webp"),
+            ("rs:fit:1:1:0:1", "extend"), ("g:no:5:0", "offsets"), ("g:fp:2:0.5", "fp"), ("w:-3", "w"), ("el:maybe", "el"), ("f:tiff", "tiff"),
             ("exp:soon", "exp"), ("w:1:2", "w"), (":", "empty")
         ])
     func malformed(_ path: String, _ named: String) {

@@ -70,9 +70,9 @@ struct RenderVersionTests {
         #expect(sharp.width == soft.width && sharp.height == soft.height)
         // kite.jpg is 480×300: fitted into 100 the fast rule decodes at 2/8, the default at 3/8.
         #expect(sharp.pixels != soft.pixels)
-        let job = try ProcessingJob(path: path, service: fast.service)
+        let job = try ProcessingJob(ServiceRequest(path: path), service: fast.service)
         #expect(job.resultKey(.jpeg).contains("shrink-on-load:fast"))
-        #expect(try !ProcessingJob(path: path, service: harness.service).resultKey(.jpeg).contains("shrink-on-load"))
+        #expect(try !ProcessingJob(ServiceRequest(path: path), service: harness.service).resultKey(.jpeg).contains("shrink-on-load"))
         await harness.stop()
         await fast.stop()
     }

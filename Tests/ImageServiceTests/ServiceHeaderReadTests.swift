@@ -15,7 +15,8 @@ struct ServiceHeaderReadTests {
         var options = ProcessingOptions()
         (options.resizingType, options.width, options.height) = (.fill, 64, 64)
         let input = RenderInput(
-            image: response.image, options: options, resize: .fill(width: 64, height: 64), format: .jpeg, etag: "\"test\"", lastModified: nil,
+            image: response.image, options: options, resize: .fill(width: 64, height: 64), format: .jpeg, quality: 80, etag: "\"test\"",
+            lastModified: nil,
             download: nil,
             resultKey: "header-read-test", source: url)
         let rendered = try await harness.service.render(input).get()

@@ -7,12 +7,27 @@ public struct ServiceRequest: Sendable, Hashable {
     public var path: String
     /// The `If-None-Match` header, if any.
     public var ifNoneMatch: String?
+    /// The `Accept` header, if any: with `--auto-webp`, whether the client takes WebP.
+    public var accept: String?
 
     /// A request.
-    public init(method: String = "GET", path: String, ifNoneMatch: String? = nil) {
+    public init(method: String = "GET", path: String, ifNoneMatch: String? = nil, accept: String? = nil) {
         self.method = method
         self.path = path
         self.ifNoneMatch = ifNoneMatch
+        self.accept = accept
+    }
+
+    /// True when `Accept` names `image/webp` with a quality above zero (a wildcard does not
+    /// count: browsers that send `*/*` alone include the old ones that cannot show WebP).
+    var acceptsWebP: Bool {
+        guard let accept else { return false }
+        return accept.split(separator: ",").contains { range in
+            let parts = range.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            guard parts.first == "image/webp" else { return false }
+            let quality = parts.dropFirst().first { $0.hasPrefix("q=") }.flatMap { Double($0.dropFirst(2)) } ?? 1
+            return quality > 0
+        }
     }
 
     /// True for `HEAD`: the response is sent without its body.

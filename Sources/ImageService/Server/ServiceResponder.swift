@@ -20,9 +20,11 @@ struct ServiceResponder: HTTPResponder {
             return response
         }
         let ifNoneMatch = request.headers[values: .ifNoneMatch]
+        let accept = request.headers[values: .accept]
         let serviceRequest = ServiceRequest(
             method: request.method.rawValue, path: request.uri.path,
-            ifNoneMatch: ifNoneMatch.isEmpty ? nil : ifNoneMatch.joined(separator: ", "))
+            ifNoneMatch: ifNoneMatch.isEmpty ? nil : ifNoneMatch.joined(separator: ", "),
+            accept: accept.isEmpty ? nil : accept.joined(separator: ", "))
         let work = Task { [service] in await service.respond(to: serviceRequest) }
         let connection = await DisconnectWatcher.connection(of: context.channel)
         let token = connection?.onClose { work.cancel() }

@@ -12,8 +12,17 @@ struct ProcessingJob: Sendable {
     /// The instance decodes JPEGs at the smallest DCT scale that covers the output
     /// (`--fast-shrink-on-load`): other pixels, so other keys and other ETags.
     let fastShrinkOnLoad: Bool
+    /// The format was chosen from `Accept` (`--auto-webp`, no format in the URL): the answer
+    /// carries `Vary: Accept`, whichever format it is.
+    let negotiatesFormat: Bool
+    /// The quality the URL asked for (`q:`); nil: the service's default for the format.
+    private let requestedQuality: Int?
+    private let defaultQuality: Int
+    private let defaultWebPQuality: Int
 
-    init(path: String, service: ThumbnailService) throws(ServiceError) {
+    /// Parses `request`'s path (and, with `--auto-webp`, reads its `Accept`).
+    init(_ request: ServiceRequest, service: ThumbnailService) throws(ServiceError) {
+        let path = request.path
         let configuration = service.configuration
         let processing: ProcessingPath
         do {
@@ -38,8 +47,12 @@ struct ProcessingJob: Sendable {
         }
         if let expires = options.expires, Date(timeIntervalSince1970: TimeInterval(expires)) < Date() { throw .expired }
         // The quality the output is made at, so that the result key and the ETag follow it when
-        // the service's default changes.
+        // the service's default changes (WebP's default is keyed with the format, below).
+        requestedQuality = options.quality
+        (defaultQuality, defaultWebPQuality) = (configuration.defaultQuality, configuration.defaultWebPQuality)
         options.quality = options.quality ?? configuration.defaultQuality
+        negotiatesFormat = configuration.autoWebP && options.format == nil
+        if negotiatesFormat, request.acceptsWebP { options.format = .webp }
         let (boxWidth, boxHeight) = options.box
         guard boxWidth <= configuration.maxOutputSide, boxHeight <= configuration.maxOutputSide else {
             throw .badRequest("the output would exceed \(configuration.maxOutputSide) pixels a side")
@@ -62,7 +75,18 @@ struct ProcessingJob: Sendable {
     /// quality and the shrink-on-load mode), the output-size clamp, output format and source,
     /// never the signature or the option spelling.
     func resultKey(_ format: ProcessingOptions.OutputFormat) -> String {
-        renderOptions + "/max:\(maxOutputSide)|" + format.rawValue + "|" + source.absoluteString
+        renderOptions + "/max:\(maxOutputSide)|" + formatKey(format) + "|" + source.absoluteString
+    }
+
+    /// The format as keys and ETags name it: WebP made at the service's WebP default (not the
+    /// URL's quality) says which.
+    func formatKey(_ format: ProcessingOptions.OutputFormat) -> String {
+        format == .webp && requestedQuality == nil ? "webp:q\(defaultWebPQuality)" : format.rawValue
+    }
+
+    /// The quality an output in `format` is encoded at.
+    func quality(for format: ProcessingOptions.OutputFormat) -> Int {
+        requestedQuality ?? (format == .webp ? defaultWebPQuality : defaultQuality)
     }
 
     /// The resize a render makes of a source whose upright size is `width × height`: the

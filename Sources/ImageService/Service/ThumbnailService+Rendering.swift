@@ -12,6 +12,8 @@ struct RenderInput: Sendable {
     /// What to make: the options' resize, or the output-size clamp.
     let resize: Resize?
     let format: ProcessingOptions.OutputFormat
+    /// The quality the format is encoded at (JPEG, WebP).
+    let quality: Int
     let etag: String
     let lastModified: String?
     let download: Double?
@@ -51,7 +53,7 @@ extension ThumbnailService {
             return .failure(.cancelled)
         }
         counters.addDecode()
-        let quality = input.options.quality ?? configuration.defaultQuality // set by ProcessingJob
+        let quality = input.quality
         let format = input.format
         // Decoding and encoding block a thread for up to a second: not one of the cooperative
         // pool's, which every request's async code shares.
@@ -66,6 +68,7 @@ extension ThumbnailService {
                             switch format {
                             case .jpeg: try ImageEncoder.jpeg(bitmap, options: JPEGEncodingOptions(quality: quality))
                             case .png: try ImageEncoder.png(bitmap)
+                            case .webp: try ImageEncoder.webp(bitmap, options: WebPEncodingOptions(quality: quality))
                             }
                         return (data, (encodeStarted - decodeStarted).milliseconds, (ContinuousClock.now - encodeStarted).milliseconds)
                     })

@@ -87,14 +87,15 @@ extension ThumbnailService {
         let validator = EntityTag.sourceValidator(etag: source.etag, lastModified: source.lastModified, data: source.data)
         let resize = job.resize(sourceWidth: header.displayWidth, sourceHeight: header.displayHeight)
         let etag = EntityTag.make(
-            sourceValidator: validator, canonicalOptions: job.renderOptions, resize: resize?.description ?? "none", format: format.rawValue)
+            sourceValidator: validator, canonicalOptions: job.renderOptions, resize: resize?.description ?? "none",
+            format: job.formatKey(format))
         if let ifNoneMatch, EntityTag.matches(ifNoneMatch, etag) {
             return .success(.notModified(etag: etag, lastModified: source.lastModified, layer: layer))
         }
 
         let resultKey = job.resultKey(format)
         let render = RenderInput(
-            image: source.image, options: job.options, resize: resize, format: format, etag: etag,
+            image: source.image, options: job.options, resize: resize, format: format, quality: job.quality(for: format), etag: etag,
             lastModified: source.lastModified, download: timing.download, resultKey: resultKey, source: job.source)
         let result = await renders.result(
             for: resultKey + "|" + etag,

@@ -164,8 +164,11 @@ public final class ThumbnailService: Sendable {
         if isDraining { return .error(.draining) }
         guard request.path.utf8.count <= configuration.maxPathLength else { return .error(.pathTooLong) }
         do throws(ServiceError) {
-            let job = try ProcessingJob(path: request.path, service: self)
-            return await serve(job, request)
+            let job = try ProcessingJob(request, service: self)
+            var response = await serve(job, request)
+            // Caches in front must keep one answer per Accept: the next client may not take WebP.
+            if job.negotiatesFormat, response.status == 200 || response.status == 304 { response.headers.append(("Vary", "Accept")) }
+            return response
         } catch {
             return .error(error)
         }
@@ -174,7 +177,7 @@ public final class ThumbnailService: Sendable {
     private func log(_ request: ServiceRequest, _ response: ServiceResponse, _ duration: Duration) {
         let milliseconds = duration.milliseconds
         let path = request.path.count > 256 ? String(request.path.prefix(256)) + "…" : request.path
-        let bytes = request.isHead ? 0 : response.body.count
+        let bytes = request.isHead ? 0 : response.payload.readableBytes
         logger.info(
             "\(request.method) \(path) \(response.status) \(bytes) B \(String(format: "%.1f", milliseconds)) ms\(response.cacheLayer.map { " " + $0 } ?? "")",
             metadata: [

@@ -56,10 +56,15 @@ extension ThumbnailService {
         public var maximumDownloadsPerHost: Int = 8
         /// Downloads that may wait beyond those (`--download-queue`); more are refused with 429.
         public var downloadQueueLimit: Int = 256
-        /// JPEG sources decode at the smallest DCT scale that covers the output
+        /// JPEG and WebP sources decode at the smallest scale that covers the output
         /// (`--fast-shrink-on-load`, `DecodingOptions.fastShrinkOnLoad`): faster, slightly
         /// softer. Part of every result key and ETag. Off by default.
         public var fastShrinkOnLoad = false
+        /// WebP quality when the URL does not say: imgproxy's default, 79.
+        public var defaultWebPQuality = 79
+        /// A URL without a format gets WebP when the request's `Accept` names `image/webp`
+        /// (`--auto-webp`); every such answer carries `Vary: Accept`. Off by default.
+        public var autoWebP = false
 
         /// A configuration with `keys` (empty and `requiresSignature` false for `--unsafe`).
         public init(

@@ -79,7 +79,8 @@ enum OptionParser {
         switch value.lowercased() {
         case "jpg", "jpeg": return .jpeg
         case "png": return .png
-        default: throw Failure(message: "\(name): unsupported format \(value) (jpg, jpeg or png)")
+        case "webp": return .webp
+        default: throw Failure(message: "\(name): unsupported format \(value) (jpg, jpeg, png or webp)")
         }
     }
 

@@ -26,9 +26,20 @@ public struct ProcessingOptions: Sendable, Hashable {
         case jpeg
         /// PNG: lossless, keeps alpha.
         case png
+        /// Lossy WebP at the request's quality, or the service's WebP default; keeps alpha.
+        case webp
 
         /// The `Content-Type` of the format.
-        public var contentType: String { self == .jpeg ? "image/jpeg" : "image/png" }
+        public var contentType: String { codecFormat.mimeType }
+
+        /// The codec's name for the format.
+        public var codecFormat: ImageFormat {
+            switch self {
+            case .jpeg: .jpeg
+            case .png: .png
+            case .webp: .webp
+            }
+        }
     }
 
     /// How the source is fitted to the box (`rt:`, or the first argument of `rs:`).
