@@ -56,6 +56,12 @@ let package = Package(
             pkgConfig: "libwebp",
             providers: [.apt(["libwebp-dev"]), .brew(["webp"])]
         ),
+        // HEIC and AVIF in: libheif (HEVC through libde265, AV1 through dav1d and libaom).
+        .systemLibrary(
+            name: "CHEIF",
+            pkgConfig: "libheif",
+            providers: [.apt(["libheif-dev"]), .brew(["libheif"])]
+        ),
         // glibc's allocator settings, for the CLI's thumbnail batches (BatchMallocTuning).
         .systemLibrary(name: "CGlibcMalloc"),
         // The one lock of the package (a pthread mutex the thread sanitizer understands),
@@ -63,7 +69,7 @@ let package = Package(
         .target(name: "Locking"),
 
         // Every setjmp/longjmp and library callback lives here; no image logic.
-        .target(name: "CImageCodecShim", dependencies: ["CJPEG", "CPNG", "CLCMS2", "CWebP"]),
+        .target(name: "CImageCodecShim", dependencies: ["CJPEG", "CPNG", "CLCMS2", "CWebP", "CHEIF"]),
 
         // Header probe, decode with DCT scaling and streaming resample, orientation, encode.
         .target(name: "ImageCodec", dependencies: ["CImageCodecShim", "Locking"]),

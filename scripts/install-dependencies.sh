@@ -4,12 +4,13 @@
 # Swift itself must already be installed (https://www.swift.org/install/linux/).
 set -euo pipefail
 
-packages=(pkg-config libjpeg62-turbo-dev libpng-dev liblcms2-dev libwebp-dev)
+packages=(pkg-config libjpeg62-turbo-dev libpng-dev liblcms2-dev libwebp-dev libheif-dev)
 if [[ "${1:-}" == "--tests" ]]; then
     # transicc: Little CMS' own converter, the reference the colour-management tests check against.
     packages+=(liblcms2-utils)
-    # dwebp: libwebp's own decoder, the WebP tests' reference.
-    packages+=(webp)
+    # dwebp and heif-convert: libwebp's and libheif's own decoders, the WebP and HEIF tests'
+    # references (heif-enc made the HEIF fixtures).
+    packages+=(webp libheif-examples)
     # nginx and curl: the smoke test of scripts/cluster.sh (nginx in front of the service).
     packages+=(nginx-light curl)
 elif [[ "${1:-}" == "--benchmarks" ]]; then
@@ -32,4 +33,4 @@ if ! command -v swift >/dev/null 2>&1; then
     echo "swift is not on PATH: install a Swift 6.1+ toolchain first (https://www.swift.org/install/linux/)" >&2
     exit 1
 fi
-pkg-config --exists libjpeg libpng lcms2 libwebp || { echo "pkg-config cannot find libjpeg, libpng, lcms2 and libwebp" >&2; exit 1; }
+pkg-config --exists libjpeg libpng lcms2 libwebp libheif || { echo "pkg-config cannot find libjpeg, libpng, lcms2, libwebp and libheif" >&2; exit 1; }

@@ -12,7 +12,7 @@ import MultipartForm
 import FoundationNetworking
 #endif
 
-// README.md, block 1 (line 50)
+// README.md, block 1 (line 51)
 func snippet_README_1() async throws {
 
     let data = try Data(contentsOf: URL(fileURLWithPath: "photo.jpg"))
@@ -21,7 +21,7 @@ func snippet_README_1() async throws {
     try thumbnail.write(to: URL(fileURLWithPath: "thumbnail.jpg"))
 }
 
-// README.md, block 2 (line 66)
+// README.md, block 2 (line 67)
 func snippet_README_2() async throws {
 
     @MainActor final class PhotoCell {
@@ -41,7 +41,7 @@ func snippet_README_2() async throws {
     }
 }
 
-// README.md, block 3 (line 93)
+// README.md, block 3 (line 94)
 func snippet_README_3() async throws {
 
     let photos = ["front.jpg", "side.jpg", "label.jpg"].map { URL(fileURLWithPath: $0) }
@@ -211,7 +211,7 @@ func snippet_Sources_ImageCodec_Documentation_docc_GettingStarted_6() async thro
     }
 }
 
-// Sources/ImageCodec/Documentation.docc/ImageCodec.md, block 1 (line 14)
+// Sources/ImageCodec/Documentation.docc/ImageCodec.md, block 1 (line 15)
 func snippet_Sources_ImageCodec_Documentation_docc_ImageCodec_1() async throws {
 
     let data = try Data(contentsOf: URL(fileURLWithPath: "photo.jpg"))

@@ -1,5 +1,5 @@
 // The only C in the engine: error handling, memory managers and metadata limits for libjpeg-turbo
-// and libpng, status-to-message mapping and buffer ownership for libwebp,
+// and libpng, status-to-message mapping and buffer ownership for libwebp and libheif,
 // the error handler and pixel-layout constants for Little CMS, and the one hook that lets Swift
 // supply libjpeg's inverse DCT (the reduced-scale ones, ReducedScaleIDCT.swift).
 //
@@ -19,6 +19,7 @@
 #include <lcms2.h>
 #include <webp/decode.h>
 #include <webp/encode.h>
+#include <libheif/heif.h>
 
 /// Outcome of a shim call. Anything but IEC_OK leaves a message in the object's message buffer.
 typedef enum {
@@ -263,6 +264,46 @@ typedef struct {
 iec_status iec_webp_encode(const iec_webp_encode_params *params, const uint8_t *pixels,
                            size_t bytes_per_row, uint8_t **output, size_t *output_length,
                            char message[IEC_MESSAGE_MAX]);
+
+// MARK: - HEIF (HEIC, AVIF)
+//
+// libheif reports errors as struct heif_error (it catches its own C++ exceptions); these
+// wrappers turn them into iec_status plus a message and own the context, the primary image's
+// handle and the decoded image. Nothing here decides anything about images.
+
+typedef struct iec_heif_reader iec_heif_reader;
+
+/// What the primary image's handle says, after libheif's transformations (irot, imir, clap).
+typedef struct {
+    int width;
+    int height;
+    int has_alpha;
+    int premultiplied_alpha;
+    /// Bits per luma sample (8, 10, 12); -1 when the file does not say.
+    int luma_bits;
+    /// 0: none, 1: an ICC profile (prof or rICC), 2: nclx only.
+    int profile_kind;
+    size_t icc_size;
+    /// nclx colour primaries and transfer characteristics (ITU-T H.273), when profile_kind is 2.
+    int nclx_primaries;
+    int nclx_transfer;
+    /// Number of top-level images in the file.
+    int image_count;
+} iec_heif_info;
+
+/// Reads the file's boxes (a copy of `data` is kept) and opens the primary image. Images larger
+/// than `max_side` on a side are refused by libheif itself. NULL with *status set on failure.
+iec_heif_reader *iec_heif_reader_create(const uint8_t *data, size_t size, int max_side, iec_status *status,
+                                        char message[IEC_MESSAGE_MAX]);
+void iec_heif_reader_destroy(iec_heif_reader *reader);
+void iec_heif_reader_info(const iec_heif_reader *reader, iec_heif_info *info);
+/// Copies the ICC profile into `profile` (`size` bytes, as iec_heif_info.icc_size says).
+iec_status iec_heif_reader_copy_icc(const iec_heif_reader *reader, uint8_t *profile, size_t size,
+                                    char message[IEC_MESSAGE_MAX]);
+/// Decodes the primary image, transformations applied, as interleaved 8-bit RGB (`channels` 3)
+/// or RGBA (4); the pixels stay owned by the reader until it is destroyed or decodes again.
+iec_status iec_heif_reader_decode(iec_heif_reader *reader, int channels, const uint8_t **pixels, size_t *stride,
+                                  int *width, int *height, char message[IEC_MESSAGE_MAX]);
 
 // MARK: - Little CMS
 

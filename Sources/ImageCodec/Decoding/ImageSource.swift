@@ -1,7 +1,7 @@
 import Foundation
 import Locking
 
-/// An encoded JPEG, PNG or WebP whose header has been read once: format, size, orientation, and what
+/// An encoded JPEG, PNG, WebP, HEIC or AVIF whose header has been read once: format, size, orientation, and what
 /// the engine keeps of its metadata (the first EXIF block, an ICC profile within
 /// ``DecodingLimits/maxICCProfileBytes``).
 ///
@@ -43,16 +43,20 @@ public final class ImageSource: @unchecked Sendable, Equatable {
         case png
         /// libwebp keeps no reader between calls: the container scan is the header read.
         case webp(WebPDecoder.Layout)
+        case heif(HEIFDecoder.Layout)
     }
 
     private enum Reader {
         case jpeg(JPEGDecompressor)
         case png(PNGReader)
+        case heif(HEIFReader)
 
+        /// libheif cannot be counted (no allocator hook): its plan counts the file's copy it holds.
         var memory: LibraryMemory {
             switch self {
             case .jpeg(let decompressor): decompressor.memory
             case .png(let reader): reader.memory
+            case .heif: LibraryMemory(current: 0, peak: 0, limit: 0)
             }
         }
     }
@@ -70,7 +74,7 @@ public final class ImageSource: @unchecked Sendable, Equatable {
     var holdsReader: Bool { lock.withLock { reader != nil } }
 
     /// Reads the header of `data` under `limits`. Throws `unsupportedFormat` for bytes that are
-    /// not JPEG, PNG or WebP, `truncatedData` when the header is cut short, `limitExceeded` for a PNG
+    /// not JPEG, PNG, WebP, HEIC or AVIF, `truncatedData` when the header is cut short, `limitExceeded` for a PNG
     /// with more chunks before its pixels than the limit, and `corruptData` for the rest.
     public convenience init(data: Data, limits: DecodingLimits = DecodingLimits()) throws(ImageCodecError) {
         try self.init(data: data, limits: limits, strict: true)
@@ -91,6 +95,9 @@ public final class ImageSource: @unchecked Sendable, Equatable {
             case .webp:
                 let (header, layout) = try WebPDecoder.open(bytes, limits: limits)
                 return (nil, header, .webp(layout))
+            case .heic, .avif:
+                let (reader, header, layout) = try HEIFDecoder.open(bytes, format: format, limits: limits)
+                return (.heif(reader), header, .heif(layout))
             }
         }
         self.data = data
@@ -103,6 +110,7 @@ public final class ImageSource: @unchecked Sendable, Equatable {
             switch (reader, layout) {
             case (.jpeg(let decompressor), _): decompressor.iccProfileBytes
             case (.png(let reader), _): Int(reader.header?.icc_length ?? 0)
+            case (.heif(let reader), _): min(reader.info.icc_size, limits.maxICCProfileBytes)
             case (nil, .webp(let webp)): min(webp.container.iccProfile?.count ?? 0, limits.maxICCProfileBytes)
             case (nil, _): 0
             }
@@ -117,6 +125,7 @@ public final class ImageSource: @unchecked Sendable, Equatable {
         case .jpeg(let jpeg): try JPEGDecoder.plan(header, jpeg, heldBytes: held, options: options)
         case .png: try PNGDecoder.plan(header, heldBytes: held, options: options)
         case .webp(let webp): try WebPDecoder.plan(header, webp, heldBytes: held, options: options)
+        case .heif(let heif): try HEIFDecoder.plan(header, heif, heldBytes: held, options: options)
         }
     }
 
@@ -157,6 +166,9 @@ public final class ImageSource: @unchecked Sendable, Equatable {
                 reader.rebase(bytes)
                 reader.limitMemory(to: ceiling)
                 return (try PNGDecoder.decode(reader, header, options: options), reader.memory)
+            case .heif(let reader):
+                guard case .heif(let heif) = layout else { throw .corruptData("the HEIF header changed between reads") }
+                return (try HEIFDecoder.decode(reader, header, heif, options: options), LibraryMemory(current: 0, peak: 0, limit: 0))
             }
         }
         if options.grayscale { decoded.bitmap = decoded.bitmap.grayscaled() }
@@ -175,6 +187,7 @@ public final class ImageSource: @unchecked Sendable, Equatable {
         case .jpeg: .jpeg(try JPEGDecoder.open(bytes, strict: !options.allowsPartialImages, limits: options.limits).0)
         case .png: .png(try PNGDecoder.open(bytes, limits: options.limits).0)
         case .webp: throw .corruptData("libwebp keeps no reader to reopen")
+        case .heif: .heif(try HEIFDecoder.open(bytes, format: header.format, limits: options.limits).0)
         }
     }
 }

@@ -116,6 +116,7 @@ public enum ImageEncoder {
         case .jpeg: try jpeg(bitmap, options: jpegOptions)
         case .png: try png(bitmap, options: pngOptions)
         case .webp: try webp(bitmap, options: webpOptions)
+        case .heic, .avif: throw .invalidArgument("\(format.rawValue.uppercased()) is read, not written: encode as JPEG, PNG or WebP")
         }
     }
 

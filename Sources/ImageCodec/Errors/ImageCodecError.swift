@@ -10,7 +10,7 @@ import Darwin
 /// these cases, with enough detail to tell a user what is wrong with which file, and cases a
 /// program can branch on (which format, which `errno`).
 public enum ImageCodecError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The bytes are not a JPEG, PNG or WebP this build can decode.
+    /// The bytes are not a JPEG, PNG, WebP, HEIC or AVIF this build can decode.
     case unsupportedFormat(UnsupportedFormat)
     /// The library rejected the data; the message is the library's own.
     case corruptData(String)
@@ -41,8 +41,6 @@ public enum ImageCodecError: Error, Sendable, Hashable, CustomStringConvertible 
         case empty
         /// A GIF (GIF87a or GIF89a).
         case gif
-        /// HEIF, HEIC or AVIF.
-        case heif
         /// A Windows bitmap.
         case bmp
         /// A TIFF (or a camera raw file built on TIFF).
@@ -54,17 +52,20 @@ public enum ImageCodecError: Error, Sendable, Hashable, CustomStringConvertible 
         case jpegVariant(String)
         /// A WebP using a feature this libwebp cannot decode, with libwebp's message.
         case webpVariant(String)
+        /// A HEIC or AVIF this build cannot decode (a codec or feature libheif lacks), with
+        /// libheif's message.
+        case heifVariant(String)
 
         public var description: String {
             switch self {
             case .empty: "empty data"
             case .gif: "GIF is not supported"
-            case .heif: "HEIF/AVIF is not supported"
             case .bmp: "BMP is not supported"
             case .tiff: "TIFF is not supported"
-            case .unknown: "not a JPEG, PNG or WebP file"
+            case .unknown: "not a JPEG, PNG, WebP, HEIC or AVIF file"
             case .jpegVariant(let message): "JPEG: \(message)"
             case .webpVariant(let message): "WebP: \(message)"
+            case .heifVariant(let message): "HEIF: \(message)"
             }
         }
     }

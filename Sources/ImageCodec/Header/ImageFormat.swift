@@ -6,6 +6,10 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
     case png
     /// WebP: lossy or lossless, with or without alpha; of an animation, the first frame.
     case webp
+    /// HEIC: HEIF with HEVC-coded images, as iPhones save photos (read only).
+    case heic
+    /// AVIF: HEIF with AV1-coded images (read only).
+    case avif
 
     /// File-name extension for outputs in this format.
     public var fileExtension: String {
@@ -13,15 +17,19 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
         case .jpeg: "jpg"
         case .png: "png"
         case .webp: "webp"
+        case .heic: "heic"
+        case .avif: "avif"
         }
     }
 
-    /// The media type: `image/jpeg`, `image/png` or `image/webp`.
+    /// The media type: `image/jpeg`, `image/png`, `image/webp`, `image/heic` or `image/avif`.
     public var mimeType: String {
         switch self {
         case .jpeg: "image/jpeg"
         case .png: "image/png"
         case .webp: "image/webp"
+        case .heic: "image/heic"
+        case .avif: "image/avif"
         }
     }
 
@@ -32,8 +40,33 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
         if head.starts(with: [0xFF, 0xD8, 0xFF]) { return .jpeg }
         if head.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .png }
         if head.count >= 12, head[0..<4].elementsEqual("RIFF".utf8), head[8..<12].elementsEqual("WEBP".utf8) { return .webp }
+        if let heif = try heifFormat(Array(bytes.prefix(64))) { return heif }
         if head.isEmpty { throw .unsupportedFormat(.empty) }
         throw .unsupportedFormat(knownOtherFormat(head))
+    }
+
+    /// True for the formats ``ImageEncoder`` writes.
+    public var isWritable: Bool { self == .jpeg || self == .png || self == .webp }
+
+    /// HEIC or AVIF from an ISO-BMFF `ftyp` box: its major brand, else its compatible brands
+    /// (`mif1` files name the codec there). Nil for anything else, MP4 video included.
+    private static func heifFormat(_ head: [UInt8]) throws(ImageCodecError) -> ImageFormat? {
+        guard head.count >= 8, head[4..<8].elementsEqual("ftyp".utf8) else { return nil }
+        guard head.count >= 16 else { throw .truncatedData }
+        let size = Int(head[0]) << 24 | Int(head[1]) << 16 | Int(head[2]) << 8 | Int(head[3])
+        let brands = stride(from: 8, to: min(size, head.count) - 3, by: 4).filter { $0 != 12 }.map {
+            String(decoding: head[$0..<$0 + 4], as: UTF8.self)
+        }
+        let avif: Set = ["avif", "avis"]
+        let heic: Set = ["heic", "heix", "heim", "heis", "hevc", "hevx"]
+        if let major = brands.first {
+            if avif.contains(major) { return .avif }
+            if heic.contains(major) { return .heic }
+        }
+        guard brands.contains("mif1") || brands.contains("msf1") else { return nil }
+        if brands.contains(where: avif.contains) { return .avif }
+        if brands.contains(where: heic.contains) { return .heic }
+        return nil
     }
 
     private static func knownOtherFormat(_ head: [UInt8]) -> ImageCodecError.UnsupportedFormat {
@@ -42,7 +75,6 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
             return String(decoding: head[range], as: UTF8.self)
         }
         if ascii(0..<3) == "GIF" { return .gif }
-        if ascii(4..<8) == "ftyp" { return .heif }
         if ascii(0..<2) == "BM" { return .bmp }
         if head.starts(with: [0x49, 0x49, 0x2A, 0x00]) || head.starts(with: [0x4D, 0x4D, 0x00, 0x2A]) {
             return .tiff

@@ -9,7 +9,7 @@ public enum ImagePipelineError: Error, Sendable, Hashable, CustomStringConvertib
     case network(DataLoadingError)
     /// The server answered with a status outside 200-299 (or a 304 that was not asked for).
     case badStatus(Int)
-    /// The body is not a JPEG or PNG (judged from its bytes, not from `Content-Type`).
+    /// The body is not a JPEG, PNG, WebP, HEIC or AVIF (judged from its bytes, not from `Content-Type`).
     case notAnImage(ImageCodecError.UnsupportedFormat)
     /// The body is larger than `Configuration.maximumResponseSize` (checked while receiving).
     case tooLarge(limit: Int)

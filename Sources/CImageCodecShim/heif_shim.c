@@ -1,0 +1,127 @@
+// libheif: heif_error to iec_status and messages, and the lifetimes of its context, handle and
+// decoded image. No decisions.
+#include "CImageCodecShim.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct iec_heif_reader {
+    struct heif_context *context;
+    struct heif_image_handle *handle;
+    struct heif_image *image;
+};
+
+static iec_status iec_heif_status(struct heif_error error, const char *what, char message[IEC_MESSAGE_MAX]) {
+    if (error.code == heif_error_Ok) return IEC_OK;
+    snprintf(message, IEC_MESSAGE_MAX, "libheif %s: %s", what, error.message != NULL ? error.message : "error");
+    switch (error.code) {
+    case heif_error_Memory_allocation_error:
+        return IEC_OUT_OF_MEMORY;
+    case heif_error_Unsupported_feature:
+    case heif_error_Unsupported_filetype:
+    case heif_error_Decoder_plugin_error:
+        // A missing codec (no HEVC or AV1 decoder) and a security limit are both "not this build".
+        return error.subcode == heif_suberror_Security_limit_exceeded ? IEC_LIMIT_EXCEEDED : IEC_UNSUPPORTED;
+    case heif_error_Invalid_input:
+        if (error.subcode == heif_suberror_End_of_data) return IEC_TRUNCATED;
+        return error.subcode == heif_suberror_Security_limit_exceeded ? IEC_LIMIT_EXCEEDED : IEC_ERROR;
+    default:
+        return error.subcode == heif_suberror_Security_limit_exceeded ? IEC_LIMIT_EXCEEDED : IEC_ERROR;
+    }
+}
+
+void iec_heif_reader_destroy(iec_heif_reader *reader) {
+    if (reader == NULL) return;
+    if (reader->image != NULL) heif_image_release(reader->image);
+    if (reader->handle != NULL) heif_image_handle_release(reader->handle);
+    if (reader->context != NULL) heif_context_free(reader->context);
+    free(reader);
+}
+
+iec_heif_reader *iec_heif_reader_create(const uint8_t *data, size_t size, int max_side, iec_status *status,
+                                        char message[IEC_MESSAGE_MAX]) {
+    iec_heif_reader *reader = calloc(1, sizeof(iec_heif_reader));
+    if (reader == NULL || (reader->context = heif_context_alloc()) == NULL) {
+        free(reader);
+        strncpy(message, "libheif: out of memory", IEC_MESSAGE_MAX);
+        *status = IEC_OUT_OF_MEMORY;
+        return NULL;
+    }
+    heif_context_set_maximum_image_size_limit(reader->context, max_side);
+    // Decodes run one per worker already: libheif's own tile threads would oversubscribe.
+    heif_context_set_max_decoding_threads(reader->context, 0);
+    *status = iec_heif_status(heif_context_read_from_memory(reader->context, data, size, NULL), "read", message);
+    if (*status == IEC_OK) {
+        *status = iec_heif_status(heif_context_get_primary_image_handle(reader->context, &reader->handle), "primary image", message);
+    }
+    if (*status != IEC_OK) {
+        iec_heif_reader_destroy(reader);
+        return NULL;
+    }
+    return reader;
+}
+
+void iec_heif_reader_info(const iec_heif_reader *reader, iec_heif_info *info) {
+    memset(info, 0, sizeof(*info));
+    const struct heif_image_handle *handle = reader->handle;
+    info->width = heif_image_handle_get_width(handle);
+    info->height = heif_image_handle_get_height(handle);
+    info->has_alpha = heif_image_handle_has_alpha_channel(handle);
+    info->premultiplied_alpha = heif_image_handle_is_premultiplied_alpha(handle);
+    info->luma_bits = heif_image_handle_get_luma_bits_per_pixel(handle);
+    info->image_count = heif_context_get_number_of_top_level_images(reader->context);
+    enum heif_color_profile_type type = heif_image_handle_get_color_profile_type(handle);
+    if (type == heif_color_profile_type_prof || type == heif_color_profile_type_rICC) {
+        info->profile_kind = 1;
+        info->icc_size = heif_image_handle_get_raw_color_profile_size(handle);
+    } else if (type == heif_color_profile_type_nclx) {
+        struct heif_color_profile_nclx *nclx = NULL;
+        if (heif_image_handle_get_nclx_color_profile(handle, &nclx).code == heif_error_Ok && nclx != NULL) {
+            info->profile_kind = 2;
+            info->nclx_primaries = (int)nclx->color_primaries;
+            info->nclx_transfer = (int)nclx->transfer_characteristics;
+            heif_nclx_color_profile_free(nclx);
+        }
+    }
+}
+
+iec_status iec_heif_reader_copy_icc(const iec_heif_reader *reader, uint8_t *profile, size_t size,
+                                    char message[IEC_MESSAGE_MAX]) {
+    if (heif_image_handle_get_raw_color_profile_size(reader->handle) != size) {
+        strncpy(message, "libheif: the ICC profile changed size", IEC_MESSAGE_MAX);
+        return IEC_ERROR;
+    }
+    return iec_heif_status(heif_image_handle_get_raw_color_profile(reader->handle, profile), "ICC profile", message);
+}
+
+iec_status iec_heif_reader_decode(iec_heif_reader *reader, int channels, const uint8_t **pixels, size_t *stride,
+                                  int *width, int *height, char message[IEC_MESSAGE_MAX]) {
+    *pixels = NULL;
+    if (reader->image != NULL) {
+        heif_image_release(reader->image);
+        reader->image = NULL;
+    }
+    struct heif_decoding_options *options = heif_decoding_options_alloc();
+    if (options == NULL) {
+        strncpy(message, "libheif: out of memory", IEC_MESSAGE_MAX);
+        return IEC_OUT_OF_MEMORY;
+    }
+    options->convert_hdr_to_8bit = 1;
+    options->strict_decoding = 1;
+    struct heif_error error = heif_decode_image(reader->handle, &reader->image, heif_colorspace_RGB,
+                                                channels == 4 ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB,
+                                                options);
+    heif_decoding_options_free(options);
+    iec_status status = iec_heif_status(error, "decode", message);
+    if (status != IEC_OK) return status;
+    int row_bytes = 0;
+    *pixels = heif_image_get_plane_readonly(reader->image, heif_channel_interleaved, &row_bytes);
+    *width = heif_image_get_width(reader->image, heif_channel_interleaved);
+    *height = heif_image_get_height(reader->image, heif_channel_interleaved);
+    *stride = (size_t)row_bytes;
+    if (*pixels == NULL || row_bytes < *width * channels) {
+        strncpy(message, "libheif: the decoded image has no interleaved plane", IEC_MESSAGE_MAX);
+        return IEC_ERROR;
+    }
+    return IEC_OK;
+}

@@ -1,0 +1,96 @@
+import CImageCodecShim
+
+/// HEIC and AVIF header probe and decode on top of libheif (HEVC through libde265, AV1 through
+/// dav1d or libaom): the primary image, grids and tiles, 8 to 12 bits, alpha, with `irot`,
+/// `imir` and `clap` applied by libheif, so sizes and gravity refer to the upright image. An
+/// ICC profile goes through the engine's colour management.
+///
+/// HEVC and AV1 have no reduced-scale decode: the image is decoded at full size, then its rows
+/// stream through the resampler. Memory: libheif has no allocator hook, so, as for WebP, the
+/// plan counts what it allocates for the declared size (the file's copy, the decoded planes at
+/// their depth, the interleaved 8-bit image, the codec's reference pictures) and the limits
+/// bound that size before anything is decoded.
+enum HEIFDecoder {
+    /// What the plan needs beyond the header.
+    struct Layout: Sendable, Hashable {
+        /// The encoded file, which libheif holds a copy of from the header read on.
+        var fileBytes: Int
+        var lumaBits: Int
+        var hasICCProfile: Bool
+        var nclxPrimaries: Int
+    }
+
+    static func open(
+        _ bytes: UnsafeRawBufferPointer, format: ImageFormat, limits: DecodingLimits
+    ) throws(ImageCodecError) -> (HEIFReader, ImageHeader, Layout) {
+        let reader = try HEIFReader(bytes: bytes, limits: limits)
+        let info = reader.info
+        let (width, height) = (Int(info.width), Int(info.height))
+        guard width > 0, height > 0 else { throw .corruptData("the primary image has no size") }
+        try limits.check(width: width, height: height)
+        let bits = info.luma_bits > 0 ? Int(info.luma_bits) : 8
+        // libheif applies the transformations: what it reports is the upright image.
+        let header = ImageHeader(
+            format: format, width: width, height: height, orientation: .up, hasAlpha: info.has_alpha != 0, bitDepth: bits,
+            colorModel: .rgb, progressive: false)
+        let layout = Layout(
+            fileBytes: bytes.count, lumaBits: bits, hasICCProfile: info.profile_kind == 1, nclxPrimaries: Int(info.nclx_primaries))
+        return (reader, header, layout)
+    }
+
+    private static func setUp(_ header: ImageHeader, options: DecodingOptions) throws(ImageCodecError) -> (ResizePlan, RowWindow, PixelFormat) {
+        try options.limits.check(width: header.width, height: header.height)
+        let plan = try options.storedPlan(for: header)
+        return (plan, RowWindow(rowWidth: header.width, rowCount: header.height, crop: plan.crop), header.hasAlpha ? .rgba : .rgb)
+    }
+
+    /// What libheif and its codecs allocate for a decode: the file's copy, the decoded Y, Cb, Cr
+    /// (and alpha) planes at their depth (4:4:4 at worst), two reference pictures in the codec,
+    /// the interleaved 8-bit result (and, from more than 8 bits, the deeper image it is converted
+    /// from), and the codecs' own state.
+    private static func libraryBytes(_ header: ImageHeader, _ layout: Layout, channels: Int) -> Int {
+        let pixels = header.width * header.height
+        let sample = layout.lumaBits > 8 ? 2 : 1
+        let planes = (3 + (header.hasAlpha ? 1 : 0)) * sample
+        return layout.fileBytes + 3 * pixels * planes + pixels * channels * (sample == 2 ? 3 : 1) + (8 << 20)
+    }
+
+    static func plan(_ header: ImageHeader, _ layout: Layout, heldBytes: Int, options: DecodingOptions) throws(ImageCodecError) -> DecodePlan {
+        let (plan, window, format) = try setUp(header, options: options)
+        let memory =
+            heldBytes + libraryBytes(header, layout, channels: format.channels)
+            + RowSinks.plannedBytes(window: window, target: (plan.width, plan.height), format: format)
+        return DecodePlan(
+            header: header, plan: plan, scaleNumerator: 8, decodeBytes: memory, channels: format.channels, appliesOrientation: false)
+    }
+
+    static func decode(
+        _ reader: HEIFReader, _ header: ImageHeader, _ layout: Layout, options: DecodingOptions
+    ) throws(ImageCodecError) -> DecodedImage {
+        let (plan, window, format) = try setUp(header, options: options)
+        var warnings: [DecodingWarning] = []
+        var profile = try reader.iccProfile()
+        if let bytes = profile, bytes.count > options.limits.maxICCProfileBytes {
+            profile = nil
+            warnings.append(ICCProfileLimit.warning(options.limits))
+        }
+        // nclx colour: BT.709 primaries (1) and "unspecified" (2) are sRGB's; others (Display
+        // P3, BT.2020) are not converted yet, and the caller is told.
+        if profile == nil, ![0, 1, 2].contains(layout.nclxPrimaries) {
+            warnings.append(DecodingWarning(code: 0, message: "nclx colour primaries \(layout.nclxPrimaries) not converted: decoded as sRGB"))
+        }
+        let colorPlan = ColorPlan.make(profile: profile, layout: ColorLayout(format), management: options.colorManagement)
+        let sink = RowSinks.make(
+            window: window, inputChannels: format.channels, target: (plan.width, plan.height), format: format,
+            boxPreReduction: options.tuning.boxPreReduction, plan: colorPlan)
+        try reader.decode(channels: format.channels) { (pixels, stride, width, height) throws(ImageCodecError) in
+            guard (width, height) == (header.width, header.height) else {
+                throw .corruptData("libheif decoded \(width)×\(height), the header says \(header.width)×\(header.height)")
+            }
+            for y in 0..<height { sink.consume(pixels + y * stride) }
+        }
+        let bitmap = Bitmap(
+            unchecked: plan.width, height: plan.height, format: format, pixels: try sink.finish(), iccProfile: colorPlan.outputProfile)
+        return DecodedImage(bitmap: bitmap, header: header, warnings: (colorPlan.warning.map { [$0] } ?? []) + warnings)
+    }
+}

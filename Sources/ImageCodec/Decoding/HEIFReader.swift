@@ -1,0 +1,62 @@
+import CImageCodecShim
+
+/// One libheif context and its primary image, alive from a header read to the end of one
+/// decode. All libheif calls go through the C shim, which turns its errors into a status and a
+/// message; `check` turns those into an `ImageCodecError`.
+final class HEIFReader {
+    private let handle: OpaquePointer
+    /// What the primary image's handle says, libheif's transformations applied.
+    let info: iec_heif_info
+
+    /// Reads the boxes of `bytes` (libheif keeps its own copy) and opens the primary image.
+    init(bytes: UnsafeRawBufferPointer, limits: DecodingLimits) throws(ImageCodecError) {
+        guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count > 0 else { throw .truncatedData }
+        var status = IEC_OK
+        var message = [CChar](repeating: 0, count: Int(IEC_MESSAGE_MAX))
+        // libheif's own ceiling, a side: ours are checked on the handle's size right after.
+        let side = Int32(clamping: min(limits.maxDimension, 1 << 16))
+        guard let handle = iec_heif_reader_create(base, bytes.count, side, &status, &message) else {
+            throw Self.error(status, message.shimMessage)
+        }
+        self.handle = handle
+        var info = iec_heif_info()
+        iec_heif_reader_info(handle, &info)
+        self.info = info
+    }
+
+    deinit { iec_heif_reader_destroy(handle) }
+
+    /// The raw ICC profile, when the file has one.
+    func iccProfile() throws(ImageCodecError) -> [UInt8]? {
+        guard info.profile_kind == 1, info.icc_size > 0 else { return nil }
+        var profile = [UInt8](repeating: 0, count: info.icc_size)
+        var message = [CChar](repeating: 0, count: Int(IEC_MESSAGE_MAX))
+        let status = profile.withUnsafeMutableBufferPointer { iec_heif_reader_copy_icc(handle, $0.baseAddress, $0.count, &message) }
+        if status != IEC_OK { throw Self.error(status, message.shimMessage) }
+        return profile
+    }
+
+    /// Decodes the primary image as interleaved 8-bit RGB or RGBA and hands `body` its rows
+    /// (valid only during the call).
+    func decode<Result>(
+        channels: Int, _ body: (_ pixels: UnsafePointer<UInt8>, _ stride: Int, _ width: Int, _ height: Int) throws(ImageCodecError) -> Result
+    ) throws(ImageCodecError) -> Result {
+        var pixels: UnsafePointer<UInt8>?
+        var stride = 0
+        var (width, height): (Int32, Int32) = (0, 0)
+        var message = [CChar](repeating: 0, count: Int(IEC_MESSAGE_MAX))
+        let status = iec_heif_reader_decode(handle, Int32(channels), &pixels, &stride, &width, &height, &message)
+        guard status == IEC_OK, let pixels else { throw Self.error(status, message.shimMessage) }
+        return try body(pixels, stride, Int(width), Int(height))
+    }
+
+    private static func error(_ status: iec_status, _ message: String) -> ImageCodecError {
+        switch status {
+        case IEC_TRUNCATED: .truncatedData
+        case IEC_OUT_OF_MEMORY: .outOfMemory
+        case IEC_UNSUPPORTED: .unsupportedFormat(.heifVariant(message))
+        case IEC_LIMIT_EXCEEDED: .limitExceeded("the file passes one of libheif's security limits (\(message))")
+        default: .corruptData(message)
+        }
+    }
+}

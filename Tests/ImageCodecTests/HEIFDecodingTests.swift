@@ -1,0 +1,123 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import ImageCodec
+
+@Suite("HEIC and AVIF decoding")
+struct HEIFDecodingTests {
+    struct Fixture: Sendable, CustomTestStringConvertible {
+        var name: String
+        var format: ImageFormat
+        var width: Int
+        var height: Int
+        var alpha: Bool
+        var bits: Int
+        var testDescription: String { name }
+    }
+
+    static let fixtures = [
+        Fixture(name: "kite.heic", format: .heic, width: 480, height: 300, alpha: false, bits: 8),
+        Fixture(name: "kite.avif", format: .avif, width: 480, height: 300, alpha: false, bits: 8),
+        Fixture(name: "kite-10bit.heic", format: .heic, width: 480, height: 300, alpha: false, bits: 10),
+        Fixture(name: "calla-alpha.heic", format: .heic, width: 240, height: 156, alpha: true, bits: 8),
+        Fixture(name: "calla-alpha.avif", format: .avif, width: 240, height: 156, alpha: true, bits: 8)
+    ]
+
+    @Test("the header without decoding pixels, and the pixels heif-convert gives", arguments: fixtures)
+    func headerAndPixels(_ fixture: Fixture) throws {
+        let data = try HEIFFixtures.data(fixture.name)
+        #expect(try ImageFormat.sniff(data) == fixture.format)
+        let header = try ImageDecoder.header(of: data)
+        #expect(header.format == fixture.format && (header.width, header.height) == (fixture.width, fixture.height))
+        #expect(header.hasAlpha == fixture.alpha && header.bitDepth == fixture.bits && header.orientation == .up)
+        // As decoded, without colour management: heif-convert writes no profile.
+        let bitmap = try ImageDecoder(options: DecodingOptions(colorManagement: .preserveSource)).decode(data)
+        let reference = try ImageDecoder(options: DecodingOptions(colorManagement: .preserveSource)).decode(
+            try HEIFFixtures.heifConvert(fixture.name))
+        #expect(bitmap.format == (fixture.alpha ? .rgba : .rgb) && (bitmap.width, bitmap.height) == (reference.width, reference.height))
+        #expect(bitmap.format == reference.format)
+        // heif-convert keeps 10 bits in a 16-bit PNG, which the engine then rounds to 8.
+        #expect(TestImages.maxDifference(bitmap, reference) <= (fixture.bits > 8 ? 1 : 0))
+        // And they are the photo they were made from.
+        let original = try ImageDecoder().decode(fixture.alpha ? try WebPFixtures.data("calla-alpha.png") : try SmallPhotos.data("kite.jpg"))
+        #expect(TestImages.meanDifference(bitmap, original) < (fixture.alpha ? 8 : 4))
+    }
+
+    @Test(
+        "irot and imir, as libheif applies them: the upright size, the pixels heif-convert gives, the EXIF orientation they equal, and a fill's gravity on the upright image",
+        arguments: [
+            ("small-irot-1.heic", ExifOrientation.left), ("small-irot-2.heic", .down), ("small-irot-3.heic", .right),
+            ("small-imir-0.heic", .downMirrored), ("small-imir-1.heic", .upMirrored), ("small-irot-1-imir-0.heic", .leftMirrored),
+            ("small-irot-3-imir-0.heic", .rightMirrored)
+        ])
+    func transformations(_ name: String, _ orientation: ExifOrientation) throws {
+        let data = try HEIFFixtures.data(name)
+        let header = try ImageDecoder.header(of: data)
+        #expect(header.orientation == .up && (header.width, header.height) == (orientation.swapsDimensions ? (60, 96) : (96, 60)))
+        let upright = try ImageDecoder().decode(data)
+        let reference = try ImageDecoder().decode(try HEIFFixtures.heifConvert(name))
+        let stored = try ImageDecoder().decode(try HEIFFixtures.data("small.heic"))
+        let same = upright.pixels == reference.pixels && upright.pixels == stored.applying(orientation).pixels
+        #expect(same && (upright.width, upright.height) == (header.width, header.height))
+        let fill = DecodingOptions(resize: .fill(width: 40, height: 20, gravity: .north))
+        let top = try ImageDecoder(options: fill).decode(data)
+        #expect(TestImages.maxDifference(top, try ImageDecoder(options: fill).decode(try ImageEncoder.png(upright))) == 0)
+    }
+
+    @Test("an ICC profile (Display P3) converts to sRGB as the same pixels in a tagged PNG do")
+    func iccProfile() throws {
+        let data = try HEIFFixtures.data("kite-p3.heic")
+        let converted = try ImageDecoder().decodeImage(data)
+        var raw = try ImageDecoder(options: DecodingOptions(colorManagement: .preserveSource)).decode(data)
+        let p3 = try ColorFixtures.profile("DisplayP3.icc")
+        #expect(converted.warnings.isEmpty && raw.iccProfile == p3)
+        raw.iccProfile = p3
+        let viaPNG = try ImageDecoder().decode(try ImageEncoder.png(raw))
+        #expect(TestImages.meanDifference(converted.bitmap, raw) > 1 && TestImages.maxDifference(converted.bitmap, viaPNG) == 0)
+    }
+
+    @Test(
+        "every resize mode: the planned size, and the pixels of the full decode resampled",
+        arguments: [
+            Resize.fit(width: 160, height: 160), .fill(width: 120, height: 120, gravity: .east), .fillDown(width: 600, height: 200),
+            .force(width: 100, height: 50)
+        ])
+    func resizeModes(_ resize: Resize) throws {
+        for name in ["kite.heic", "kite.avif"] {
+            let data = try HEIFFixtures.data(name)
+            let decoder = ImageDecoder(options: DecodingOptions(resize: resize))
+            let plan = try decoder.plan(data)
+            let bitmap = try decoder.decode(data)
+            #expect((bitmap.width, bitmap.height) == (plan.width, plan.height))
+            let full = try ImageDecoder().decode(data)
+            let reference = try ImageDecoder(options: DecodingOptions(resize: resize)).decode(try ImageEncoder.png(full))
+            #expect(TestImages.maxDifference(bitmap, reference) == 0, "\(name)")
+            #expect(plan.memoryBytes > full.pixels.count, "the plan counts the full-size decode")
+        }
+    }
+
+    @Test("truncated and corrupt files and files over the limits: typed errors")
+    func badFiles() throws {
+        let data = try HEIFFixtures.data("kite.heic")
+        for cut in [data.prefix(12), data.prefix(200), data.prefix(data.count - 100)] {
+            #expect {
+                try ImageDecoder().decode(cut)
+            } throws: { error in
+                switch error as? ImageCodecError {
+                case .truncatedData, .corruptData: true
+                default: false
+                }
+            }
+        }
+        var limits = DecodingLimits()
+        limits.maxPixelCount = 100_000
+        #expect(throws: ImageCodecError.tooLarge(width: 480, height: 300, limit: 100_000)) { try ImageDecoder.header(of: data, limits: limits) }
+        // An MP4's ftyp is not HEIF.
+        let mp4 = Data([0, 0, 0, 24] + Array("ftypisom".utf8) + [0, 0, 2, 0] + Array("isomiso2".utf8))
+        #expect(throws: ImageCodecError.unsupportedFormat(.unknown)) { try ImageFormat.sniff(mp4) }
+        let bitmap = try ImageDecoder().decode(data)
+        #expect(throws: ImageCodecError.invalidArgument("HEIC is read, not written: encode as JPEG, PNG or WebP")) {
+            try ImageEncoder.encode(bitmap, as: .heic)
+        }
+    }
+}
