@@ -33,7 +33,7 @@ struct ThumbnailCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Quality, 1-100 (default: 85 for JPEG, 79 for WebP; PNG ignores it).", valueName: "q"))
     var quality: Int?
 
-    @Option(name: .long, help: "Output format: jpeg, png or webp.")
+    @Option(name: .long, help: ArgumentHelp("Output format: jpeg, png or webp.", valueName: "jpeg|png|webp"))
     var format: ImageFormat = .jpeg
 
     @Option(name: .long, help: ArgumentHelp("Files processed at once (default: the number of cores).", valueName: "n"))
@@ -53,6 +53,7 @@ struct ThumbnailCommand: AsyncParsableCommand {
     var json = false
 
     func validate() throws {
+        if !format.isWritable { throw ValidationError("--format \(format.rawValue) is read, not written: use jpeg, png or webp") }
         if let quality, !(1...100).contains(quality) { throw ValidationError("--quality must be between 1 and 100, got \(quality)") }
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1, got \(jobs)") }
     }

@@ -96,6 +96,25 @@ struct InspectAndThumbnailTests {
         #expect(low.count < made.count)
     }
 
+    @Test("HEIC and AVIF in: inspect and thumbnail read them upright; --format heic is refused before any file is read")
+    func heif() async throws {
+        let directory = try TemporaryDirectory()
+        let rotated = HEIFFixtures.directory.appendingPathComponent("small-irot-1.heic").path
+        let avif = HEIFFixtures.directory.appendingPathComponent("kite.avif").path
+        let inspected = try await CLIRunner.run(["inspect", rotated, avif])
+        #expect(inspected.status == 0 && inspected.jsonLines.map { $0["format"] as? String } == ["heic", "avif"])
+        #expect(inspected.jsonLines.first?["width"] as? Int == 60 && inspected.jsonLines.first?["height"] as? Int == 96)
+        let outcome = try await CLIRunner.run(["thumbnail", rotated, avif, "--output", directory.url.path, "--size", "48x48", "--json"])
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        let sizes = try ["small-irot-1.jpg", "kite.jpg"].map { name in
+            let header = try ImageDecoder.header(of: Data(contentsOf: directory.file(name)))
+            return [header.width, header.height]
+        }
+        #expect(sizes == [[30, 48], [48, 30]])
+        let refused = try await CLIRunner.run(["thumbnail", avif, "--output", directory.url.path, "--format", "heic"])
+        #expect(refused.status != 0 && refused.stderr.contains("read, not written"))
+    }
+
     /// Flat colour squares (each `size` px) in a Display P3 PNG, and transicc's sRGB values.
     static func displayP3Patches(size: Int) throws -> (png: Data, expected: [[UInt8]], profile: [UInt8]) {
         let colors: [[UInt8]] = [[230, 40, 60], [255, 128, 0], [40, 160, 60], [30, 80, 200]]

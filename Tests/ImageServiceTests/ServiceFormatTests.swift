@@ -5,10 +5,10 @@ import ImageServer
 import Testing
 import TestSupport
 
-/// WebP through the service over real sockets: as an output (`f:webp`, `.webp`, `--auto-webp`
-/// from `Accept` with `Vary`), and as a source.
-@Suite("Service: WebP", .timeLimit(.minutes(2)))
-struct ServiceWebPTests {
+/// Formats through the service over real sockets: WebP as an output (`f:webp`, `.webp`,
+/// `--auto-webp` from `Accept` with `Vary`), WebP, HEIC and AVIF as sources.
+@Suite("Service: WebP, HEIC and AVIF", .timeLimit(.minutes(2)))
+struct ServiceFormatTests {
     @Test("f:webp and the .webp extension: one WebP result (one decode), at the WebP default quality, without Vary")
     func explicitWebP() async throws {
         let harness = try await ServiceHarness.start()
@@ -74,6 +74,23 @@ struct ServiceWebPTests {
         #expect(mean < 4, "mean difference \(mean)")
         let cut = try await harness.get(harness.path("rs:fit:120:120", harness.source("cut.webp")))
         #expect(cut.status == 422)
+        await harness.stop()
+    }
+
+    @Test("HEIC and AVIF sources: a rotated HEIC renders upright, an AVIF with alpha renders as PNG with its alpha")
+    func heifSources() async throws {
+        let harness = try await ServiceHarness.start()
+        let modified = Date(timeIntervalSince1970: 1_700_000_000)
+        for name in ["small-irot-1.heic", "calla-alpha.avif"] {
+            let type = name.hasSuffix("avif") ? "image/avif" : "image/heic"
+            harness.origin.serve("/\(name)", ImageServer.Resource(data: try HEIFFixtures.data(name), contentType: type, lastModified: modified))
+        }
+        let heic = try await harness.get(harness.path("rs:fit:30:30", harness.source("small-irot-1.heic")))
+        let avif = try await harness.get(harness.path("rs:fit:120:120", harness.source("calla-alpha.avif")))
+        #expect(heic.status == 200 && heic.header("Content-Type") == "image/jpeg" && avif.header("Content-Type") == "image/png")
+        let (upright, alpha) = (try ImageDecoder().decode(heic.body), try ImageDecoder().decode(avif.body))
+        #expect((upright.width, upright.height) == (19, 30) && alpha.format == .rgba && (alpha.width, alpha.height) == (120, 78))
+        #expect(stride(from: 3, to: alpha.pixels.count, by: 4).contains { alpha.pixels[$0] < 16 }, "the corners are transparent")
         await harness.stop()
     }
 }

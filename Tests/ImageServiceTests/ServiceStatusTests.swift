@@ -188,7 +188,7 @@ struct ServiceStatusTests {
         harness.origin.setFault("/page.jpg", .htmlPage)
         // kite.jpg is 480×300 = 144,000 pixels: over the 140,000 limit, under the byte limit.
         for (name, message) in [
-            ("page.jpg", "not a JPEG or PNG"), ("big.jpg", "more than 300000 bytes"), ("big-chunked.jpg", "more than 300000 bytes"),
+            ("page.jpg", "not a JPEG, PNG, WebP, HEIC or AVIF"), ("big.jpg", "more than 300000 bytes"), ("big-chunked.jpg", "more than 300000 bytes"),
             ("kite.jpg", "more than 140000 pixels")
         ] {
             for attempt in 1...2 {

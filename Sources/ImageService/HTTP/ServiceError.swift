@@ -55,7 +55,7 @@ public struct ServiceError: Error, Sendable, Hashable {
         case .badStatus(let code):
             self.init(status: 502, message: "bad gateway: the source answered \(code)")
         case .notAnImage(let what):
-            self.init(status: 422, message: "unprocessable: the source is not a JPEG or PNG (\(what))")
+            self.init(status: 422, message: "unprocessable: the source is not a JPEG, PNG, WebP, HEIC or AVIF (\(what))")
         case .decodingFailed(let codec), .invalidRequest(let codec):
             self.init(codec)
         case .notCached:
