@@ -11,6 +11,7 @@ let fuzzTargets: [(name: String, library: String)] = [
     ("jpeg-header", "ImageCodec"), ("jpeg-decode", "ImageCodec"), ("png-header", "ImageCodec"), ("png-decode", "ImageCodec"),
     ("exif-orientation", "ImageCodec"), ("disk-cache-entry", "ImageCache"), ("journal-replay", "ImageCache"),
     ("encode-roundtrip", "ImageCodec"), ("webp-header", "ImageCodec"), ("webp-decode", "ImageCodec"),
+    ("heif-header", "ImageCodec"), ("heif-decode", "ImageCodec"),
 ]
 
 let package = Package(

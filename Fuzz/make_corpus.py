@@ -5,6 +5,7 @@ reach the parsers' branches. Rerun after changing a target's input format:
     python3 Fuzz/make_corpus.py [path/to/image-engine]
     python3 Fuzz/make_corpus.py --bombs     only (re)write the bomb seeds (bomb-*)
     python3 Fuzz/make_corpus.py --webp      only (re)write the WebP targets' seeds
+    python3 Fuzz/make_corpus.py --heif      only (re)write the HEIF targets' seeds
 
 Needs Pillow, gcc with libjpeg's headers (for restart-marker and arithmetic-coded JPEGs) and a
 built image-engine (for disk-cache entries and journals).
@@ -297,6 +298,29 @@ def write_webps():
     write("webp-decode", {f"{name}-{s}": bytes([s]) + data for name, data in seeds.items() for s in (0, 3, 6, 9, 16)})
 
 
+def heifs():
+    """The small HEIC and AVIF test fixtures (Tests/Fixtures/heif, made with heif-enc), one with
+    its ispe claiming 65535×65535, and one cut short."""
+    fixtures = os.path.join(HERE, "..", "Tests", "Fixtures", "heif")
+    seeds = {}
+    for name in ("small.heic", "small-irot-1-imir-0.heic", "small-irot-3.heic", "small-imir-1.heic", "calla-alpha.avif",
+                 "calla-alpha.heic", "kite.avif"):
+        with open(os.path.join(fixtures, name), "rb") as file:
+            seeds[name.replace(".", "-")] = file.read()
+    data = bytearray(seeds["small-heic"])
+    at = data.find(b"ispe")
+    data[at + 8:at + 16] = struct.pack(">II", 65535, 65535)
+    seeds["ispe-65535"] = bytes(data)
+    seeds["truncated"] = seeds["small-heic"][: len(seeds["small-heic"]) // 2]
+    return seeds
+
+
+def write_heifs():
+    seeds = heifs()
+    write("heif-header", seeds)
+    write("heif-decode", {f"{name}-{s}": bytes([s]) + data for name, data in seeds.items() for s in (0, 3, 6, 9, 16)})
+
+
 def write(target, seeds, replace=True):
     directory = os.path.join(CORPUS, target)
     if replace:
@@ -315,6 +339,9 @@ def write_bombs(jpeg_bombs, png_bombs, replace):
 
 
 def main():
+    if sys.argv[1:] == ["--heif"]:
+        write_heifs()
+        return
     if sys.argv[1:] == ["--webp"]:
         write_webps()
         return
@@ -342,6 +369,7 @@ def main():
     write("disk-cache-entry", entries)
     write("journal-replay", journals)
     write_webps()
+    write_heifs()
 
 
 if __name__ == "__main__":

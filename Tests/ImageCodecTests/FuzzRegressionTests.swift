@@ -9,7 +9,7 @@ import TestSupport
 /// by scripts/test.sh.
 @Suite("Fuzz regressions")
 struct FuzzRegressionTests {
-    @Test("header probes and decodes, with the options the first byte picks", arguments: ["jpeg", "png", "webp"])
+    @Test("header probes and decodes, with the options the first byte picks", arguments: ["jpeg", "png", "webp", "heif"])
     func decoding(_ format: String) throws {
         let headers = try FuzzInputs.files(for: "\(format)-header")
         let decodes = try FuzzInputs.files(for: "\(format)-decode")
