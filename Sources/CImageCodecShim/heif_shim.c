@@ -94,9 +94,10 @@ iec_status iec_heif_reader_copy_icc(const iec_heif_reader *reader, uint8_t *prof
     return iec_heif_status(heif_image_handle_get_raw_color_profile(reader->handle, profile), "ICC profile", message);
 }
 
-iec_status iec_heif_reader_decode(iec_heif_reader *reader, int channels, const uint8_t **pixels, size_t *stride,
-                                  int *width, int *height, char message[IEC_MESSAGE_MAX]) {
+iec_status iec_heif_reader_decode(iec_heif_reader *reader, int channels, int max_side, const uint8_t **pixels,
+                                  size_t *stride, int *width, int *height, char message[IEC_MESSAGE_MAX]) {
     *pixels = NULL;
+    heif_context_set_maximum_image_size_limit(reader->context, max_side);
     if (reader->image != NULL) {
         heif_image_release(reader->image);
         reader->image = NULL;

@@ -302,8 +302,10 @@ iec_status iec_heif_reader_copy_icc(const iec_heif_reader *reader, uint8_t *prof
                                     char message[IEC_MESSAGE_MAX]);
 /// Decodes the primary image, transformations applied, as interleaved 8-bit RGB (`channels` 3)
 /// or RGBA (4); the pixels stay owned by the reader until it is destroyed or decodes again.
-iec_status iec_heif_reader_decode(iec_heif_reader *reader, int channels, const uint8_t **pixels, size_t *stride,
-                                  int *width, int *height, char message[IEC_MESSAGE_MAX]);
+/// `max_side` becomes libheif's image size limit for the decode: a derived image (grid,
+/// overlay) whose own canvas is larger on a side is refused before its canvas is allocated.
+iec_status iec_heif_reader_decode(iec_heif_reader *reader, int channels, int max_side, const uint8_t **pixels,
+                                  size_t *stride, int *width, int *height, char message[IEC_MESSAGE_MAX]);
 
 // MARK: - Little CMS
 

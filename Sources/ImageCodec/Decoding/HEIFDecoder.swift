@@ -83,7 +83,10 @@ enum HEIFDecoder {
         let sink = RowSinks.make(
             window: window, inputChannels: format.channels, target: (plan.width, plan.height), format: format,
             boxPreReduction: options.tuning.boxPreReduction, plan: colorPlan)
-        try reader.decode(channels: format.channels) { (pixels, stride, width, height) throws(ImageCodecError) in
+        // A derived image's canvas comes from its own item data, not from the size checked in
+        // the header: it may not be longer on a side than the image it claims to be.
+        try reader.decode(channels: format.channels, maxSide: max(header.width, header.height) + 1) {
+            (pixels, stride, width, height) throws(ImageCodecError) in
             guard (width, height) == (header.width, header.height) else {
                 throw .corruptData("libheif decoded \(width)×\(height), the header says \(header.width)×\(header.height)")
             }
