@@ -337,7 +337,7 @@ func snippet_Sources_ImageService_Documentation_docc_ImageService_1() async thro
     print(path ?? "the options do not parse")
 }
 
-// Sources/ImageService/Documentation.docc/RunningTheService.md, block 1 (line 70)
+// Sources/ImageService/Documentation.docc/RunningTheService.md, block 1 (line 71)
 func snippet_Sources_ImageService_Documentation_docc_RunningTheService_1() async throws {
 
     let environment = ProcessInfo.processInfo.environment

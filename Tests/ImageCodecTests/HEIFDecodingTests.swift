@@ -116,7 +116,7 @@ struct HEIFDecodingTests {
         let mp4 = Data([0, 0, 0, 24] + Array("ftypisom".utf8) + [0, 0, 2, 0] + Array("isomiso2".utf8))
         #expect(throws: ImageCodecError.unsupportedFormat(.unknown)) { try ImageFormat.sniff(mp4) }
         let bitmap = try ImageDecoder().decode(data)
-        #expect(throws: ImageCodecError.invalidArgument("HEIC is read, not written: encode as JPEG, PNG or WebP")) {
+        #expect(throws: ImageCodecError.invalidArgument("HEIC is read, not written: encode as JPEG, PNG, WebP or AVIF")) {
             try ImageEncoder.encode(bitmap, as: .heic)
         }
     }

@@ -64,3 +64,44 @@ struct WebPEncodingTests {
         }
     }
 }
+
+@Suite("AVIF encoding")
+struct AVIFEncodingTests {
+    @Test("a photo round-trips: an AVIF both libheif's tool and the engine read, the same size, close pixels; lower quality, fewer bytes")
+    func roundTrip() throws {
+        let kite = try ImageDecoder().decode(try SmallPhotos.data("kite.jpg"))
+        let data = try ImageEncoder.avif(kite)
+        #expect(try ImageFormat.sniff(data) == .avif && ImageDecoder.header(of: data).format == .avif)
+        let decoded = try ImageDecoder().decode(data)
+        #expect(decoded.format == .rgb && (decoded.width, decoded.height) == (kite.width, kite.height))
+        #expect(TestImages.meanDifference(decoded, kite) < 5)
+        let low = try ImageEncoder.avif(kite, options: AVIFEncodingOptions(quality: 30))
+        let high = try ImageEncoder.avif(kite, options: AVIFEncodingOptions(quality: 90))
+        #expect(low.count < data.count && data.count < high.count)
+    }
+
+    @Test("alpha is kept; gray becomes RGB; a kept ICC profile reads back")
+    func alphaGrayAndProfile() throws {
+        let calla = try ImageDecoder().decode(try WebPFixtures.data("calla-alpha.png"))
+        let decoded = try ImageDecoder().decode(try ImageEncoder.avif(calla, options: AVIFEncodingOptions(quality: 90)))
+        #expect(decoded.format == .rgba && TestImages.meanDifference(decoded, calla) < 6)
+        let grey = try ImageDecoder().decode(try SmallPhotos.data("grey.jpg"))
+        #expect(try ImageDecoder().decode(try ImageEncoder.avif(grey)).format == .rgb)
+        var kite = try ImageDecoder().decode(try SmallPhotos.data("kite.jpg"))
+        kite.iccProfile = try ColorFixtures.profile("DisplayP3.icc")
+        let tagged = try ImageDecoder(options: DecodingOptions(colorManagement: .preserveSource)).decode(try ImageEncoder.avif(kite))
+        #expect(tagged.iccProfile == kite.iccProfile)
+    }
+
+    @Test("settings out of range are invalid arguments; HEIC is not written")
+    func invalidSettings() throws {
+        let bitmap = try Bitmap(width: 2, height: 2, format: .rgb, pixels: [UInt8](repeating: 0, count: 12))
+        #expect(throws: ImageCodecError.invalidArgument("AVIF quality must be 1...100, got 0")) {
+            try ImageEncoder.avif(bitmap, options: AVIFEncodingOptions(quality: 0))
+        }
+        #expect(throws: ImageCodecError.invalidArgument("AVIF speed must be 0...9, got 10")) {
+            try ImageEncoder.avif(bitmap, options: AVIFEncodingOptions(speed: 10))
+        }
+        #expect(ImageFormat.avif.isWritable && !ImageFormat.heic.isWritable)
+    }
+}

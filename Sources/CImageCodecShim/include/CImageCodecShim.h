@@ -307,6 +307,25 @@ iec_status iec_heif_reader_copy_icc(const iec_heif_reader *reader, uint8_t *prof
 iec_status iec_heif_reader_decode(iec_heif_reader *reader, int channels, int max_side, const uint8_t **pixels,
                                   size_t *stride, int *width, int *height, char message[IEC_MESSAGE_MAX]);
 
+typedef struct {
+    uint32_t width;
+    uint32_t height;
+    /// 3 (RGB) or 4 (RGBA, not premultiplied: alpha becomes an auxiliary image).
+    int channels;
+    /// 0...100.
+    int quality;
+    /// libaom's speed through libheif, 0 (slowest, smallest) ... 9 (fastest).
+    int speed;
+    /// An ICC profile to write (NULL: none, the file then says sRGB in its nclx box).
+    const uint8_t *icc_profile;
+    size_t icc_length;
+} iec_avif_encode_params;
+
+/// Encodes a whole bitmap as an AVIF (AV1 through libheif's libaom encoder, 4:2:0, nclx sRGB,
+/// no EXIF). On success *output is malloc'd (free with iec_free).
+iec_status iec_avif_encode(const iec_avif_encode_params *params, const uint8_t *pixels, size_t bytes_per_row,
+                           uint8_t **output, size_t *output_length, char message[IEC_MESSAGE_MAX]);
+
 // MARK: - Little CMS
 
 // Little CMS never longjmps: a failing call returns NULL and reports through a log handler.

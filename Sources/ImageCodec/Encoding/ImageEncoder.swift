@@ -1,7 +1,7 @@
 import CImageCodecShim
 import Foundation
 
-/// Encodes bitmaps as JPEG, PNG or WebP. Outputs never carry EXIF or other metadata (these are
+/// Encodes bitmaps as JPEG, PNG, WebP or AVIF. Outputs never carry EXIF or other metadata (these are
 /// uploads: no GPS, no camera serials). A bitmap's ICC profile is written when it has one
 /// and the options keep it; decoded bitmaps have none unless decoded with `.preserveSource`.
 public enum ImageEncoder {
@@ -105,18 +105,45 @@ public enum ImageEncoder {
         return WebPContainer.adding(iccProfile: profile, to: data, width: colour.width, height: colour.height, hasAlpha: colour.format.hasAlpha)
     }
 
-    /// Encodes as `format`: JPEG with `jpegOptions`, PNG with `pngOptions` or WebP with
-    /// `webpOptions`; the options of the other formats are ignored. For callers that choose the
-    /// format at run time.
+    /// Encodes as AVIF (AV1, 4:2:0); alpha is kept as an auxiliary image, gray is written as
+    /// RGB, no EXIF is written.
+    public static func avif(_ bitmap: Bitmap, options: AVIFEncodingOptions = AVIFEncodingOptions()) throws(ImageCodecError) -> Data {
+        guard (1...100).contains(options.quality) else {
+            throw .invalidArgument("AVIF quality must be 1...100, got \(options.quality)")
+        }
+        guard (0...9).contains(options.speed) else {
+            throw .invalidArgument("AVIF speed must be 0...9, got \(options.speed)")
+        }
+        let colour = bitmap.expandingGray()
+        let profile = options.preservesICCProfile ? colour.iccProfile ?? [] : []
+        var output: UnsafeMutablePointer<UInt8>?
+        var length = 0
+        var message = [CChar](repeating: 0, count: Int(IEC_MESSAGE_MAX))
+        let status = colour.pixels.withUnsafeBufferPointer { pixels in
+            profile.withUnsafeBufferPointer { icc in
+                var parameters = iec_avif_encode_params(
+                    width: UInt32(colour.width), height: UInt32(colour.height), channels: Int32(colour.format.channels),
+                    quality: Int32(options.quality), speed: Int32(options.speed), icc_profile: icc.baseAddress, icc_length: icc.count)
+                return iec_avif_encode(&parameters, pixels.baseAddress, colour.bytesPerRow, &output, &length, &message)
+            }
+        }
+        return try takeOutput(status: status, output: output, length: length, message: message)
+    }
+
+    /// Encodes as `format`: JPEG with `jpegOptions`, PNG with `pngOptions`, WebP with
+    /// `webpOptions` or AVIF with `avifOptions`; the options of the other formats are ignored.
+    /// For callers that choose the format at run time. HEIC is read, not written.
     public static func encode(
         _ bitmap: Bitmap, as format: ImageFormat, jpegOptions: JPEGEncodingOptions = JPEGEncodingOptions(),
-        pngOptions: PNGEncodingOptions = PNGEncodingOptions(), webpOptions: WebPEncodingOptions = WebPEncodingOptions()
+        pngOptions: PNGEncodingOptions = PNGEncodingOptions(), webpOptions: WebPEncodingOptions = WebPEncodingOptions(),
+        avifOptions: AVIFEncodingOptions = AVIFEncodingOptions()
     ) throws(ImageCodecError) -> Data {
         switch format {
         case .jpeg: try jpeg(bitmap, options: jpegOptions)
         case .png: try png(bitmap, options: pngOptions)
         case .webp: try webp(bitmap, options: webpOptions)
-        case .heic, .avif: throw .invalidArgument("\(format.rawValue.uppercased()) is read, not written: encode as JPEG, PNG or WebP")
+        case .avif: try avif(bitmap, options: avifOptions)
+        case .heic: throw .invalidArgument("HEIC is read, not written: encode as JPEG, PNG, WebP or AVIF")
         }
     }
 

@@ -8,7 +8,7 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
     case webp
     /// HEIC: HEIF with HEVC-coded images, as iPhones save photos (read only).
     case heic
-    /// AVIF: HEIF with AV1-coded images (read only).
+    /// AVIF: HEIF with AV1-coded images.
     case avif
 
     /// File-name extension for outputs in this format.
@@ -46,7 +46,7 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
     }
 
     /// True for the formats ``ImageEncoder`` writes.
-    public var isWritable: Bool { self == .jpeg || self == .png || self == .webp }
+    public var isWritable: Bool { self != .heic }
 
     /// HEIC or AVIF from an ISO-BMFF `ftyp` box: its major brand, else its compatible brands
     /// (`mif1` files name the codec there). Nil for anything else, MP4 video included.

@@ -17,6 +17,8 @@ public struct ThumbnailOptions: Sendable, Hashable {
     public var png: PNGEncodingOptions
     /// How WebP outputs are encoded.
     public var webp = WebPEncodingOptions()
+    /// How AVIF outputs are encoded.
+    public var avif = AVIFEncodingOptions()
     /// sRGB outputs without a profile (the default), or the source's values and profile.
     public var colorManagement: ColorManagement
     /// Ceilings checked before any large allocation.

@@ -65,7 +65,8 @@ public struct Thumbnailer: Sendable {
         let start = ContinuousClock.now
         let bitmap = decoded.bitmap
         let data = try ImageEncoder.encode(
-            bitmap, as: options.format, jpegOptions: options.jpeg, pngOptions: options.png, webpOptions: options.webp)
+            bitmap, as: options.format, jpegOptions: options.jpeg, pngOptions: options.png, webpOptions: options.webp,
+            avifOptions: options.avif)
         try FileBytes.writeAtomically(data, to: output)
         let elapsed = decoded.elapsed + (ContinuousClock.now - start)
         return ThumbnailResult(
