@@ -119,6 +119,13 @@ struct ServeCommand: AsyncParsableCommand {
         help: "A URL without a format gets WebP when the request's Accept names image/webp (JPEG or PNG otherwise); such answers carry Vary: Accept.")
     var autoWebp = false
 
+    @Flag(
+        name: .long,
+        help:
+            "A URL without a format gets AVIF when the request's Accept names image/avif (preferred over WebP with --auto-webp); such answers carry Vary: Accept."
+    )
+    var autoAvif = false
+
     @Flag(name: .long, help: "Log JSON lines (time, level, message, method, path, status, bytes, ms, cache).")
     var jsonLog = false
 
@@ -194,6 +201,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.downloadQueueLimit = downloadQueue
         configuration.fastShrinkOnLoad = fastShrinkOnLoad
         configuration.autoWebP = autoWebp
+        configuration.autoAVIF = autoAvif
         let service = try Output.failing { () throws(DiskCacheOpeningError) in
             do {
                 return try ThumbnailService(configuration: configuration, logger: Logger(label: "image-engine"), metricsFactory: factory)

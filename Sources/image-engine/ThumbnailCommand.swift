@@ -30,10 +30,10 @@ struct ThumbnailCommand: AsyncParsableCommand {
     @OptionGroup(title: "Size")
     var size: ResizeArguments
 
-    @Option(name: .long, help: ArgumentHelp("Quality, 1-100 (default: 85 for JPEG, 79 for WebP; PNG ignores it).", valueName: "q"))
+    @Option(name: .long, help: ArgumentHelp("Quality, 1-100 (default: 85 for JPEG, 79 for WebP, 63 for AVIF; PNG ignores it).", valueName: "q"))
     var quality: Int?
 
-    @Option(name: .long, help: ArgumentHelp("Output format: jpeg, png or webp.", valueName: "jpeg|png|webp"))
+    @Option(name: .long, help: ArgumentHelp("Output format: jpeg, png, webp or avif.", valueName: "jpeg|png|webp|avif"))
     var format: ImageFormat = .jpeg
 
     @Option(name: .long, help: ArgumentHelp("Files processed at once (default: the number of cores).", valueName: "n"))
@@ -53,7 +53,7 @@ struct ThumbnailCommand: AsyncParsableCommand {
     var json = false
 
     func validate() throws {
-        if !format.isWritable { throw ValidationError("--format \(format.rawValue) is read, not written: use jpeg, png or webp") }
+        if !format.isWritable { throw ValidationError("--format \(format.rawValue) is read, not written: use jpeg, png, webp or avif") }
         if let quality, !(1...100).contains(quality) { throw ValidationError("--quality must be between 1 and 100, got \(quality)") }
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1, got \(jobs)") }
     }
@@ -85,7 +85,7 @@ struct ThumbnailCommand: AsyncParsableCommand {
         var options = ThumbnailOptions(
             resize: try size.resize(), format: format,
             colorManagement: keepProfile ? .preserveSource : .convertToSRGB)
-        if let quality { (options.jpeg.quality, options.webp.quality) = (quality, quality) }
+        if let quality { (options.jpeg.quality, options.webp.quality, options.avif.quality) = (quality, quality, quality) }
         options.memoryBudget = maxMemory?.bytes
         options.fastShrinkOnLoad = size.fastShrinkOnLoad
         let showProgress = Output.stderrIsTerminal

@@ -96,7 +96,7 @@ struct InspectAndThumbnailTests {
         #expect(low.count < made.count)
     }
 
-    @Test("HEIC and AVIF in: inspect and thumbnail read them upright; --format heic is refused before any file is read")
+    @Test("HEIC and AVIF in: inspect and thumbnail read them upright; --format avif writes AVIF; --format heic is refused before any file is read")
     func heif() async throws {
         let directory = try TemporaryDirectory()
         let rotated = HEIFFixtures.directory.appendingPathComponent("small-irot-1.heic").path
@@ -111,6 +111,11 @@ struct InspectAndThumbnailTests {
             return [header.width, header.height]
         }
         #expect(sizes == [[30, 48], [48, 30]])
+        let written = try await CLIRunner.run([
+            "thumbnail", rotated, "--output", directory.url.appendingPathComponent("avif").path, "--size", "48x48", "--format", "avif"
+        ])
+        let avifHeader = try ImageDecoder.header(of: Data(contentsOf: directory.url.appendingPathComponent("avif/small-irot-1.avif")))
+        #expect(written.status == 0 && avifHeader.format == .avif && (avifHeader.width, avifHeader.height) == (30, 48))
         let refused = try await CLIRunner.run(["thumbnail", avif, "--output", directory.url.path, "--format", "heic"])
         #expect(refused.status != 0 && refused.stderr.contains("read, not written"))
     }

@@ -55,6 +55,28 @@ struct ServiceFormatTests {
         await harness.stop()
     }
 
+    @Test("f:avif and .avif; with --auto-avif and --auto-webp, AVIF first for a client that takes both, WebP for one that takes only WebP")
+    func avif() async throws {
+        let harness = try await ServiceHarness.start {
+            $0.autoWebP = true
+            $0.autoAVIF = true
+        }
+        let source = harness.source("kite.jpg")
+        let explicit = try await harness.get(harness.path("rs:fit:100:100/f:avif", source))
+        let ext = try await harness.get(harness.path("rs:fit:100:100", source, ext: "avif"))
+        #expect(explicit.header("Content-Type") == "image/avif" && explicit.header("Vary") == nil && ext.body == explicit.body)
+        let bitmap = try ImageDecoder().decode(explicit.body)
+        #expect(try ImageFormat.sniff(explicit.body) == .avif && (bitmap.width, bitmap.height) == (100, 63))
+        let path = harness.path("rs:fit:100:100", source)
+        let both = try await harness.get(path, headers: [("Accept", "image/avif,image/webp,*/*")])
+        let webpOnly = try await harness.get(path, headers: [("Accept", "image/webp,*/*")])
+        let neither = try await harness.get(path, headers: [("Accept", "image/avif;q=0,*/*")])
+        #expect(both.header("Content-Type") == "image/avif" && both.header("Image-Engine-Cache") == "result-memory")
+        #expect(webpOnly.header("Content-Type") == "image/webp" && neither.header("Content-Type") == "image/jpeg")
+        #expect([both, webpOnly, neither].allSatisfy { $0.header("Vary") == "Accept" })
+        await harness.stop()
+    }
+
     @Test("a WebP source (lossy, with alpha) renders like its PNG original; a truncated one is a 422")
     func webpSource() async throws {
         let harness = try await ServiceHarness.start()

@@ -7,7 +7,7 @@ public struct ServiceRequest: Sendable, Hashable {
     public var path: String
     /// The `If-None-Match` header, if any.
     public var ifNoneMatch: String?
-    /// The `Accept` header, if any: with `--auto-webp`, whether the client takes WebP.
+    /// The `Accept` header, if any: with `--auto-webp` or `--auto-avif`, what the client takes.
     public var accept: String?
 
     /// A request.
@@ -18,13 +18,14 @@ public struct ServiceRequest: Sendable, Hashable {
         self.accept = accept
     }
 
-    /// True when `Accept` names `image/webp` with a quality above zero (a wildcard does not
-    /// count: browsers that send `*/*` alone include the old ones that cannot show WebP).
-    var acceptsWebP: Bool {
+    /// True when `Accept` names `mediaType` (`image/webp`, `image/avif`) with a quality above
+    /// zero (a wildcard does not count: browsers that send `*/*` alone include old ones that
+    /// cannot show either).
+    func accepts(_ mediaType: String) -> Bool {
         guard let accept else { return false }
         return accept.split(separator: ",").contains { range in
             let parts = range.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-            guard parts.first == "image/webp" else { return false }
+            guard parts.first == mediaType else { return false }
             let quality = parts.dropFirst().first { $0.hasPrefix("q=") }.flatMap { Double($0.dropFirst(2)) } ?? 1
             return quality > 0
         }

@@ -19,6 +19,7 @@ struct ProcessingJob: Sendable {
     private let requestedQuality: Int?
     private let defaultQuality: Int
     private let defaultWebPQuality: Int
+    private let defaultAVIFQuality: Int
 
     /// Parses `request`'s path (and, with `--auto-webp`, reads its `Accept`).
     init(_ request: ServiceRequest, service: ThumbnailService) throws(ServiceError) {
@@ -49,10 +50,18 @@ struct ProcessingJob: Sendable {
         // The quality the output is made at, so that the result key and the ETag follow it when
         // the service's default changes (WebP's default is keyed with the format, below).
         requestedQuality = options.quality
-        (defaultQuality, defaultWebPQuality) = (configuration.defaultQuality, configuration.defaultWebPQuality)
+        (defaultQuality, defaultWebPQuality, defaultAVIFQuality) =
+            (configuration.defaultQuality, configuration.defaultWebPQuality, configuration.defaultAVIFQuality)
         options.quality = options.quality ?? configuration.defaultQuality
-        negotiatesFormat = configuration.autoWebP && options.format == nil
-        if negotiatesFormat, request.acceptsWebP { options.format = .webp }
+        negotiatesFormat = (configuration.autoWebP || configuration.autoAVIF) && options.format == nil
+        if negotiatesFormat {
+            // AVIF first: smaller still, where the client takes it.
+            if configuration.autoAVIF, request.accepts("image/avif") {
+                options.format = .avif
+            } else if configuration.autoWebP, request.accepts("image/webp") {
+                options.format = .webp
+            }
+        }
         let (boxWidth, boxHeight) = options.box
         guard boxWidth <= configuration.maxOutputSide, boxHeight <= configuration.maxOutputSide else {
             throw .badRequest("the output would exceed \(configuration.maxOutputSide) pixels a side")
@@ -78,15 +87,21 @@ struct ProcessingJob: Sendable {
         renderOptions + "/max:\(maxOutputSide)|" + formatKey(format) + "|" + source.absoluteString
     }
 
-    /// The format as keys and ETags name it: WebP made at the service's WebP default (not the
-    /// URL's quality) says which.
+    /// The format as keys and ETags name it: WebP or AVIF made at the service's default for
+    /// the format (not the URL's quality) says which.
     func formatKey(_ format: ProcessingOptions.OutputFormat) -> String {
-        format == .webp && requestedQuality == nil ? "webp:q\(defaultWebPQuality)" : format.rawValue
+        guard requestedQuality == nil, format == .webp || format == .avif else { return format.rawValue }
+        return "\(format.rawValue):q\(quality(for: format))"
     }
 
     /// The quality an output in `format` is encoded at.
     func quality(for format: ProcessingOptions.OutputFormat) -> Int {
-        requestedQuality ?? (format == .webp ? defaultWebPQuality : defaultQuality)
+        if let requestedQuality { return requestedQuality }
+        return switch format {
+        case .webp: defaultWebPQuality
+        case .avif: defaultAVIFQuality
+        case .jpeg, .png: defaultQuality
+        }
     }
 
     /// The resize a render makes of a source whose upright size is `width × height`: the

@@ -69,6 +69,7 @@ extension ThumbnailService {
                             case .jpeg: try ImageEncoder.jpeg(bitmap, options: JPEGEncodingOptions(quality: quality))
                             case .png: try ImageEncoder.png(bitmap)
                             case .webp: try ImageEncoder.webp(bitmap, options: WebPEncodingOptions(quality: quality))
+                            case .avif: try ImageEncoder.avif(bitmap, options: AVIFEncodingOptions(quality: quality))
                             }
                         return (data, (encodeStarted - decodeStarted).milliseconds, (ContinuousClock.now - encodeStarted).milliseconds)
                     })

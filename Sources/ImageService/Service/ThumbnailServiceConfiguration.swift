@@ -65,6 +65,10 @@ extension ThumbnailService {
         /// A URL without a format gets WebP when the request's `Accept` names `image/webp`
         /// (`--auto-webp`); every such answer carries `Vary: Accept`. Off by default.
         public var autoWebP = false
+        /// AVIF quality when the URL does not say: imgproxy's default, 63.
+        public var defaultAVIFQuality = 63
+        /// As `autoWebP` for `image/avif` (`--auto-avif`); with both on, AVIF is preferred.
+        public var autoAVIF = false
 
         /// A configuration with `keys` (empty and `requiresSignature` false for `--unsafe`).
         public init(

@@ -80,7 +80,8 @@ enum OptionParser {
         case "jpg", "jpeg": return .jpeg
         case "png": return .png
         case "webp": return .webp
-        default: throw Failure(message: "\(name): unsupported format \(value) (jpg, jpeg, png or webp)")
+        case "avif": return .avif
+        default: throw Failure(message: "\(name): unsupported format \(value) (jpg, jpeg, png, webp or avif)")
         }
     }
 

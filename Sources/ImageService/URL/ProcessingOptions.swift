@@ -28,6 +28,8 @@ public struct ProcessingOptions: Sendable, Hashable {
         case png
         /// Lossy WebP at the request's quality, or the service's WebP default; keeps alpha.
         case webp
+        /// AVIF at the request's quality, or the service's AVIF default; keeps alpha.
+        case avif
 
         /// The `Content-Type` of the format.
         public var contentType: String { codecFormat.mimeType }
@@ -38,6 +40,7 @@ public struct ProcessingOptions: Sendable, Hashable {
             case .jpeg: .jpeg
             case .png: .png
             case .webp: .webp
+            case .avif: .avif
             }
         }
     }
