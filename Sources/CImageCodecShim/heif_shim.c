@@ -80,8 +80,9 @@ void iec_heif_reader_info(const iec_heif_reader *reader, iec_heif_info *info) {
             info->profile_kind = 2;
             info->nclx_primaries = (int)nclx->color_primaries;
             info->nclx_transfer = (int)nclx->transfer_characteristics;
-            heif_nclx_color_profile_free(nclx);
         }
+        // libheif 1.15 hands out the profile even when it reports invalid coefficients.
+        if (nclx != NULL) heif_nclx_color_profile_free(nclx);
     }
 }
 
