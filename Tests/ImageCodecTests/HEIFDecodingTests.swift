@@ -109,6 +109,19 @@ struct HEIFDecodingTests {
                 }
             }
         }
+        // An AVIF with unknown nclx primaries (a heif-decode finding; its first byte is the
+        // fuzzer's selector): libheif papers over them, which is damage unless partial images
+        // are allowed.
+        let regressions = FuzzInputs.root.appendingPathComponent("Tests/Fixtures/fuzz-regressions/heif-decode")
+        let damaged = try Data(contentsOf: regressions.appendingPathComponent("nclx-unknown-primaries-dav1d-leak")).dropFirst()
+        #expect {
+            try ImageDecoder().decode(damaged)
+        } throws: { error in
+            guard case .corruptData(let message) = error as? ImageCodecError else { return false }
+            return message.contains("NCLX")
+        }
+        let partial = try ImageDecoder(options: DecodingOptions(allowsPartialImages: true)).decodeImage(damaged)
+        #expect(partial.warnings.contains { $0.message.contains("NCLX") } && partial.bitmap.width > 0)
         var limits = DecodingLimits()
         limits.maxPixelCount = 100_000
         #expect(throws: ImageCodecError.tooLarge(width: 480, height: 300, limit: 100_000)) { try ImageDecoder.header(of: data, limits: limits) }

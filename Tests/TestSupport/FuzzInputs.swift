@@ -3,7 +3,7 @@ import Foundation
 /// A fuzz target's committed seeds (`Fuzz/Corpus/TARGET`) and every input it ever flagged
 /// (`Tests/Fixtures/fuzz-regressions/TARGET`), for the regression tests that replay them.
 public enum FuzzInputs {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    public static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
     /// The files for `target`, by name (`FOLDER/TARGET/NAME`). A folder that does not exist

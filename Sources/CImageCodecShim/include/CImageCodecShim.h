@@ -304,8 +304,11 @@ iec_status iec_heif_reader_copy_icc(const iec_heif_reader *reader, uint8_t *prof
 /// or RGBA (4); the pixels stay owned by the reader until it is destroyed or decodes again.
 /// `max_side` becomes libheif's image size limit for the decode: a derived image (grid,
 /// overlay) whose own canvas is larger on a side is refused before its canvas is allocated.
+/// libheif decodes leniently (its strict mode leaks the AV1 decoder on some errors); what it
+/// papered over is counted in *warnings, the first one's text left in `message`.
 iec_status iec_heif_reader_decode(iec_heif_reader *reader, int channels, int max_side, const uint8_t **pixels,
-                                  size_t *stride, int *width, int *height, char message[IEC_MESSAGE_MAX]);
+                                  size_t *stride, int *width, int *height, int *warnings,
+                                  char message[IEC_MESSAGE_MAX]);
 
 typedef struct {
     uint32_t width;

@@ -86,7 +86,12 @@ enum HEIFDecoder {
         // A derived image's canvas comes from its own item data, not from the size checked in
         // the header: it may not be longer on a side than the image it claims to be.
         try reader.decode(channels: format.channels, maxSide: max(header.width, header.height) + 1) {
-            (pixels, stride, width, height) throws(ImageCodecError) in
+            (pixels, stride, width, height, warning) throws(ImageCodecError) in
+            if let warning {
+                // What libheif papered over is damage: an error unless partial images are allowed.
+                guard options.allowsPartialImages else { throw .corruptData(warning) }
+                warnings.append(DecodingWarning(code: 0, message: warning))
+            }
             guard (width, height) == (header.width, header.height) else {
                 throw .corruptData("libheif decoded \(width)×\(height), the header says \(header.width)×\(header.height)")
             }

@@ -37,19 +37,23 @@ final class HEIFReader {
     }
 
     /// Decodes the primary image as interleaved 8-bit RGB or RGBA and hands `body` its rows
-    /// (valid only during the call). No canvas libheif makes on the way (a grid's, an overlay's)
-    /// may be longer on a side than `maxSide`.
+    /// (valid only during the call), with what libheif papered over (its first warning), if
+    /// anything. No canvas libheif makes on the way (a grid's, an overlay's) may be longer on a
+    /// side than `maxSide`.
     func decode<Result>(
         channels: Int, maxSide: Int,
-        _ body: (_ pixels: UnsafePointer<UInt8>, _ stride: Int, _ width: Int, _ height: Int) throws(ImageCodecError) -> Result
+        _ body: (_ pixels: UnsafePointer<UInt8>, _ stride: Int, _ width: Int, _ height: Int, _ warning: String?) throws(ImageCodecError) ->
+            Result
     ) throws(ImageCodecError) -> Result {
         var pixels: UnsafePointer<UInt8>?
         var stride = 0
         var (width, height): (Int32, Int32) = (0, 0)
         var message = [CChar](repeating: 0, count: Int(IEC_MESSAGE_MAX))
-        let status = iec_heif_reader_decode(handle, Int32(channels), Int32(clamping: maxSide), &pixels, &stride, &width, &height, &message)
+        var warnings: Int32 = 0
+        let status = iec_heif_reader_decode(
+            handle, Int32(channels), Int32(clamping: maxSide), &pixels, &stride, &width, &height, &warnings, &message)
         guard status == IEC_OK, let pixels else { throw Self.error(status, message.shimMessage) }
-        return try body(pixels, stride, Int(width), Int(height))
+        return try body(pixels, stride, Int(width), Int(height), warnings > 0 ? message.shimMessage : nil)
     }
 
     private static func error(_ status: iec_status, _ message: String) -> ImageCodecError {
