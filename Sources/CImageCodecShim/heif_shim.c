@@ -19,9 +19,11 @@ static iec_status iec_heif_status(struct heif_error error, const char *what, cha
         return IEC_OUT_OF_MEMORY;
     case heif_error_Unsupported_feature:
     case heif_error_Unsupported_filetype:
-    case heif_error_Decoder_plugin_error:
-        // A missing codec (no HEVC or AV1 decoder) and a security limit are both "not this build".
+        // A missing codec or a feature libheif lacks: not this build.
         return error.subcode == heif_suberror_Security_limit_exceeded ? IEC_LIMIT_EXCEEDED : IEC_UNSUPPORTED;
+    case heif_error_Decoder_plugin_error:
+        // The codec (libde265, libaom) rejected the bitstream: damage.
+        return IEC_ERROR;
     case heif_error_Invalid_input:
         if (error.subcode == heif_suberror_End_of_data) return IEC_TRUNCATED;
         return error.subcode == heif_suberror_Security_limit_exceeded ? IEC_LIMIT_EXCEEDED : IEC_ERROR;
@@ -95,8 +97,8 @@ iec_status iec_heif_reader_copy_icc(const iec_heif_reader *reader, uint8_t *prof
     return iec_heif_status(heif_image_handle_get_raw_color_profile(reader->handle, profile), "ICC profile", message);
 }
 
-iec_status iec_heif_reader_decode(iec_heif_reader *reader, int channels, int max_side, const uint8_t **pixels,
-                                  size_t *stride, int *width, int *height, int *warnings,
+iec_status iec_heif_reader_decode(iec_heif_reader *reader, int channels, int max_side, const char *decoder_id,
+                                  const uint8_t **pixels, size_t *stride, int *width, int *height, int *warnings,
                                   char message[IEC_MESSAGE_MAX]) {
     *pixels = NULL;
     *warnings = 0;
@@ -115,6 +117,7 @@ iec_status iec_heif_reader_decode(iec_heif_reader *reader, int channels, int max
     // closing its dav1d decoder (70 KB leaked per file, found by heif-decode). The warnings it
     // records instead are handed to Swift, which refuses them unless partial images are allowed.
     options->strict_decoding = 0;
+    options->decoder_id = decoder_id;
     struct heif_error error = heif_decode_image(reader->handle, &reader->image, heif_colorspace_RGB,
                                                 channels == 4 ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB,
                                                 options);

@@ -306,8 +306,9 @@ iec_status iec_heif_reader_copy_icc(const iec_heif_reader *reader, uint8_t *prof
 /// overlay) whose own canvas is larger on a side is refused before its canvas is allocated.
 /// libheif decodes leniently (its strict mode leaks the AV1 decoder on some errors); what it
 /// papered over is counted in *warnings, the first one's text left in `message`.
-iec_status iec_heif_reader_decode(iec_heif_reader *reader, int channels, int max_side, const uint8_t **pixels,
-                                  size_t *stride, int *width, int *height, int *warnings,
+/// `decoder_id` names libheif's decoder (NULL: its highest-priority one).
+iec_status iec_heif_reader_decode(iec_heif_reader *reader, int channels, int max_side, const char *decoder_id,
+                                  const uint8_t **pixels, size_t *stride, int *width, int *height, int *warnings,
                                   char message[IEC_MESSAGE_MAX]);
 
 typedef struct {

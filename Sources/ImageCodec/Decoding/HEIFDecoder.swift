@@ -85,7 +85,11 @@ enum HEIFDecoder {
             boxPreReduction: options.tuning.boxPreReduction, plan: colorPlan)
         // A derived image's canvas comes from its own item data, not from the size checked in
         // the header: it may not be longer on a side than the image it claims to be.
-        try reader.decode(channels: format.channels, maxSide: max(header.width, header.height) + 1) {
+        // AV1 through libaom rather than dav1d: libheif 1.15's dav1d plugin leaks on some
+        // decode errors (heif-decode findings), libaom frees everything, and costs about 10% more
+        // time (a 1024 px AVIF: 23 ms against 21, with the process start).
+        let decoder = header.format == .avif ? "aom" : nil
+        try reader.decode(channels: format.channels, maxSide: max(header.width, header.height) + 1, decoder: decoder) {
             (pixels, stride, width, height, warning) throws(ImageCodecError) in
             if let warning {
                 // What libheif papered over is damage: an error unless partial images are allowed.

@@ -41,7 +41,7 @@ final class HEIFReader {
     /// anything. No canvas libheif makes on the way (a grid's, an overlay's) may be longer on a
     /// side than `maxSide`.
     func decode<Result>(
-        channels: Int, maxSide: Int,
+        channels: Int, maxSide: Int, decoder: String?,
         _ body: (_ pixels: UnsafePointer<UInt8>, _ stride: Int, _ width: Int, _ height: Int, _ warning: String?) throws(ImageCodecError) ->
             Result
     ) throws(ImageCodecError) -> Result {
@@ -50,8 +50,10 @@ final class HEIFReader {
         var (width, height): (Int32, Int32) = (0, 0)
         var message = [CChar](repeating: 0, count: Int(IEC_MESSAGE_MAX))
         var warnings: Int32 = 0
-        let status = iec_heif_reader_decode(
-            handle, Int32(channels), Int32(clamping: maxSide), &pixels, &stride, &width, &height, &warnings, &message)
+        let status = decoder.withOptionalCString { decoderID in
+            iec_heif_reader_decode(
+                handle, Int32(channels), Int32(clamping: maxSide), decoderID, &pixels, &stride, &width, &height, &warnings, &message)
+        }
         guard status == IEC_OK, let pixels else { throw Self.error(status, message.shimMessage) }
         return try body(pixels, stride, Int(width), Int(height), warnings > 0 ? message.shimMessage : nil)
     }
@@ -64,5 +66,13 @@ final class HEIFReader {
         case IEC_LIMIT_EXCEEDED: .limitExceeded("the file passes one of libheif's security limits (\(message))")
         default: .corruptData(message)
         }
+    }
+}
+
+extension Optional<String> {
+    /// `withCString` for an optional string: nil becomes a null pointer.
+    fileprivate func withOptionalCString<Result>(_ body: (UnsafePointer<CChar>?) -> Result) -> Result {
+        guard let self else { return body(nil) }
+        return self.withCString(body)
     }
 }
