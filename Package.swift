@@ -56,7 +56,7 @@ let package = Package(
             pkgConfig: "libwebp",
             providers: [.apt(["libwebp-dev"]), .brew(["webp"])]
         ),
-        // HEIC and AVIF in: libheif (HEVC through libde265, AV1 through dav1d and libaom).
+        // HEIC and AVIF: libheif (HEVC through libde265, AV1 through libaom, both ways).
         .systemLibrary(
             name: "CHEIF",
             pkgConfig: "libheif",

@@ -1,7 +1,7 @@
 import CImageCodecShim
 
 /// HEIC and AVIF header probe and decode on top of libheif (HEVC through libde265, AV1 through
-/// dav1d or libaom): the primary image, grids and tiles, 8 to 12 bits, alpha, with `irot`,
+/// libaom): the primary image, grids and tiles, 8 to 12 bits, alpha, with `irot`,
 /// `imir` and `clap` applied by libheif, so sizes and gravity refer to the upright image. An
 /// ICC profile goes through the engine's colour management.
 ///
