@@ -345,6 +345,7 @@ class Server:
 
 
 LEAN = ("--memory-cache", "1MiB")
+FAST = ("--fast-shrink-on-load",)
 
 
 def engine_env():
@@ -430,14 +431,15 @@ def part_ab(args, origin, names, workdir, rng, label, sizes):
         args.thumbor_best, args.thumbor_sweep = (best["processes"], best["threadpool"]), sweep
     # A also runs serve with its in-memory caches off (what each instance behind nginx or a
     # CDN needs): every request of A is a new URL, so those caches only hold memory.
-    servers = ["serve", "serve_lean", "thumbor"] if label == "A" else ["serve", "thumbor"]
+    # And with --fast-shrink-on-load: the DCT scale thumbor's draft and imgproxy pick.
+    servers = ["serve", "serve_fast", "serve_lean", "thumbor"] if label == "A" else ["serve", "thumbor"]
     runs = {which: [] for which in servers}
     for run in range(args.runs):
         for which in (servers if run % 2 == 0 else list(reversed(servers))):
             if which == "thumbor":
                 server = start_thumbor(args, *args.thumbor_best, workdir)
             else:
-                server = start_engine(args, LEAN if which == "serve_lean" else ())
+                server = start_engine(args, {"serve_lean": LEAN, "serve_fast": FAST}.get(which, ()))
             try:
                 maker = thumbor_path if which == "thumbor" else engine_path
                 paths = unique_paths(maker, origin, names, f"{label}{run}{which}", count, rng, sizes)
@@ -697,6 +699,8 @@ def write_report(args, results):
         lines += [f"## {title}", "", "| server | req/s | p50 ms | p99 ms | peak PSS MB | peak RSS MB | CPU s/image | errors |",
                   "|---|---|---|---|---|---|---|---|"]
         rows = [("image-engine serve (defaults)", serve)]
+        if "serve_fast" in runs:
+            rows.append((f"image-engine serve {' '.join(FAST)}", runs["serve_fast"]))
         if "serve_lean" in runs:
             rows.append((f"image-engine serve {' '.join(LEAN)}", runs["serve_lean"]))
         rows.append((f"thumbor 7.8 ({results['thumbor_best']})", thumbor))
@@ -710,6 +714,10 @@ def write_report(args, results):
         ratio = lambda key: summary(serve, key)["median"] / summary(thumbor, key)["median"]
         lines += ["", f"serve / thumbor: req/s {ratio('rps'):.2f}×, p99 {ratio('p99_ms'):.2f}×, peak PSS {ratio('peak_pss_mb'):.2f}×, "
                   f"CPU per image {ratio('cpu_s_per_image'):.2f}×."]
+        if "serve_fast" in runs:
+            fast = lambda key: summary(runs["serve_fast"], key)["median"] / summary(thumbor, key)["median"]
+            lines.append(f"serve {' '.join(FAST)} / thumbor: req/s {fast('rps'):.2f}×, p99 {fast('p99_ms'):.2f}×, "
+                         f"peak PSS {fast('peak_pss_mb'):.2f}×.")
         if "serve_lean" in runs:
             lean = lambda key: summary(runs["serve_lean"], key)["median"] / summary(thumbor, key)["median"]
             lines.append(f"serve {' '.join(LEAN)} / thumbor: req/s {lean('rps'):.2f}×, p99 {lean('p99_ms'):.2f}×, "
@@ -772,13 +780,14 @@ def charts(args, results):
     if parts:
         figure, axes = plt.subplots(1, 3, figsize=(12, 3.6))
         for axis, key, title in zip(axes, ("rps", "p99_ms", "peak_pss_mb"), ("requests/s (higher is better)", "p99 latency, ms", "peak PSS, MB")):
-            for offset, server, colour, name in ((-0.27, "serve", "#1f77b4", "image-engine serve"),
-                                                 (0, "serve_lean", "#9ecae1", f"serve {' '.join(LEAN)}"),
-                                                 (0.27, "thumbor", "#ff7f0e", "thumbor 7.8")):
+            for offset, server, colour, name in ((-0.3, "serve", "#1f77b4", "image-engine serve"),
+                                                 (-0.1, "serve_fast", "#2ca02c", f"serve {' '.join(FAST)}"),
+                                                 (0.1, "serve_lean", "#9ecae1", f"serve {' '.join(LEAN)}"),
+                                                 (0.3, "thumbor", "#ff7f0e", "thumbor 7.8")):
                 shown = [p for p in parts if server in results[p]]
                 values = [summary(results[p][server], key) for p in shown]
                 positions = [parts.index(p) + offset for p in shown]
-                axis.bar(positions, [v["median"] for v in values], 0.27, color=colour, label=name,
+                axis.bar(positions, [v["median"] for v in values], 0.2, color=colour, label=name,
                          yerr=[[v["median"] - v["min"] for v in values], [v["max"] - v["median"] for v in values]], capsize=3)
             axis.set_xticks(range(len(parts)), [f"{p}" for p in parts])
             axis.set_title(title)
