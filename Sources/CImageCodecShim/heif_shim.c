@@ -126,7 +126,12 @@ iec_status iec_heif_reader_decode(iec_heif_reader *reader, int channels, int max
     if (status != IEC_OK) return status;
     struct heif_error warning;
     *warnings = heif_image_get_decoding_warnings(reader->image, 0, &warning, 1);
-    if (*warnings > 0) snprintf(message, IEC_MESSAGE_MAX, "libheif decode: %s", warning.message != NULL ? warning.message : "warning");
+    // Only the codes: a warning's message points into storage libheif may already have freed
+    // (heif-decode found the use after free).
+    if (*warnings > 0) {
+        snprintf(message, IEC_MESSAGE_MAX, "libheif decode: the decoder papered over damage (error %d, suberror %d)",
+                 (int)warning.code, (int)warning.subcode);
+    }
     int row_bytes = 0;
     *pixels = heif_image_get_plane_readonly(reader->image, heif_channel_interleaved, &row_bytes);
     *width = heif_image_get_width(reader->image, heif_channel_interleaved);

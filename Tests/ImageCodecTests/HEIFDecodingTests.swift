@@ -124,6 +124,17 @@ struct HEIFDecodingTests {
                 }
             }
         }
+        // A file whose damage libheif papers over (another finding, whose warning's text had
+        // been freed): corrupt data, unless partial images are allowed, when it is a warning.
+        let papered = try Data(contentsOf: regressions.appendingPathComponent("warning-message-use-after-free")).dropFirst()
+        #expect {
+            try ImageDecoder().decode(papered)
+        } throws: { error in
+            guard case .corruptData(let message) = error as? ImageCodecError else { return false }
+            return message.contains("papered over")
+        }
+        let partial = try ImageDecoder(options: DecodingOptions(allowsPartialImages: true)).decodeImage(papered)
+        #expect(partial.warnings.contains { $0.message.contains("papered over") } && partial.bitmap.width > 0)
         var limits = DecodingLimits()
         limits.maxPixelCount = 100_000
         #expect(throws: ImageCodecError.tooLarge(width: 480, height: 300, limit: 100_000)) { try ImageDecoder.header(of: data, limits: limits) }
