@@ -73,7 +73,7 @@ func control(_ path: String) -> Data {
 
 func engine(_ strategy: ImagePipeline.CacheStrategy, thumbnails: Bool = false, lookUpOnFrame: Bool = true,
             sourceURLs: [URL]? = nil, decodes: Int = ProcessInfo.processInfo.activeProcessorCount,
-            resize: Resize = cellResize) -> EngineSource {
+            resize: Resize = cellResize, entryFraction: Double = 0.25) -> EngineSource {
     let disk: DiskCache
     do {
         disk = try DiskCache(directory: cacheDirectory.appendingPathComponent("engine"), configuration: DiskCacheConfiguration(sizeLimit: 1 << 30))
@@ -81,6 +81,7 @@ func engine(_ strategy: ImagePipeline.CacheStrategy, thumbnails: Bool = false, l
         fail("cannot open the disk cache: \(error)")
     }
     return EngineSource(urls: sourceURLs ?? urls, configuration: .init(strategy: strategy, storesThumbnails: thumbnails, memoryCacheLimit: memoryLimit,
+                                                         memoryCacheMaximumEntryFraction: entryFraction,
                                                          diskCache: disk, maximumConcurrentDecodes: decodes),
                         lookUpOnFrame: lookUpOnFrame, resize: resize)
 }
@@ -94,7 +95,10 @@ case "S2": NSCacheSource(urls: urls, memoryLimit: memoryLimit)
 case "S2-down": NSCacheSource(urls: urls, memoryLimit: memoryLimit, resize: cellResize)
 case "S3": engine(.encodedResponse)
 case "S3-off": engine(.encodedResponse, lookUpOnFrame: false)
-case "S4": engine(.decoded)
+// Full-size bitmaps admitted as S2's NSCache admits them (anything up to the whole limit), so
+// S4 → S5 measures downsampling alone, not the engine's per-entry cap (a quarter of the limit)
+// as well.
+case "S4": engine(.decoded, entryFraction: 1)
 case "S5": engine(.downsampled)
 // Before cells were aspect-fill squares: the longest side 400 (a 4:3 photo 400×300).
 case "S5-fit": engine(.downsampled, resize: .maxPixelSize(400))
