@@ -14,21 +14,22 @@ struct iec_heif_reader {
 static iec_status iec_heif_status(struct heif_error error, const char *what, char message[IEC_MESSAGE_MAX]) {
     if (error.code == heif_error_Ok) return IEC_OK;
     snprintf(message, IEC_MESSAGE_MAX, "libheif %s: %s", what, error.message != NULL ? error.message : "error");
+    // A security limit comes with several codes (memory allocation, invalid input): a limit first.
+    if (error.subcode == heif_suberror_Security_limit_exceeded) return IEC_LIMIT_EXCEEDED;
     switch (error.code) {
     case heif_error_Memory_allocation_error:
         return IEC_OUT_OF_MEMORY;
     case heif_error_Unsupported_feature:
     case heif_error_Unsupported_filetype:
         // A missing codec or a feature libheif lacks: not this build.
-        return error.subcode == heif_suberror_Security_limit_exceeded ? IEC_LIMIT_EXCEEDED : IEC_UNSUPPORTED;
+        return IEC_UNSUPPORTED;
     case heif_error_Decoder_plugin_error:
         // The codec (libde265, libaom) rejected the bitstream: damage.
         return IEC_ERROR;
     case heif_error_Invalid_input:
-        if (error.subcode == heif_suberror_End_of_data) return IEC_TRUNCATED;
-        return error.subcode == heif_suberror_Security_limit_exceeded ? IEC_LIMIT_EXCEEDED : IEC_ERROR;
+        return error.subcode == heif_suberror_End_of_data ? IEC_TRUNCATED : IEC_ERROR;
     default:
-        return error.subcode == heif_suberror_Security_limit_exceeded ? IEC_LIMIT_EXCEEDED : IEC_ERROR;
+        return IEC_ERROR;
     }
 }
 
