@@ -59,13 +59,7 @@ final class HEIFReader {
     }
 
     private static func error(_ status: iec_status, _ message: String) -> ImageCodecError {
-        switch status {
-        case IEC_TRUNCATED: .truncatedData
-        case IEC_OUT_OF_MEMORY: .outOfMemory
-        case IEC_UNSUPPORTED: .unsupportedFormat(.heifVariant(message))
-        case IEC_LIMIT_EXCEEDED: .limitExceeded("the file passes one of libheif's security limits (\(message))")
-        default: .corruptData(message)
-        }
+        ImageCodecError(shimStatus: status, message: message, variant: ImageCodecError.UnsupportedFormat.heifVariant)
     }
 }
 

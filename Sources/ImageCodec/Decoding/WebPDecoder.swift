@@ -191,12 +191,8 @@ enum WebPDecoder {
     }
 
     private static func check(_ status: iec_status, _ message: [CChar]) throws(ImageCodecError) {
-        switch status {
-        case IEC_OK: return
-        case IEC_TRUNCATED: throw .truncatedData
-        case IEC_OUT_OF_MEMORY: throw .outOfMemory
-        case IEC_UNSUPPORTED: throw .unsupportedFormat(.webpVariant(message.shimMessage))
-        default: throw .corruptData(message.shimMessage)
+        guard status == IEC_OK else {
+            throw ImageCodecError(shimStatus: status, message: message.shimMessage, variant: ImageCodecError.UnsupportedFormat.webpVariant)
         }
     }
 }
