@@ -10,31 +10,17 @@ public enum WebPFixtures {
     /// kite-animated.webp.
     public static func data(_ name: String) throws -> Data { try Data(contentsOf: directory.appendingPathComponent(name)) }
 
-    public struct ToolError: Error, CustomStringConvertible {
-        public var description: String
-    }
-
     /// `dwebp -pam` of `file`: width, height and RGBA pixels, as libwebp's own tool decodes them.
     public static func dwebp(_ file: URL) throws -> (width: Int, height: Int, rgba: [UInt8]) {
-        let tool = ["/usr/bin/dwebp", "/usr/local/bin/dwebp"].first { FileManager.default.isExecutableFile(atPath: $0) }
-        guard let tool else { throw ToolError(description: "dwebp not found: install webp (scripts/test.sh does)") }
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("dwebp-\(UUID().uuidString).pam")
-        defer { try? FileManager.default.removeItem(at: output) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = ["-quiet", "-pam", file.path, "-o", output.path]
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw ToolError(description: "dwebp failed on \(file.lastPathComponent)") }
-        let pam = [UInt8](try Data(contentsOf: output))
+        let pam = [UInt8](try ReferenceTool.output("dwebp", package: "webp", suffix: ".pam") { ["-quiet", "-pam", file.path, "-o", $0.path] })
         // "P7\nWIDTH w\nHEIGHT h\nDEPTH 4\nMAXVAL 255\nTUPLTYPE RGB_ALPHA\nENDHDR\n" then the pixels.
         let marker = Array("ENDHDR\n".utf8)
         guard let end = (0...(pam.count - marker.count)).first(where: { pam[$0..<$0 + marker.count].elementsEqual(marker) }) else {
-            throw ToolError(description: "dwebp wrote no PAM header")
+            throw ReferenceTool.Failure(description: "dwebp wrote no PAM header")
         }
         let header = String(decoding: pam[..<end], as: UTF8.self).split(separator: "\n")
         func field(_ name: String) -> Int? { header.first { $0.hasPrefix(name + " ") }.flatMap { Int($0.dropFirst(name.count + 1)) } }
-        guard let width = field("WIDTH"), let height = field("HEIGHT") else { throw ToolError(description: "dwebp wrote no size") }
+        guard let width = field("WIDTH"), let height = field("HEIGHT") else { throw ReferenceTool.Failure(description: "dwebp wrote no size") }
         return (width, height, Array(pam[(end + marker.count)...]))
     }
 
