@@ -112,7 +112,9 @@ iec_status iec_webp_encode(const iec_webp_encode_params *params, const uint8_t *
         strncpy(message, "libwebp: invalid encoder settings", IEC_MESSAGE_MAX);
         return IEC_ERROR;
     }
-    picture.use_argb = 0;
+    // Imported as ARGB when sharp YUV is asked: libwebp converts an RGB import to YUV at once with
+    // its plain conversion, and applies `use_sharp_yuv` only when WebPEncode does the conversion.
+    picture.use_argb = params->sharp_yuv ? 1 : 0;
     picture.width = (int)params->width;
     picture.height = (int)params->height;
     int imported = params->channels == 4 ? WebPPictureImportRGBA(&picture, pixels, (int)bytes_per_row)

@@ -53,6 +53,20 @@ struct WebPEncodingTests {
         #expect(try ImageDecoder(options: DecodingOptions(colorManagement: .preserveSource)).decode(without).iccProfile == nil)
     }
 
+    @Test("sharp YUV is applied: saturated colour edges come back closer than with the plain conversion")
+    func sharpYUV() throws {
+        // Red, green and blue stripes 3 px wide: 4:2:0 chroma averages across every edge, and
+        // the plain conversion then shifts the luma there too; sharp YUV corrects the luma.
+        let colours: [[UInt8]] = [[255, 0, 0], [0, 255, 0], [0, 0, 255], [255, 255, 255]]
+        let pixels = (0..<96 * 96).flatMap { colours[($0 % 96) / 3 % colours.count] }
+        let stripes = try Bitmap(width: 96, height: 96, format: .rgb, pixels: pixels)
+        let plain = try ImageEncoder.webp(stripes, options: WebPEncodingOptions(quality: 90, sharpYUV: false))
+        let sharp = try ImageEncoder.webp(stripes, options: WebPEncodingOptions(quality: 90, sharpYUV: true))
+        let plainError = TestImages.meanDifference(try ImageDecoder().decode(plain), stripes)
+        let sharpError = TestImages.meanDifference(try ImageDecoder().decode(sharp), stripes)
+        #expect(sharpError < plainError * 0.9, "sharp YUV: mean error \(sharpError), plain: \(plainError)")
+    }
+
     @Test("settings out of range are invalid arguments")
     func invalidSettings() throws {
         let bitmap = try Bitmap(width: 2, height: 2, format: .rgb, pixels: [UInt8](repeating: 0, count: 12))
