@@ -18,11 +18,21 @@ struct RenderVersionTests {
             "rs:fit:64:64 calla.png": "804e688c9f8312a14083250f932eb1ce0c71bc4fe13c3c5dba69e59e32d91b6a",
             "rs:force:50:30/q:90 grey.jpg": "750f7769eaea498aa503a9278a2a38061dbe933b6c93409a8045ac1f5974ecbf",
             "rs:fill:48:80/g:no ladybird.jpg": "80aba8baf64e4c21dc9bee1a829eaf153e46a7ca7f8e8d1fc4722feb2a06111f"
+        ],
+        // WebP at method 6, AVIF at speed 6; JPEG and PNG as in 2.
+        "3": [
+            "rs:fill:100:100/q:80 kite.jpg": "cda05ed61366b3dafd19ed0e3a3f69c1116c0da070ea6c79fd67b8dbd3f87e13",
+            "rs:fit:64:64 calla.png": "804e688c9f8312a14083250f932eb1ce0c71bc4fe13c3c5dba69e59e32d91b6a",
+            "rs:force:50:30/q:90 grey.jpg": "750f7769eaea498aa503a9278a2a38061dbe933b6c93409a8045ac1f5974ecbf",
+            "rs:fill:48:80/g:no ladybird.jpg": "80aba8baf64e4c21dc9bee1a829eaf153e46a7ca7f8e8d1fc4722feb2a06111f",
+            "rs:fit:80:80/f:webp kite.jpg": "70493546b27e0214115754e70e371d6217a6b3a6b34719263c8ba18fcff3435e",
+            "rs:fit:80:80/f:avif kite.jpg": "f8a21763f063c5c4fcc238c78117a9dfa5a29900899956abfb47c3d1b84688cf"
         ]
     ]
 
     static let requests = [
-        "rs:fill:100:100/q:80 kite.jpg", "rs:fit:64:64 calla.png", "rs:force:50:30/q:90 grey.jpg", "rs:fill:48:80/g:no ladybird.jpg"
+        "rs:fill:100:100/q:80 kite.jpg", "rs:fit:64:64 calla.png", "rs:force:50:30/q:90 grey.jpg", "rs:fill:48:80/g:no ladybird.jpg",
+        "rs:fit:80:80/f:webp kite.jpg", "rs:fit:80:80/f:avif kite.jpg"
     ]
 
     @Test("the thumbnails are the ones this render version stands for")
