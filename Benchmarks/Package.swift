@@ -69,6 +69,12 @@ let package = Package(
             dependencies: ["BenchmarkSupport", .product(name: "ImageCodec", package: engine), .product(name: "ImageBudget", package: engine)],
             path: "Sources/thumbnail-stages"
         ),
+        // WebP's and AVIF's bytes and encode time at JPEG's SSIMULACRA2.
+        .executableTarget(
+            name: "format-report",
+            dependencies: ["BenchmarkSupport", .product(name: "ImageCodec", package: engine), .product(name: "ImageBudget", package: engine)],
+            path: "Sources/format-report"
+        ),
         // The upload-budget allocator against the naive split and one shared quality.
         .executableTarget(
             name: "budget-report",
