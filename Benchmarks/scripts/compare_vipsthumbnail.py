@@ -103,6 +103,31 @@ def run(command, sample_tree=False):
     return wall, (peak[0] if sample_tree else largest_process_kib) / 1024
 
 
+HEIF_EXTENSIONS = (".heic", ".avif")
+EXTENSIONS = (".jpg", ".png", ".webp") + HEIF_EXTENSIONS
+decoded = {}
+
+
+def open_source(source):
+    """The source as Pillow decodes it in full; HEIC and AVIF (which Pillow does not read) through
+    libheif's heif-convert to a PNG first, which decodes the primary image in full with its
+    transformations applied. Kept: the reference and the checks read each source more than once."""
+    if source not in decoded:
+        if source.lower().endswith(HEIF_EXTENSIONS):
+            with tempfile.TemporaryDirectory() as directory:
+                png = os.path.join(directory, "full.png")
+                subprocess.run(["heif-convert", source, png], check=True, stdout=subprocess.DEVNULL)
+                with Image.open(png) as image:
+                    image.load()
+                    decoded[source] = image.copy()
+        else:
+            with Image.open(source) as image:
+                image.draft(None, None)  # never let Pillow DCT-shrink the reference
+                image.load()
+                decoded[source] = image.copy()
+    return decoded[source]
+
+
 def luma(image):
     rgb = np.asarray(image.convert("RGB"), dtype=np.float64)
     return rgb[..., 0] * 0.299 + rgb[..., 1] * 0.587 + rgb[..., 2] * 0.114
@@ -117,24 +142,23 @@ def reference(source, size, fill=False):
     `fill`, only the centre crop of `size`'s aspect ratio (fractional pixels)."""
     key = (source, size, fill)
     if key not in references:
-        with Image.open(source) as src:
-            src.draft(None, None)  # never let Pillow DCT-shrink the reference
-            profile = src.info.get("icc_profile")
-            if src.mode in ("RGBA", "LA", "P"):
-                src = src.convert("RGBA")
-                src = Image.alpha_composite(Image.new("RGBA", src.size, (255, 255, 255, 255)), src)
-            image = src.convert("RGB")
-            if profile:
-                image = ImageCms.profileToProfile(image, ImageCms.ImageCmsProfile(io.BytesIO(profile)), SRGB,
-                                                  renderingIntent=ImageCms.Intent.RELATIVE_COLORIMETRIC)
-            box = None
-            if fill:
-                width, height = image.size
-                scale = max(size[0] / width, size[1] / height)
-                crop_width, crop_height = size[0] / scale, size[1] / scale
-                left, top = (width - crop_width) / 2, (height - crop_height) / 2
-                box = (left, top, left + crop_width, top + crop_height)
-            references[key] = luma(image.resize(size, Image.LANCZOS, box=box))
+        src = open_source(source)
+        profile = src.info.get("icc_profile")
+        if src.mode in ("RGBA", "LA", "P"):
+            src = src.convert("RGBA")
+            src = Image.alpha_composite(Image.new("RGBA", src.size, (255, 255, 255, 255)), src)
+        image = src.convert("RGB")
+        if profile:
+            image = ImageCms.profileToProfile(image, ImageCms.ImageCmsProfile(io.BytesIO(profile)), SRGB,
+                                              renderingIntent=ImageCms.Intent.RELATIVE_COLORIMETRIC)
+        box = None
+        if fill:
+            width, height = image.size
+            scale = max(size[0] / width, size[1] / height)
+            crop_width, crop_height = size[0] / scale, size[1] / scale
+            left, top = (width - crop_width) / 2, (height - crop_height) / 2
+            box = (left, top, left + crop_width, top + crop_height)
+        references[key] = luma(image.resize(size, Image.LANCZOS, box=box))
     return references[key]
 
 
@@ -147,16 +171,18 @@ def ssim(source, output, fill=False):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--engine", required=True)
-    parser.add_argument("--samples", required=True, action="append", help="a directory of JPEGs and PNGs (repeatable)")
+    parser.add_argument("--samples", required=True, action="append",
+                        help="a directory of JPEGs, PNGs, WebPs, HEICs and AVIFs (repeatable)")
     parser.add_argument("--mode", choices=["fit", "fill"], default="fit")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--size", type=int, default=1080)
     parser.add_argument("--jobs", type=int, default=os.cpu_count())
-    parser.add_argument("--single", default="MilkyWay-q90.jpg", help="baseline JPEG for the single-file figure")
+    parser.add_argument("--single", default="MilkyWay-q90.jpg",
+                        help="the file for the single-file figure (the first file when it is not among them)")
     args = parser.parse_args()
 
-    files = sorted(path for directory in args.samples for path in
-                   glob.glob(os.path.join(directory, "*.jpg")) + glob.glob(os.path.join(directory, "*.png")))
+    files = sorted(path for directory in args.samples for path in glob.glob(os.path.join(directory, "*"))
+                   if path.lower().endswith(EXTENSIONS))
     work = tempfile.mkdtemp(prefix="thumbnail-compare-")
     fill = args.mode == "fill"
     size = f"{args.size}x{args.size}" if fill else f"{args.size}x{args.size}>"
@@ -164,7 +190,7 @@ def main():
     engine_size = ["--size", f"{args.size}x{args.size}", "--mode", "fill"] if fill else ["--max-pixel-size", str(args.size)]
     vips_out = "[Q=85,strip,background=255]"
 
-    profiled = [f for f in files if Image.open(f).info.get("icc_profile")]
+    profiled = [f for f in files if open_source(f).info.get("icc_profile")]
     untagged = [f for f in files if f not in profiled]
 
     def vips_script(directory, batch_files):
@@ -211,7 +237,7 @@ def main():
                 os.makedirs(directory)
                 results[name].append(run(command(directory), sample_tree=tree))
 
-        single = next(f for f in files if os.path.basename(f) == args.single)
+        single = next((f for f in files if os.path.basename(f) == args.single), files[0])
         single_engine, single_vips = [], []
         for _ in range(args.runs):
             single_engine.append(run([args.engine, "thumbnail", single, "--output", os.path.join(work, "single"),
@@ -241,7 +267,7 @@ def main():
         print(f"like for like: engine -j1 / vips (one stream each) = "
               f"{median(results['engine -j1'], 0) / median(results['vips'], 0):.2f}; "
               f"engine / {fastest_vips} = {median(results['engine'], 0) / median(results[fastest_vips], 0):.2f}")
-        print(f"single {args.single} {what}: image-engine {median(single_engine, 1):.1f} MiB "
+        print(f"single {os.path.basename(single)} {what}: image-engine {median(single_engine, 1):.1f} MiB "
               f"{median(single_engine, 0) * 1000:.0f} ms, vipsthumbnail {median(single_vips, 1):.1f} MiB "
               f"{median(single_vips, 0) * 1000:.0f} ms (process start included)")
         print()
@@ -266,8 +292,8 @@ def main():
             theirs = ssim(source, os.path.join(vips_dir, stem + ".jpg"), fill)
             differences.append(ours - theirs)
             row = f"| {os.path.basename(source)} | {ours:.4f} | {theirs:.4f} | {ours - theirs:+.4f} |"
-            with Image.open(source) as image:
-                opaque = image.mode not in ("RGBA", "LA", "P") and "transparency" not in image.info
+            image = open_source(source)
+            opaque = image.mode not in ("RGBA", "LA", "P") and "transparency" not in image.info
             if opaque:
                 ours_png = ssim(source, os.path.join(lossless["engine"], stem + ".png"), fill)
                 theirs_png = ssim(source, os.path.join(lossless["vips"], stem + ".png"), fill)
