@@ -6,7 +6,7 @@ own (strategy-run: one frame thread at 120 Hz over the scroll trace), repeats th
 with the order rotated each time, and writes Benchmarks/Results/strategies.md, strategies.json
 and the charts. Medians over the repetitions, with the range.
 
-    Benchmarks/scripts/strategies.py [--repetitions N] [--quick]
+    Benchmarks/scripts/strategies.py [--repetitions N] [--quick] [--formats]
 """
 import argparse
 import json
@@ -44,6 +44,8 @@ LABELS = {
     "S6": "S6 engine downsampled + thumbnails, warm relaunch",
     "S7": "S7 server thumbnails (serve, fill 400×400), server warm",
     "S7-cold": "S7' server thumbnails, server cold",
+    "S7-webp": "S7 server thumbnails in WebP (q79), server warm",
+    "S7-avif": "S7 server thumbnails in AVIF (q63), server warm",
 }
 # What each row is made of, so a reader can see which factor two rows differ in: what the
 # memory tier holds, the decoded size, where the decode runs, the disk tier. Every strategy
@@ -63,20 +65,26 @@ FACTORS = {
     "S6": ("cell-size bitmaps", "cell (fill 400×400)", "decode threads, 1 per core", "originals + thumbnails (filled before launch)"),
     "S7": ("cell-size bitmaps", "400×400 from the server", "decode threads, 1 per core", "server's thumbnails"),
     "S7-cold": ("cell-size bitmaps", "400×400 from the server", "decode threads, 1 per core", "server's thumbnails"),
+    "S7-webp": ("cell-size bitmaps", "400×400 WebP from the server", "decode threads, 1 per core", "server's thumbnails"),
+    "S7-avif": ("cell-size bitmaps", "400×400 AVIF from the server", "decode threads, 1 per core", "server's thumbnails"),
 }
-ORDER = ["S1", "S1-off", "S1-down", "S2", "S2-down", "S3", "S3-off", "S4", "S5", "S5-fit", "S5-serial", "S6", "S7", "S7-cold"]
+ORDER = ["S1", "S1-off", "S1-down", "S2", "S2-down", "S3", "S3-off", "S4", "S5", "S5-fit", "S5-serial", "S6", "S7", "S7-cold",
+         "S7-webp", "S7-avif"]
+# The thumbnail formats' rows (server-side thumbnails in JPEG, WebP and AVIF): they answer a
+# question of the phone's network, so they run there only.
+FORMAT_ROWS = ["S7", "S7-webp", "S7-avif"]
 NETWORKS = {"none": [], "phone": ["--latency-ms", "50", "--mbit", "20"],
             "phone-shared": ["--latency-ms", "50", "--mbit", "20", "--shared-link"]}
 NETWORK_LABELS = {"none": "loopback, no throttle", "phone": "50 ms, 20 Mbit/s per connection",
                   "phone-shared": "50 ms, 20 Mbit/s shared by all connections"}
 # The shared link's rows: a baseline and its cell-size variant, and the engine's client-side
 # and server-side strategies.
-SHARED_LINK = ["S1", "S1-down", "S2", "S2-down", "S4", "S5", "S6", "S7", "S7-cold"]
+SHARED_LINK = ["S1", "S1-down", "S2", "S2-down", "S4", "S5", "S6", "S7", "S7-cold", "S7-webp", "S7-avif"]
 
 
 def configurations(quick):
     """(network, strategy, memory MiB, prefetch, cancellation)."""
-    configs = [("none", strategy, 128, True, True) for strategy in ORDER]
+    configs = [("none", strategy, 128, True, True) for strategy in ORDER if strategy not in FORMAT_ROWS[1:]]
     if not quick:
         # The limit decides the hits of the caches of decoded images; 32 MiB shows where full-size
         # decoding thrashes, 512 MiB what it takes to stop it.
@@ -258,6 +266,8 @@ def markdown(results, info, repetitions):
              f"an empty memory cache. Medians of {repetitions} repetitions, range in parentheses.\n"]
 
     def table(title, rows, columns):
+        if not rows:  # a partial run (--formats) has no rows for most tables
+            return
         lines.append(f"\n## {title}\n")
         lines.append("| " + " | ".join(name for name, _ in columns) + " |")
         lines.append("|" + "---|" * len(columns))
@@ -319,6 +329,13 @@ def markdown(results, info, repetitions):
             if "S5" in pair and variant in pair and pair["S5"]["run"]["serverMiBSent"]["median"]:
                 ratio = pair[variant]["run"]["serverMiBSent"]["median"] / pair["S5"]["run"]["serverMiBSent"]["median"]
                 lines.append(f"\n{NETWORK_LABELS[network]}: {variant} sends the phone {100 * ratio:.1f}% of the bytes S5 does.")
+    formats = [row for network in ("phone-shared", "phone") for row in by(network, 128) if row["strategy"] in FORMAT_ROWS]
+    table("Server-side thumbnails by format (S7, warm server): what the phone downloads and shows, 128 MiB", formats,
+          [name, ("network", lambda row: row["networkLabel"]), ("MiB sent to the phone", run("serverMiBSent", 2)),
+           ("first visit shown", first("shown")), ("first visit time to image p50", first("timeToImageP50Ms", 1, " ms")),
+           ("revisit shown at once", lambda row: f"{cell(row['passes'][1]['shownAtOnce'])} of {cell(row['passes'][1]['cellAppearances'])}"),
+           ("revisit blank cell-frames", revisit("blankCellFrames")), ("decodes", run("decodes")),
+           ("CPU (the phone's decodes)", run("cpuSeconds", 1, " s"))])
     knobs = [result for strategy in ("S1", "S5") for result in results if result["strategy"] == strategy and result["network"] == "phone"
              and result["memoryLimitMiB"] == 128]
     table("Prefetch and cancellation on the fast flick (phone network, 128 MiB, whole trace)", knobs,
@@ -410,10 +427,17 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repetitions", type=int, default=3)
     parser.add_argument("--quick", action="store_true", help="128 MiB only and one repetition (for trying it out)")
+    parser.add_argument("--formats", action="store_true",
+                        help="only the thumbnail formats' rows (S7 in JPEG, WebP, AVIF on the phone's networks), "
+                             "written to formats-grid.md and formats-grid.json")
     arguments = parser.parse_args()
     repetitions = 1 if arguments.quick else arguments.repetitions
     build()
     configs = configurations(arguments.quick)
+    name = "strategies"
+    if arguments.formats:
+        configs = [config for config in configs if config[1] in FORMAT_ROWS and config[0] != "none" and config[3] and config[4]]
+        name = "formats-grid"
     os.makedirs(RESULTS, exist_ok=True)
     raw = {}
     scratch = tempfile.mkdtemp(prefix="strategies-")
@@ -436,7 +460,7 @@ def main():
                         if strategy.startswith("S7"):
                             processes, front_port, origin_port = start_thumbnail_service(network)
                             try:
-                                if strategy == "S7":
+                                if strategy != "S7-cold":
                                     # Warm: another client went through the grid first, as
                                     # users before this one did (the CDN's or serve's cache).
                                     run_one(front_port, strategy, memory, prefetch, cancel, tempfile.mkdtemp(dir=scratch), output,
@@ -461,15 +485,16 @@ def main():
         shutil.rmtree(scratch, ignore_errors=True)
     results = [aggregate(config, raw[config]) for config in configs if config in raw]
     info = machine()
-    with open(os.path.join(RESULTS, "strategies.json"), "w") as file:
+    with open(os.path.join(RESULTS, f"{name}.json"), "w") as file:
         json.dump({"machine": info, "products": PRODUCTS, "photos": PHOTOS, "repetitions": repetitions,
                    "crashedAndRepeated": CRASHES, "results": results}, file, indent=1)
     report = markdown(results, info, repetitions)
     if CRASHES:
         report += "\nBaseline runs that crashed in FoundationNetworking and were run again: " + "; ".join(CRASHES) + ".\n"
-    with open(os.path.join(RESULTS, "strategies.md"), "w") as file:
+    with open(os.path.join(RESULTS, f"{name}.md"), "w") as file:
         file.write(report)
-    charts(raw, RESULTS)
+    if not arguments.formats:
+        charts(raw, RESULTS)
     print(report)
     print(f"Written to {RESULTS} in {time.time() - started:.0f} s", file=sys.stderr)
 

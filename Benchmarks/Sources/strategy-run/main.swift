@@ -10,7 +10,8 @@ import ImagePipeline
 // One strategy, one memory limit, one network, over the scroll trace, in a process of its own;
 // writes one JSON record. Driven by Benchmarks/scripts/strategies.py.
 //
-// strategy-run --strategy S1|S1-off|S1-down|S2|S2-down|S3|S3-off|S4|S5|S5-fit|S5-serial|S6|S7|S7-cold --port PORT --memory-mib N --cache-dir DIR
+// strategy-run --strategy S1|S1-off|S1-down|S2|S2-down|S3|S3-off|S4|S5|S5-fit|S5-serial|S6|S7|S7-cold|S7-webp|S7-avif
+//              --port PORT --memory-mib N --cache-dir DIR
 //              --output FILE [--products 120] [--no-prefetch] [--no-cancel] [--label TEXT]
 //              [--origin-port PORT]   (S7: where the thumbnail service fetches the originals)
 
@@ -49,13 +50,14 @@ func originPort() -> Int {
 }
 
 /// S7: each cell's thumbnail from `image-engine serve` (unsigned, --unsafe), filled to the
-/// 400 px cell, the service fetching the original from the origin server.
-func thumbnailURLs(originPort: Int) -> [URL] {
+/// 400 px cell, the service fetching the original from the origin server; `format` is the
+/// URL's extension, which chooses the thumbnail's format (serve's default quality for each).
+func thumbnailURLs(originPort: Int, format: String = "jpg") -> [URL] {
     (0..<products).map { product in
         let source = String(format: "http://127.0.0.1:%d/products/%03d.jpg", originPort, product)
         let encoded = Data(source.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")
             .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
-        return URL(string: "\(server.absoluteString)/unsafe/rs:fill:400:400/\(encoded).jpg")!
+        return URL(string: "\(server.absoluteString)/unsafe/rs:fill:400:400/\(encoded).\(format)")!
     }
 }
 
@@ -106,6 +108,8 @@ case "S5-fit": engine(.downsampled, resize: .maxPixelSize(400))
 case "S5-serial": engine(.downsampled, decodes: 1)
 case "S6": engine(.downsampled, thumbnails: true)
 case "S7", "S7-cold": engine(.downsampled, sourceURLs: thumbnailURLs(originPort: originPort()))
+case "S7-webp": engine(.downsampled, sourceURLs: thumbnailURLs(originPort: originPort(), format: "webp"))
+case "S7-avif": engine(.downsampled, sourceURLs: thumbnailURLs(originPort: originPort(), format: "avif"))
 default: fail("unknown strategy \(strategy)")
 }
 
