@@ -96,6 +96,18 @@ struct HEIFDecodingTests {
         }
     }
 
+    @Test("an AVIF's plan counts libaom's two-byte samples: 9 bytes a pixel more than the same HEIC's")
+    func av1PlansDeepFrames() throws {
+        // libaom held 14-15 bytes a pixel on 8-bit AVIFs of 9-24 MP (heif-convert -d aom),
+        // twice dav1d; a plan at one byte a sample admitted decodes a third larger than planned.
+        let (heic, avif) = (try HEIFFixtures.data("kite.heic"), try HEIFFixtures.data("kite.avif"))
+        let (heicPlan, avifPlan) = (try ImageDecoder().plan(heic), try ImageDecoder().plan(avif))
+        #expect(heicPlan.width == avifPlan.width && heicPlan.height == avifPlan.height)
+        let pixels = avifPlan.header.width * avifPlan.header.height
+        let extra = (avifPlan.memoryBytes - avif.count) - (heicPlan.memoryBytes - heic.count)
+        #expect(extra == 9 * pixels, "AVIF plans \(extra) bytes more than HEIC for \(pixels) pixels")
+    }
+
     @Test("truncated and corrupt files and files over the limits: typed errors")
     func badFiles() throws {
         let data = try HEIFFixtures.data("kite.heic")
