@@ -9,6 +9,7 @@ and the charts. Medians over the repetitions, with the range.
     Benchmarks/scripts/strategies.py [--repetitions N] [--quick] [--formats]
 """
 import argparse
+import base64
 import json
 import os
 import platform
@@ -20,6 +21,7 @@ import sys
 import tempfile
 import time
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BENCHMARKS = os.path.dirname(HERE)
@@ -140,6 +142,27 @@ def start_thumbnail_service(network):
             time.sleep(0.05)
     front, front_port = start_server(network, ["--upstream", f"http://127.0.0.1:{port}"])
     return [front, service, origin], front_port, origin_port
+
+
+THUMBNAIL_EXTENSIONS = {"S7": "jpg", "S7-cold": "jpg", "S7-webp": "webp", "S7-avif": "avif"}
+
+
+def warm_thumbnails(front_port, origin_port, strategy):
+    """Fetches every cell's thumbnail through the front, whole, before the measured run: a warm
+    server holds them all. (A scrolling client would not do: serve stops a render whose client
+    has gone, so the cells it flicked past would stay cold, the slower encoders' most.) The
+    URLs are strategy-run's."""
+    def fetch(product):
+        source = f"http://127.0.0.1:{origin_port}/products/{product:03d}.jpg"
+        encoded = base64.urlsafe_b64encode(source.encode()).rstrip(b"=").decode()
+        url = f"http://127.0.0.1:{front_port}/unsafe/rs:fill:400:400/{encoded}.{THUMBNAIL_EXTENSIONS[strategy]}"
+        with urllib.request.urlopen(url, timeout=60) as response:
+            response.read()
+            return response.status
+    with ThreadPoolExecutor(8) as pool:
+        statuses = list(pool.map(fetch, range(PRODUCTS)))
+    if any(status != 200 for status in statuses):
+        sys.exit(f"warming {strategy}: not every thumbnail was made")
 
 
 def free_port():
@@ -461,10 +484,9 @@ def main():
                             processes, front_port, origin_port = start_thumbnail_service(network)
                             try:
                                 if strategy != "S7-cold":
-                                    # Warm: another client went through the grid first, as
-                                    # users before this one did (the CDN's or serve's cache).
-                                    run_one(front_port, strategy, memory, prefetch, cancel, tempfile.mkdtemp(dir=scratch), output,
-                                            origin_port)
+                                    # Warm: users before this one asked for every thumbnail
+                                    # (the CDN's or serve's cache holds them all).
+                                    warm_thumbnails(front_port, origin_port, strategy)
                                 record = run_one(front_port, strategy, memory, prefetch, cancel, cache_dir, output, origin_port)
                             finally:
                                 for process in processes:
