@@ -62,7 +62,7 @@ let package = Package(
             pkgConfig: "libheif",
             providers: [.apt(["libheif-dev"]), .brew(["libheif"])]
         ),
-        // glibc's allocator settings, for the CLI's thumbnail batches (BatchMallocTuning).
+        // glibc's allocator settings, for the CLI's thumbnail batches and serve (MallocTuning).
         .systemLibrary(name: "CGlibcMalloc"),
         // The one lock of the package (a pthread mutex the thread sanitizer understands),
         // shared by the codec, the caches and the pipeline.

@@ -28,7 +28,8 @@ struct ImageEngineCommand: AsyncParsableCommand {
         do {
             var command = try parseAsRoot()
             // Before the first await: no thread but this one has an allocator arena yet.
-            if command is ThumbnailCommand { BatchMallocTuning.apply() }
+            if command is ThumbnailCommand { MallocTuning.batch() }
+            if command is ServeCommand { MallocTuning.service() }
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
