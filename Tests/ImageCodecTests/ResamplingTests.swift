@@ -88,6 +88,11 @@ struct ResamplingTests {
         #expect(TargetSize.jpegScaleNumerator(crop: PixelRect(width: 4000, height: 3000), target: (500, 375), headroom: 1, boxHeadroom: 1) == 1)
         #expect(TargetSize.jpegScaleNumerator(crop: PixelRect(width: 4000, height: 3000), target: (501, 376), headroom: 1, boxHeadroom: 1) == 2)
         #expect(TargetSize.jpegScaleNumerator(crop: PixelRect(width: 2560, height: 1600), target: (1080, 675), headroom: 1, boxHeadroom: 1) == 4)
+        // The exact scaled size, not libjpeg's rounded-up one: 2048×1350 into 512 px is 512×338;
+        // 2/8 gives 337.5 rows (338 from libjpeg), which does not cover 338, so 3/8, as Pillow's
+        // draft and imgproxy would not take 2/8 either.
+        #expect(TargetSize.jpegScaleNumerator(crop: PixelRect(width: 2048, height: 1350), target: (512, 338), headroom: 1, boxHeadroom: 1) == 3)
+        #expect(TargetSize.jpegScaleNumerator(crop: PixelRect(width: 2048, height: 1352), target: (512, 338), headroom: 1, boxHeadroom: 1) == 2)
         // 1.75× at the low-pass scales: 2560 → 1080 needs 1890 px, 5/8 is 1600, 6/8 1920.
         #expect(TargetSize.jpegScaleNumerator(crop: PixelRect(width: 2560, height: 1600), target: (1080, 675)) == 6)
         // 5120 → 1080: 2/8 (1280) would need 2160; 3/8 is 1920 ≥ 1890.
