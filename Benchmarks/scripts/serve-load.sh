@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Load benchmark of `image-engine serve` against thumbor 7.8, on loopback:
-#   A  the imgproxy benchmark's shape: ~2K px JPEGs fitted to 512×512 at q80, 2 connections,
-#      every request a new source; serve vs thumbor (best of a config sweep) vs the no-HTTP
-#      `image-engine thumbnail` ceiling
+#   A  the imgproxy benchmark's shape: JPEGs of 1600-3000 px fitted to 512×512 at q80, at 2 and 8 connections,
+#      every request a new source from an nginx origin (its CPU per request reported); serve
+#      (default and --fast-shrink-on-load) vs thumbor (best of a config sweep) vs the no-HTTP
+#      `image-engine thumbnail` ceiling of each mode
 #   B  many sizes: every request a different (image, size, mode)
 #   C  hot URL: 200 concurrent requests for one new URL
 #   D  2 instances behind nginx (scripts/cluster.sh), cold then warm

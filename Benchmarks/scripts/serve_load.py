@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Driver of serve-load.sh: see that script for what is measured and how to run it.
 
-Everything runs on loopback: an origin (this file with --origin, a threaded HTTP server that
-serves DIR/NAME for any path ending in /NAME and counts requests per path), the servers under
+Everything runs on loopback: two origins, which serve DIR/NAME for any path ending in /NAME —
+nginx (static files with sendfile, one worker; its CPU seconds are reported beside A's and
+B's rows) for the throughput parts, and this file with --origin (a threaded HTTP server that
+counts requests per path) for the parts that count what the origin saw — the servers under
 test, and the load (wrk for closed-loop throughput, an open-loop Python client at a fixed rate
 for the soak and the faults). Every request of A, B and the soak names a new source
 (/TOKEN/NAME), so no cache of either server answers: each request downloads, decodes, resizes
@@ -35,19 +37,71 @@ SALT = bytes.fromhex("0a1b2c3d4e5f60718293a4b5c6d7e8f9")
 
 # --- inputs -------------------------------------------------------------------------------
 
-def make_inputs(engine, samples, inputs):
-    """The ~2K px JPEGs of A and B (also used by thumbor_quality.py): every JPEG in `samples`
-    with a displayed side of 2048 px or more, fitted to 2048 at q90 into `inputs`; their names."""
+# The longest sides of A's and B's sources: 1600-3000 px, so that no server gets only the DCT
+# scale that suits it (thumbor's draft and imgproxy stop at 1/2 below 2048 px for a 512 px
+# target, and reach 1/4 exactly at 2048; the engine's default keeps headroom).
+SOURCE_SIDES = (1600, 1800, 2040, 2048, 2400, 2600, 3000)
+
+
+def make_inputs(engine, samples, inputs, sides=SOURCE_SIDES):
+    """The JPEGs of A and B (also used by thumbor_quality.py): every JPEG in `samples` with a
+    displayed side of max(sides) px or more, fitted to each of `sides` at q90 into `inputs`
+    (NAME-SIDE.jpg); their names."""
     large = []
     for name in sorted(os.listdir(samples)):
         if name.lower().endswith(".jpg"):
             info = json.loads(subprocess.run([engine, "inspect", os.path.join(samples, name)], capture_output=True,
                                              text=True, check=True).stdout)
-            if max(info["displayWidth"], info["displayHeight"]) >= 2048:
+            if max(info["displayWidth"], info["displayHeight"]) >= max(sides):
                 large.append(os.path.join(samples, name))
-    subprocess.run([engine, "thumbnail", *large, "--output", inputs, "--max-pixel-size", "2048", "--quality", "90"],
-                   check=True, capture_output=True)
+    os.makedirs(inputs, exist_ok=True)
+    for side in sides:
+        with tempfile.TemporaryDirectory() as fitted:
+            subprocess.run([engine, "thumbnail", *large, "--output", fitted, "--max-pixel-size", str(side), "--quality", "90"],
+                           check=True, capture_output=True)
+            for name in os.listdir(fitted):
+                os.rename(os.path.join(fitted, name), os.path.join(inputs, f"{os.path.splitext(name)[0]}-{side}.jpg"))
     return sorted(os.listdir(inputs))
+
+
+def start_nginx_origin(inputs, workdir):
+    """nginx serving `inputs` for any path /TOKEN/NAME: (process, port)."""
+    port = free_port()
+    run = os.path.join(workdir, "origin-nginx")
+    os.makedirs(os.path.join(run, "temp"), exist_ok=True)
+    conf = os.path.join(run, "nginx.conf")
+    with open(conf, "w") as file:
+        file.write(f"""user root;
+worker_processes 1;
+daemon off;
+pid {run}/nginx.pid;
+error_log {run}/error.log error;
+events {{ worker_connections 4096; }}
+http {{
+    access_log off;
+    sendfile on;
+    tcp_nopush on;
+    keepalive_requests 1000000;
+    client_body_temp_path {run}/temp/body;
+    proxy_temp_path {run}/temp/proxy;
+    fastcgi_temp_path {run}/temp/fastcgi;
+    uwsgi_temp_path {run}/temp/uwsgi;
+    scgi_temp_path {run}/temp/scgi;
+    server {{
+        listen 127.0.0.1:{port};
+        location / {{
+            rewrite ^/[^/]+/([^/]+)$ /$1 break;
+            root {inputs};
+            default_type image/jpeg;
+        }}
+    }}
+}}
+""")
+    process = subprocess.Popen(["nginx", "-c", conf, "-p", run], start_new_session=True,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    name = sorted(os.listdir(inputs))[0]
+    wait_ready(f"http://127.0.0.1:{port}/ready/{name}", process=process)
+    return process, port
 
 
 # --- origin -------------------------------------------------------------------------------
@@ -344,7 +398,6 @@ class Server:
             self.process.wait()
 
 
-LEAN = ("--memory-cache", "1MiB")
 FAST = ("--fast-shrink-on-load",)
 
 
@@ -386,15 +439,19 @@ def origin_count(origin, path):
 
 # --- the parts --------------------------------------------------------------------------------
 
-def measure(server, url_base, paths, args, workdir):
+def measure(server, url_base, paths, args, workdir, connections=2):
     pids = server.pids()
     cpu_before = cpu_seconds(pids)
+    origin_pids = tree(args.nginx_origin.pid)
+    origin_before = cpu_seconds(origin_pids)
     sampler = MemorySampler(server.process.pid)
-    result = wrk(url_base, paths, args.duration, 2, workdir)
+    result = wrk(url_base, paths, args.duration, connections, workdir)
     sampler.stop()
     cpu = cpu_seconds(server.pids()) - cpu_before
+    requests = max(1, result["requests"])
     result.update({"peak_pss_mb": sampler.peak_pss / 2**20, "peak_rss_mb": sampler.peak_rss / 2**20,
-                   "cpu_s_per_image": cpu / max(1, result["requests"])})
+                   "cpu_s_per_image": cpu / requests, "connections": connections,
+                   "origin_cpu_ms_per_request": 1000 * (cpu_seconds(origin_pids) - origin_before) / requests})
     return result
 
 
@@ -432,33 +489,42 @@ def part_ab(args, origin, names, workdir, rng, label, sizes):
     # A also runs serve with its in-memory caches off (what each instance behind nginx or a
     # CDN needs): every request of A is a new URL, so those caches only hold memory.
     # And with --fast-shrink-on-load: the DCT scale thumbor's draft and imgproxy pick.
-    servers = ["serve", "serve_fast", "serve_lean", "thumbor"] if label == "A" else ["serve", "thumbor"]
-    runs = {which: [] for which in servers}
+    # A: thumbor, serve and serve --fast-shrink-on-load, each at 2 connections (imgproxy's
+    # benchmark shape) and at 8. B: serve and thumbor at 2.
+    servers = ["serve", "serve_fast", "thumbor"] if label == "A" else ["serve", "thumbor"]
+    rows = [(which, connections) for which in servers for connections in ((2, 8) if label == "A" else (2,))]
+    runs = {row_key(which, connections): [] for which, connections in rows}
     for run in range(args.runs):
-        for which in (servers if run % 2 == 0 else list(reversed(servers))):
+        for which, connections in (rows if run % 2 == 0 else list(reversed(rows))):
             if which == "thumbor":
                 server = start_thumbor(args, *args.thumbor_best, workdir)
             else:
-                server = start_engine(args, {"serve_lean": LEAN, "serve_fast": FAST}.get(which, ()))
+                server = start_engine(args, {"serve_fast": FAST}.get(which, ()))
             try:
                 maker = thumbor_path if which == "thumbor" else engine_path
-                paths = unique_paths(maker, origin, names, f"{label}{run}{which}", count, rng, sizes)
-                result = measure(server, f"http://127.0.0.1:{server.port}", paths, args, workdir)
+                paths = unique_paths(maker, origin, names, f"{label}{run}{which}{connections}", count * connections // 2, rng, sizes)
+                result = measure(server, f"http://127.0.0.1:{server.port}", paths, args, workdir, connections)
             finally:
                 server.stop()
-            runs[which].append(result)
-            print(f"   {which} run {run + 1}: {result['rps']:.1f} req/s, p99 {result['p99_ms']:.0f} ms, "
-                  f"PSS {result['peak_pss_mb']:.0f} MB, errors {result['errors']}", file=sys.stderr)
+            runs[row_key(which, connections)].append(result)
+            print(f"   {which} at {connections} connections, run {run + 1}: {result['rps']:.1f} req/s, p99 {result['p99_ms']:.0f} ms, "
+                  f"PSS {result['peak_pss_mb']:.0f} MB, origin {result['origin_cpu_ms_per_request']:.2f} ms/request, "
+                  f"errors {result['errors']}", file=sys.stderr)
     return runs
 
 
-def part_ceiling(args, inputs, workdir):
+def row_key(which, connections):
+    """A run's key in the results: the server at 2 connections keeps its plain name."""
+    return which if connections == 2 else f"{which}@{connections}"
+
+
+def part_ceiling(args, inputs, workdir, extra=()):
     """`image-engine thumbnail` on the same files with no HTTP: thumbnails per second."""
-    print("== ceiling", file=sys.stderr)
+    print(f"== ceiling {' '.join(extra)}", file=sys.stderr)
     batch = os.path.join(workdir, "batch")
     os.makedirs(batch, exist_ok=True)
     files = []
-    for copy in range(12):
+    for copy in range(max(1, 240 // len(os.listdir(inputs)))):
         for name in os.listdir(inputs):
             target = os.path.join(batch, f"{copy}-{name}")
             if not os.path.exists(target):
@@ -469,7 +535,7 @@ def part_ceiling(args, inputs, workdir):
         out = os.path.join(workdir, "batch-out")
         shutil.rmtree(out, ignore_errors=True)
         began = time.time()
-        subprocess.run([args.engine, "thumbnail", *files, "--output", out, "--max-pixel-size", "512", "--quality", "80"],
+        subprocess.run([args.engine, "thumbnail", *files, "--output", out, "--max-pixel-size", "512", "--quality", "80", *extra],
                        check=True, capture_output=True)
         rates.append(len(files) / (time.time() - began))
     return rates
@@ -684,49 +750,51 @@ def summary(runs, key):
 
 def write_report(args, results):
     out = os.path.join(args.root, "Benchmarks", "Results")
-    with open(os.path.join(out, "serve-load.json"), "w") as file:
+    with open(os.path.join(out, f"{args.stem}.json"), "w") as file:
         json.dump(results, file, indent=1)
     lines = ["# Thumbnail service under load", "",
              f"`Benchmarks/scripts/serve-load.sh {' '.join(args.passed)}` on {results['machine']}, {results['date']}. "
              f"Seed {SEED}. Inputs: {results['inputs']}. Medians of {args.runs} runs of {args.duration} s, alternating servers; "
              "ranges are min-max over runs. Every request of A and B names a new source.", ""]
-    for part, title in (("A", "A. imgproxy's benchmark shape: ~2K px JPEG → fit 512×512, q80, 2 connections"),
+    for part, title in (("A", "A. imgproxy's benchmark shape: JPEGs of 1600-3000 px → fit 512×512, q80, 2 and 8 connections"),
                         ("B", "B. Many sizes: each request a different (image, size, mode), 2 connections")):
         if part not in results:
             continue
         runs = results[part]
-        serve, thumbor = runs["serve"], runs["thumbor"]
-        lines += [f"## {title}", "", "| server | req/s | p50 ms | p99 ms | peak PSS MB | peak RSS MB | CPU s/image | errors |",
-                  "|---|---|---|---|---|---|---|---|"]
-        rows = [("image-engine serve (defaults)", serve)]
-        if "serve_fast" in runs:
-            rows.append((f"image-engine serve {' '.join(FAST)}", runs["serve_fast"]))
-        if "serve_lean" in runs:
-            rows.append((f"image-engine serve {' '.join(LEAN)}", runs["serve_lean"]))
-        rows.append((f"thumbor 7.8 ({results['thumbor_best']})", thumbor))
-        for name, rs in rows:
-            def cell(key, fmt):
-                s = summary(rs, key)
+        lines += [f"## {title}", "",
+                  "| server | connections | req/s | p50 ms | p99 ms | peak PSS MB | peak RSS MB | CPU s/image | origin CPU ms/request | errors |",
+                  "|---|---|---|---|---|---|---|---|---|---|"]
+        names = {"serve": "image-engine serve (defaults)", "serve_fast": f"image-engine serve {' '.join(FAST)}",
+                 "thumbor": f"thumbor 7.8 ({results['thumbor_best']})"}
+        for key, rs in runs.items():
+            which, _, connections = key.partition("@")
+
+            def cell(field, fmt):
+                s = summary(rs, field)
                 return f"{s['median']:{fmt}} ({s['min']:{fmt}}-{s['max']:{fmt}})"
-            lines.append(f"| {name} | {cell('rps', '.1f')} | {cell('p50_ms', '.0f')} | {cell('p99_ms', '.0f')} | "
-                         f"{cell('peak_pss_mb', '.0f')} | {cell('peak_rss_mb', '.0f')} | {cell('cpu_s_per_image', '.3f')} | "
-                         f"{sum(r['errors'] for r in rs)} |")
-        ratio = lambda key: summary(serve, key)["median"] / summary(thumbor, key)["median"]
-        lines += ["", f"serve / thumbor: req/s {ratio('rps'):.2f}×, p99 {ratio('p99_ms'):.2f}×, peak PSS {ratio('peak_pss_mb'):.2f}×, "
-                  f"CPU per image {ratio('cpu_s_per_image'):.2f}×."]
-        if "serve_fast" in runs:
-            fast = lambda key: summary(runs["serve_fast"], key)["median"] / summary(thumbor, key)["median"]
-            lines.append(f"serve {' '.join(FAST)} / thumbor: req/s {fast('rps'):.2f}×, p99 {fast('p99_ms'):.2f}×, "
-                         f"peak PSS {fast('peak_pss_mb'):.2f}×.")
-        if "serve_lean" in runs:
-            lean = lambda key: summary(runs["serve_lean"], key)["median"] / summary(thumbor, key)["median"]
-            lines.append(f"serve {' '.join(LEAN)} / thumbor: req/s {lean('rps'):.2f}×, p99 {lean('p99_ms'):.2f}×, "
-                         f"peak PSS {lean('peak_pss_mb'):.2f}×.")
-        if part == "A" and "ceiling" in results:
-            ceiling = statistics.median(results["ceiling"])
-            lines.append(f"No-HTTP ceiling (`image-engine thumbnail`, same files, default jobs): {ceiling:.1f} images/s "
-                         f"({min(results['ceiling']):.1f}-{max(results['ceiling']):.1f}); serve reaches "
-                         f"{summary(serve, 'rps')['median'] / ceiling:.2f}× of it.")
+            lines.append(f"| {names[which]} | {connections or 2} | {cell('rps', '.1f')} | {cell('p50_ms', '.0f')} | "
+                         f"{cell('p99_ms', '.0f')} | {cell('peak_pss_mb', '.0f')} | {cell('peak_rss_mb', '.0f')} | "
+                         f"{cell('cpu_s_per_image', '.3f')} | {cell('origin_cpu_ms_per_request', '.2f')} | {sum(r['errors'] for r in rs)} |")
+        lines.append("")
+        for suffix in ("", "@8"):
+            if "thumbor" + suffix not in runs:
+                continue
+            thumbor = runs["thumbor" + suffix]
+            for which in ("serve", "serve_fast"):
+                if which + suffix not in runs:
+                    continue
+                ratio = lambda field: summary(runs[which + suffix], field)["median"] / summary(thumbor, field)["median"]
+                lines.append(f"- {names[which]} / thumbor at {suffix[1:] or 2} connections: req/s {ratio('rps'):.2f}×, "
+                             f"p99 {ratio('p99_ms'):.2f}×, peak PSS {ratio('peak_pss_mb'):.2f}×, CPU per image {ratio('cpu_s_per_image'):.2f}×.")
+        if part == "A":
+            for which, ceiling_key in (("serve", "ceiling"), ("serve_fast", "ceiling_fast")):
+                if ceiling_key not in results:
+                    continue
+                ceiling = statistics.median(results[ceiling_key])
+                reached = "; ".join(f"at {suffix[1:] or 2} connections {summary(runs[which + suffix], 'rps')['median'] / ceiling:.2f}×"
+                                    for suffix in ("", "@8") if which + suffix in runs)
+                lines.append(f"- No-HTTP ceiling of {names[which]}'s mode (`image-engine thumbnail` on the same files, default jobs): "
+                             f"{ceiling:.1f} images/s ({min(results[ceiling_key]):.1f}-{max(results[ceiling_key]):.1f}); serve reaches {reached}.")
         lines.append("")
     if "thumbor_sweep" in results:
         lines += ["thumbor configurations tried (short runs, A's shape): " +
@@ -764,9 +832,9 @@ def write_report(args, results):
                   f"new URLs {f['origin_down']['while_down']['new']}; after the origin returned, the new URLs: "
                   f"{f['origin_down']['after_recovery_new_urls']}.", ""]
     if "A" in results:
-        lines += ["![A: requests per second and p99](serve-load.png)", ""]
+        lines += [f"![A: requests per second and p99]({args.stem}.png)", ""]
     text = "\n".join(lines)
-    with open(os.path.join(out, "serve-load.md"), "w") as file:
+    with open(os.path.join(out, f"{args.stem}.md"), "w") as file:
         file.write(text)
     print(text)
 
@@ -780,20 +848,19 @@ def charts(args, results):
     if parts:
         figure, axes = plt.subplots(1, 3, figsize=(12, 3.6))
         for axis, key, title in zip(axes, ("rps", "p99_ms", "peak_pss_mb"), ("requests/s (higher is better)", "p99 latency, ms", "peak PSS, MB")):
-            for offset, server, colour, name in ((-0.3, "serve", "#1f77b4", "image-engine serve"),
-                                                 (-0.1, "serve_fast", "#2ca02c", f"serve {' '.join(FAST)}"),
-                                                 (0.1, "serve_lean", "#9ecae1", f"serve {' '.join(LEAN)}"),
-                                                 (0.3, "thumbor", "#ff7f0e", "thumbor 7.8")):
+            for offset, server, colour, name in ((-0.25, "serve", "#1f77b4", "image-engine serve"),
+                                                 (0.0, "serve_fast", "#2ca02c", f"serve {' '.join(FAST)}"),
+                                                 (0.25, "thumbor", "#ff7f0e", "thumbor 7.8")):
                 shown = [p for p in parts if server in results[p]]
                 values = [summary(results[p][server], key) for p in shown]
                 positions = [parts.index(p) + offset for p in shown]
-                axis.bar(positions, [v["median"] for v in values], 0.2, color=colour, label=name,
+                axis.bar(positions, [v["median"] for v in values], 0.25, color=colour, label=name,
                          yerr=[[v["median"] - v["min"] for v in values], [v["max"] - v["median"] for v in values]], capsize=3)
             axis.set_xticks(range(len(parts)), [f"{p}" for p in parts])
             axis.set_title(title)
         axes[0].legend(fontsize=8)
         figure.tight_layout()
-        figure.savefig(os.path.join(out, "serve-load.png"), dpi=110)
+        figure.savefig(os.path.join(out, f"{args.stem}.png"), dpi=110)
     if "soak" in results:
         s = results["soak"]
         figure, left = plt.subplots(figsize=(9, 3.6))
@@ -831,23 +898,30 @@ def main():
     workdir = tempfile.mkdtemp(prefix="serve-load-")
     args.cluster_run = os.path.join(workdir, "cluster")
     parts = set(args.parts.split(","))
+    # A partial run (--parts A) writes serve-load-A.md beside the full run's serve-load.md.
+    full = parts >= {"A", "B", "C", "D"}
+    args.stem = "serve-load" if full else "serve-load-" + "".join(sorted(parts))
     try:
         inputs = os.path.join(workdir, "inputs")
         names = make_inputs(args.engine, os.path.join(args.root, "SampleImages"), inputs)
         origin = free_port()
         args.origin_process = subprocess.Popen([sys.executable, __file__, "--origin", inputs, str(origin)], start_new_session=True)
         wait_ready(f"http://127.0.0.1:{origin}/__count/")
+        args.nginx_origin, static_origin = start_nginx_origin(inputs, workdir)
         mean_bytes = statistics.mean(os.path.getsize(os.path.join(inputs, n)) for n in names)
+        photos = sorted({name.rsplit("-", 1)[0] for name in names})
         results = {"seed": SEED, "date": time.strftime("%Y-%m-%d"), "machine": f"{os.cpu_count()} cores",
-                   "inputs": f"{len(names)} JPEGs: the sample JPEGs with a side ≥ 2048 px, fitted to 2048 px at q90 "
+                   "inputs": f"{len(names)} JPEGs: the {len(photos)} sample JPEGs with a side ≥ {max(SOURCE_SIDES)} px "
+                             f"({', '.join(photos)}), each fitted to {', '.join(map(str, SOURCE_SIDES))} px at q90 "
                              f"(mean {mean_bytes / 1024:.0f} KiB)"}
         if "A" in parts:
-            results["A"] = part_ab(args, origin, names, workdir, rng, "A", None)
+            results["A"] = part_ab(args, static_origin, names, workdir, rng, "A", None)
             results["ceiling"] = part_ceiling(args, inputs, workdir)
+            results["ceiling_fast"] = part_ceiling(args, inputs, workdir, FAST)
         if "B" in parts:
             sizes = [(w, h, m) for w in (96, 160, 240, 320, 480, 640, 800) for h in (0, 120, 320, 600) for m in ("fit", "fill")
                      if not (h == 0 and m == "fill")]
-            results["B"] = part_ab(args, origin, names, workdir, rng, "B", sizes)
+            results["B"] = part_ab(args, static_origin, names, workdir, rng, "B", sizes)
         if hasattr(args, "thumbor_best"):
             results["thumbor_best"] = f"--processes {args.thumbor_best[0]}, ENGINE_THREADPOOL_SIZE {args.thumbor_best[1]}"
             results["thumbor_sweep"] = args.thumbor_sweep
@@ -868,6 +942,9 @@ def main():
         if hasattr(args, "origin_process"):
             args.origin_process.send_signal(signal.SIGCONT)
             args.origin_process.terminate()
+        if hasattr(args, "nginx_origin"):
+            args.nginx_origin.terminate()
+            args.nginx_origin.wait()
         shutil.rmtree(workdir, ignore_errors=True)
 
 
