@@ -14,8 +14,9 @@ if [[ "${1:-}" == "--tests" ]]; then
     # nginx and curl: the smoke test of scripts/cluster.sh (nginx in front of the service).
     packages+=(nginx-light curl)
 elif [[ "${1:-}" == "--benchmarks" ]]; then
-    # vipsthumbnail is the reference; Pillow + scikit-image compute the SSIM reference.
-    packages+=(libvips-tools python3-skimage python3-pil time)
+    # vipsthumbnail is the reference; Pillow + scikit-image compute the SSIM reference; cwebp,
+    # heif-enc and heif-convert make the WebP, HEIC and AVIF sources and decode the references.
+    packages+=(libvips-tools python3-skimage python3-pil time webp libheif-examples)
 fi
 
 missing=()

@@ -19,16 +19,7 @@ for stem in "${stems[@]}"; do
 done
 if (( complete )); then echo "$directory"; exit 0; fi
 
-missing=()
-for package in webp libheif-examples libvips-tools; do
-    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
-done
-if (( ${#missing[@]} > 0 )); then
-    echo "Installing: ${missing[*]}" >&2
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq
-    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+"$root/scripts/install-dependencies.sh" --benchmarks
 photos="$("$root/Benchmarks/scripts/outside-photos.sh")"
 mkdir -p "$directory/webp" "$directory/heic" "$directory/avif"
 work=$(mktemp -d)
