@@ -105,27 +105,26 @@ def run(command, sample_tree=False):
 
 HEIF_EXTENSIONS = (".heic", ".avif")
 EXTENSIONS = (".jpg", ".png", ".webp") + HEIF_EXTENSIONS
-decoded = {}
+heif_decoded = {}
 
 
 def open_source(source):
-    """The source as Pillow decodes it in full; HEIC and AVIF (which Pillow does not read) through
-    libheif's heif-convert to a PNG first, which decodes the primary image in full with its
-    transformations applied. Kept: the reference and the checks read each source more than once."""
-    if source not in decoded:
-        if source.lower().endswith(HEIF_EXTENSIONS):
-            with tempfile.TemporaryDirectory() as directory:
-                png = os.path.join(directory, "full.png")
-                subprocess.run(["heif-convert", source, png], check=True, stdout=subprocess.DEVNULL)
-                with Image.open(png) as image:
-                    image.load()
-                    decoded[source] = image.copy()
-        else:
-            with Image.open(source) as image:
-                image.draft(None, None)  # never let Pillow DCT-shrink the reference
+    """The source as Pillow opens it (lazily: the header now, the pixels in full when first read,
+    never DCT-shrunk); HEIC and AVIF, which Pillow does not read, through libheif's
+    heif-convert to a PNG first, which decodes the primary image in full with its
+    transformations applied. Those decodes are kept: each file is read more than once."""
+    if not source.lower().endswith(HEIF_EXTENSIONS):
+        image = Image.open(source)
+        image.draft(None, None)  # never let Pillow DCT-shrink the reference
+        return image
+    if source not in heif_decoded:
+        with tempfile.TemporaryDirectory() as directory:
+            png = os.path.join(directory, "full.png")
+            subprocess.run(["heif-convert", source, png], check=True, stdout=subprocess.DEVNULL)
+            with Image.open(png) as image:
                 image.load()
-                decoded[source] = image.copy()
-    return decoded[source]
+                heif_decoded[source] = image.copy()
+    return heif_decoded[source]
 
 
 def luma(image):
