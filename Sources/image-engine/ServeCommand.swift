@@ -232,6 +232,8 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             throw Output.failure("cannot serve: \(error)")
         }
+        // The log lines of the last requests are still queued for the log's own thread.
+        LogOutput.flush()
         Output.error("stopped")
     }
 }

@@ -68,5 +68,33 @@ struct LogSinkTests {
         for _ in 0..<8192 { sink.write(line) }
         #expect(sink.droppedLines > 0)
         #expect(sink.droppedLines <= 8192 - (256 << 10) / line.count)
+        // A stopping process does not wait for a stalled output past its timeout.
+        #expect(sink.flush(timeout: .milliseconds(100)) == false)
+    }
+
+    @Test("flush returns once every queued line is in the output: a process that exits next loses none")
+    func flushWritesEverything() throws {
+        var ends: [Int32] = [0, 0]
+        try #require(pipe(&ends) == 0)
+        defer {
+            close(ends[0])
+            close(ends[1])
+        }
+        let sink = StandardOutputSink(descriptor: ends[1])
+        defer { sink.close() }
+        // 40 000 bytes: within the pipe's 64 KiB, so the writing thread never waits for a reader.
+        let lines = (0..<400).map { Data((String(format: "%099d", $0) + "\n").utf8) }
+        for line in lines { sink.write(line) }
+        #expect(sink.flush(timeout: .seconds(10)))
+        // What the pipe holds right after flush, read without waiting for more.
+        _ = fcntl(ends[0], F_SETFL, fcntl(ends[0], F_GETFL) | O_NONBLOCK)
+        var received = Data()
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = read(ends[0], &buffer, buffer.count)
+            if count <= 0 { break }
+            received.append(contentsOf: buffer[0..<count])
+        }
+        #expect(received == lines.reduce(Data(), +))
     }
 }

@@ -11,7 +11,8 @@ import Locking
 /// stopped reading) lines beyond `capacity` bytes are dropped and counted, instead of blocking
 /// the cooperative pool that every request shares.
 final class StandardOutputSink: @unchecked Sendable {
-    // @unchecked: `pending`, `pendingBytes` and `dropped` are only touched while `lock` is held.
+    // @unchecked: `pending`, `pendingBytes`, `dropped` and `queued` are only touched while `lock`
+    // is held; `finished` only while `progress` is.
     static let shared = StandardOutputSink(descriptor: STDOUT_FILENO)
 
     /// Bytes waiting to be written before lines are dropped.
@@ -23,6 +24,11 @@ final class StandardOutputSink: @unchecked Sendable {
     private var pendingBytes = 0
     private var dropped = 0
     private var stopped = false
+    /// Lines accepted since the start, and lines the thread is done with (written, or given up
+    /// on when the output went away): `flush` waits for the second to reach the first.
+    private var queued = 0
+    private var finished = 0
+    private let progress = NSCondition()
 
     init(descriptor: Int32, capacity: Int = 4 << 20) {
         self.descriptor = descriptor
@@ -42,6 +48,7 @@ final class StandardOutputSink: @unchecked Sendable {
             }
             pending.append(line)
             pendingBytes += line.count
+            queued += 1
             return true
         }
         if accepted { ready.signal() }
@@ -49,6 +56,22 @@ final class StandardOutputSink: @unchecked Sendable {
 
     /// Lines dropped so far because the output did not keep up.
     var droppedLines: Int { lock.withLock { dropped } }
+
+    /// Waits until every line queued so far is written, or `timeout` has passed (an output that
+    /// stalls must not keep a stopping process alive); tells which. A process calls it before it
+    /// exits: the lines of its last requests are still in the buffer when its work is done.
+    @discardableResult
+    func flush(timeout: Duration) -> Bool {
+        let target = lock.withLock { queued }
+        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) * 1e-18
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        progress.lock()
+        defer { progress.unlock() }
+        while finished < target {
+            if !progress.wait(until: deadline) { return finished >= target }
+        }
+        return true
+    }
 
     /// Stops the writing thread once what is queued is written (or the output is gone).
     func close() {
@@ -68,6 +91,12 @@ final class StandardOutputSink: @unchecked Sendable {
             let (batch, stop) = lock.withLock { () -> ([Data], Bool) in
                 defer { (pending, pendingBytes) = ([], 0) }
                 return (pending, stopped)
+            }
+            defer {
+                progress.lock()
+                finished += batch.count
+                progress.broadcast()
+                progress.unlock()
             }
             for line in batch {
                 line.withUnsafeBytes { bytes in
@@ -94,3 +123,15 @@ private let systemWrite = Glibc.write
 #else
 private let systemWrite = Darwin.write
 #endif
+
+/// The standard output that ``JSONLogHandler`` and ``LineLogHandler`` write to from a thread of
+/// their own.
+public enum LogOutput {
+    /// Waits until every line logged so far is written to standard output, or `timeout` has
+    /// passed; `false` when the output did not take them in time. Call it before the process
+    /// exits, or the lines of its last requests may be lost.
+    @discardableResult
+    public static func flush(timeout: Duration = .seconds(2)) -> Bool {
+        StandardOutputSink.shared.flush(timeout: timeout)
+    }
+}
