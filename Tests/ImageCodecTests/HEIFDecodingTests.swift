@@ -76,6 +76,42 @@ struct HEIFDecodingTests {
         #expect(TestImages.meanDifference(converted.bitmap, raw) > 1 && TestImages.maxDifference(converted.bitmap, viaPNG) == 0)
     }
 
+    @Test("nclx colour (Display P3 primaries, sRGB transfer) converts to sRGB as a Display P3 ICC profile does")
+    func nclxDisplayP3() throws {
+        let data = try HEIFFixtures.data("kite-p3-nclx.avif")
+        let converted = try ImageDecoder().decodeImage(data)
+        var raw = try ImageDecoder(options: DecodingOptions(colorManagement: .preserveSource)).decode(data)
+        // The profile built from the code points travels with the unconverted pixels.
+        #expect(converted.warnings.isEmpty && raw.iccProfile != nil, "\(converted.warnings)")
+        raw.iccProfile = try ColorFixtures.profile("DisplayP3.icc")
+        let viaPNG = try ImageDecoder().decode(try ImageEncoder.png(raw))
+        #expect(TestImages.meanDifference(converted.bitmap, raw) > 1)
+        #expect(TestImages.maxDifference(converted.bitmap, viaPNG) <= 1)
+    }
+
+    @Test("PQ (BT.2020, ST 2084) is tone-mapped: reference white near the top, 1000 cd/m² at 255, black at 0")
+    func nclxPerceptualQuantizer() throws {
+        // Gray bands encoded at 0, 100, 203 and 1000 cd/m² as 8-bit PQ signals (0, 130, 148, 192).
+        let image = try ImageDecoder().decode(try HEIFFixtures.data("pq-bands.avif"))
+        func eotf(_ signal: Double) -> Double {
+            let (m1, m2, c1, c2, c3) = (2610.0 / 16384, 2523.0 / 4096 * 128, 3424.0 / 4096, 2413.0 / 4096 * 32, 2392.0 / 4096 * 32)
+            let power = pow(signal, 1 / m2)
+            return pow(max(power - c1, 0) / (c2 - c3 * power), 1 / m1) * 10_000
+        }
+        func expected(_ signal: Int) -> Int {
+            let linear = eotf(Double(signal) / 255) / 203
+            let mapped = linear <= 0.8 ? linear : 0.8 + 0.2 * (1 - exp(-(linear - 0.8) / 0.2))
+            let encoded = mapped <= 0.0031308 ? 12.92 * mapped : 1.055 * pow(mapped, 1 / 2.4) - 0.055
+            return Int((encoded * 255).rounded())
+        }
+        for (band, signal) in [0, 130, 148, 192].enumerated() {
+            let pixel = image.pixel(x: band * 64 + 32, y: 32)
+            let want = expected(signal)
+            #expect(pixel.allSatisfy { abs(Int($0) - want) <= 3 }, "band \(band): \(pixel), expected \(want)")
+        }
+        #expect(expected(148) >= 240 && expected(192) == 255 && expected(130) < 200)
+    }
+
     @Test(
         "every resize mode: the planned size, and the pixels of the full decode resampled",
         arguments: [

@@ -17,7 +17,15 @@ enum HEIFDecoder {
         var fileBytes: Int
         var lumaBits: Int
         var hasICCProfile: Bool
-        var nclxPrimaries: Int
+        /// What the nclx code points come to when there is no ICC profile (no colour box at
+        /// all: unspecified, which is sRGB).
+        var nclx: NCLXProfile.Verdict
+
+        /// The bytes of the profile colour management will be handed.
+        var profileBytes: Int {
+            guard case .profile(let profile) = nclx else { return 0 }
+            return profile.count
+        }
     }
 
     static func open(
@@ -33,8 +41,10 @@ enum HEIFDecoder {
         let header = ImageHeader(
             format: format, width: width, height: height, orientation: .up, hasAlpha: info.has_alpha != 0, bitDepth: bits,
             colorModel: .rgb, progressive: false)
+        let hasICCProfile = info.profile_kind == 1
         let layout = Layout(
-            fileBytes: bytes.count, lumaBits: bits, hasICCProfile: info.profile_kind == 1, nclxPrimaries: Int(info.nclx_primaries))
+            fileBytes: bytes.count, lumaBits: bits, hasICCProfile: hasICCProfile,
+            nclx: hasICCProfile ? .sRGB : NCLXProfile.verdict(primaries: Int(info.nclx_primaries), transfer: Int(info.nclx_transfer)))
         return (reader, header, layout)
     }
 
@@ -77,10 +87,14 @@ enum HEIFDecoder {
             profile = nil
             warnings.append(ICCProfileLimit.warning(options.limits))
         }
-        // nclx colour: BT.709 primaries (1) and "unspecified" (2) are sRGB's; others (Display
-        // P3, BT.2020) are not converted yet, and the caller is told.
-        if profile == nil, ![0, 1, 2].contains(layout.nclxPrimaries) {
-            warnings.append(DecodingWarning(code: 0, message: "nclx colour primaries \(layout.nclxPrimaries) not converted: decoded as sRGB"))
+        // No ICC profile: the nclx code points' own (Display P3, BT.2020, PQ, …), built by
+        // Little CMS, goes through the same colour management.
+        if !layout.hasICCProfile {
+            switch layout.nclx {
+            case .sRGB: break
+            case .profile(let bytes): profile = bytes
+            case .unsupported(let reason): warnings.append(DecodingWarning(code: 0, message: "\(reason) not converted: decoded as sRGB"))
+            }
         }
         let colorPlan = ColorPlan.make(profile: profile, layout: ColorLayout(format), management: options.colorManagement)
         let sink = RowSinks.make(

@@ -110,9 +110,10 @@ public final class ImageSource: @unchecked Sendable, Equatable {
             switch (reader, layout) {
             case (.jpeg(let decompressor), _): decompressor.iccProfileBytes
             case (.png(let reader), _): Int(reader.header?.icc_length ?? 0)
-            case (.heif(let reader), _): min(reader.info.icc_size, limits.maxICCProfileBytes)
+            case (.heif(let reader), .heif(let heif)):
+                heif.hasICCProfile ? min(reader.info.icc_size, limits.maxICCProfileBytes) : heif.profileBytes
             case (nil, .webp(let webp)): min(webp.container.iccProfile?.count ?? 0, limits.maxICCProfileBytes)
-            case (nil, _): 0
+            case (nil, _), (.heif, _): 0
             }
         self.reader = reader
     }
