@@ -17,6 +17,9 @@ enum HEIFDecoder {
         var fileBytes: Int
         var lumaBits: Int
         var hasICCProfile: Bool
+        /// Colour premultiplied by alpha (`prem`): libheif hands it out so, and it is divided
+        /// out row by row before the resampler, which takes straight alpha.
+        var premultipliedAlpha: Bool
         /// What the nclx code points come to when there is no ICC profile (no colour box at
         /// all: unspecified, which is sRGB).
         var nclx: NCLXProfile.Verdict
@@ -44,6 +47,7 @@ enum HEIFDecoder {
         let hasICCProfile = info.profile_kind == 1
         let layout = Layout(
             fileBytes: bytes.count, lumaBits: bits, hasICCProfile: hasICCProfile,
+            premultipliedAlpha: info.has_alpha != 0 && info.premultiplied_alpha != 0,
             nclx: hasICCProfile ? .sRGB : NCLXProfile.verdict(primaries: Int(info.nclx_primaries), transfer: Int(info.nclx_transfer)))
         return (reader, header, layout)
     }
@@ -65,7 +69,8 @@ enum HEIFDecoder {
         // what dav1d took, so AV1 is planned as if it were deep.
         let deep = layout.lumaBits > 8
         let planes = (3 + (header.hasAlpha ? 1 : 0)) * (deep || header.format == .avif ? 2 : 1)
-        return layout.fileBytes + 3 * pixels * planes + pixels * channels * (deep ? 3 : 1) + (8 << 20)
+        let straightRow = layout.premultipliedAlpha ? header.width * channels : 0
+        return layout.fileBytes + 3 * pixels * planes + pixels * channels * (deep ? 3 : 1) + straightRow + (8 << 20)
     }
 
     static func plan(_ header: ImageHeader, _ layout: Layout, heldBytes: Int, options: DecodingOptions) throws(ImageCodecError) -> DecodePlan {
@@ -116,10 +121,38 @@ enum HEIFDecoder {
             guard (width, height) == (header.width, header.height) else {
                 throw .corruptData("libheif decoded \(width)×\(height), the header says \(header.width)×\(header.height)")
             }
-            for y in 0..<height { sink.consume(pixels + y * stride) }
+            guard layout.premultipliedAlpha, format == .rgba else {
+                for y in 0..<height { sink.consume(pixels + y * stride) }
+                return
+            }
+            let straight = UnsafeMutablePointer<UInt8>.allocate(capacity: width * 4)
+            defer { straight.deallocate() }
+            for y in 0..<height {
+                Self.divideAlpha(pixels + y * stride, into: straight, count: width)
+                sink.consume(straight)
+            }
         }
         let bitmap = Bitmap(
             unchecked: plan.width, height: plan.height, format: format, pixels: try sink.finish(), iccProfile: colorPlan.outputProfile)
         return DecodedImage(bitmap: bitmap, header: header, warnings: (colorPlan.warning.map { [$0] } ?? []) + warnings)
+    }
+
+    /// Premultiplied RGBA → straight, rounded: colour × 255 / alpha, at most 255 (a damaged or
+    /// lossy file can store colour above its alpha); fully transparent pixels become black.
+    static func divideAlpha(_ row: UnsafePointer<UInt8>, into straight: UnsafeMutablePointer<UInt8>, count: Int) {
+        for pixel in 0..<count {
+            let offset = pixel * 4
+            let alpha = Int(row[offset + 3])
+            straight[offset + 3] = UInt8(alpha)
+            for channel in 0..<3 {
+                let value = Int(row[offset + channel])
+                straight[offset + channel] =
+                    switch alpha {
+                    case 255: UInt8(value)
+                    case 0: 0
+                    default: UInt8(min(255, (value * 255 + alpha / 2) / alpha))
+                    }
+            }
+        }
     }
 }
