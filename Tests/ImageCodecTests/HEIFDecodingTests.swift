@@ -19,6 +19,7 @@ struct HEIFDecodingTests {
         Fixture(name: "kite.heic", format: .heic, width: 480, height: 300, alpha: false, bits: 8),
         Fixture(name: "kite.avif", format: .avif, width: 480, height: 300, alpha: false, bits: 8),
         Fixture(name: "kite-10bit.heic", format: .heic, width: 480, height: 300, alpha: false, bits: 10),
+        Fixture(name: "kite-10bit.avif", format: .avif, width: 480, height: 300, alpha: false, bits: 10),
         Fixture(name: "calla-alpha.heic", format: .heic, width: 240, height: 156, alpha: true, bits: 8),
         Fixture(name: "calla-alpha.avif", format: .avif, width: 240, height: 156, alpha: true, bits: 8)
     ]
