@@ -335,5 +335,41 @@ struct HTTPFreshnessTests {
         #expect(HTTPDate.parse("Sunday, 06-Nov-94 08:49:37 GMT") == expected)
         #expect(HTTPDate.parse("Sun Nov  6 08:49:37 1994") == expected)
         #expect(HTTPDate.parse("yesterday") == nil)
+        #expect(HTTPDate.parse("  Sun, 06 Nov 1994 08:49:37 GMT\t") == expected, "spaces around the value")
+        // Two-digit years: more than 50 years ahead means the century before (RFC 9110 §5.6.7).
+        #expect(HTTPDate.parse("Tuesday, 01-Jan-30 00:00:00 GMT") == Date(timeIntervalSince1970: 1_893_456_000))
+        for invalid in [
+            "Thu, 30 Feb 2023 08:49:37 GMT", "Sun, 06 Nov 1994 24:00:00 GMT", "Sun, 06 Nov 1994 08:60:00 GMT",
+            "Sun, 6 Nov 1994 08:49:37 GMT", "Sun, 06 Nov 1994 08:49:37 UTC", "Sun, 06 Nov 1994 08:49:37 GMT x",
+            "Sun, 06 Xyz 1994 08:49:37 GMT", "Sunday, 06-Nov-1994 08:49:37 GMT", "Sun Nov 6 08:49:37 1994", ""
+        ] {
+            #expect(HTTPDate.parse(invalid) == nil, "\(invalid)")
+        }
+    }
+
+    @Test("HTTP dates read and written as Foundation's DateFormatter does, over seeded instants from 1601 to 9999")
+    func datesAgainstFoundation() {
+        var generator = SeededGenerator()
+        let reference = DateFormatter()
+        reference.locale = Locale(identifier: "en_US_POSIX")
+        reference.timeZone = TimeZone(identifier: "GMT")
+        reference.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        let asctime = DateFormatter()
+        asctime.locale = reference.locale
+        asctime.timeZone = reference.timeZone
+        asctime.dateFormat = "EEE MMM d HH:mm:ss yyyy"
+        // 1601-01-01 to 9999-12-31 (before the Gregorian reform DateFormatter counts Julian
+        // days, HTTP never does), and the days around the leap days 1900, 2000 and 2100 skip
+        // or keep.
+        let special: [Int64] = [-2_203_891_200, 951_782_400, 951_868_800, 4_107_456_000, 4_107_542_400]
+        let random = (0..<2000).map { _ in Int64.random(in: -11_644_473_600...253_402_300_799, using: &generator) }
+        for seconds in special + random {
+            let date = Date(timeIntervalSince1970: TimeInterval(seconds))
+            let text = HTTPDate.format(date)
+            #expect(text == reference.string(from: date), "\(seconds): \(generator.replay)")
+            #expect(HTTPDate.parse(text) == date, "\(text): \(generator.replay)")
+            let old = asctime.string(from: date).replacingOccurrences(of: #" (\d) "#, with: "  $1 ", options: .regularExpression)
+            #expect(HTTPDate.parse(old) == date, "\(old): \(generator.replay)")
+        }
     }
 }
