@@ -6,7 +6,7 @@ own (strategy-run: one frame thread at 120 Hz over the scroll trace), repeats th
 with the order rotated each time, and writes Benchmarks/Results/strategies.md, strategies.json
 and the charts. Medians over the repetitions, with the range.
 
-    Benchmarks/scripts/strategies.py [--repetitions N] [--quick] [--formats]
+    Benchmarks/scripts/strategies.py [--repetitions N] [--quick] [--formats | --server-side]
 """
 import argparse
 import base64
@@ -46,6 +46,7 @@ LABELS = {
     "S6": "S6 engine downsampled + thumbnails, warm relaunch",
     "S7": "S7 server thumbnails (serve, fill 400×400), server warm",
     "S7-cold": "S7' server thumbnails, server cold",
+    "S7-cold-fast": "S7' server thumbnails, server cold, serve --fast-shrink-on-load",
     "S7-webp": "S7 server thumbnails in WebP (q79), server warm",
     "S7-avif": "S7 server thumbnails in AVIF (q63), server warm",
 }
@@ -67,21 +68,27 @@ FACTORS = {
     "S6": ("cell-size bitmaps", "cell (fill 400×400)", "decode threads, 1 per core", "originals + thumbnails (filled before launch)"),
     "S7": ("cell-size bitmaps", "400×400 from the server", "decode threads, 1 per core", "server's thumbnails"),
     "S7-cold": ("cell-size bitmaps", "400×400 from the server", "decode threads, 1 per core", "server's thumbnails"),
+    "S7-cold-fast": ("cell-size bitmaps", "400×400 from the server", "decode threads, 1 per core", "server's thumbnails"),
     "S7-webp": ("cell-size bitmaps", "400×400 WebP from the server", "decode threads, 1 per core", "server's thumbnails"),
     "S7-avif": ("cell-size bitmaps", "400×400 AVIF from the server", "decode threads, 1 per core", "server's thumbnails"),
 }
 ORDER = ["S1", "S1-off", "S1-down", "S2", "S2-down", "S3", "S3-off", "S4", "S5", "S5-fit", "S5-serial", "S6", "S7", "S7-cold",
-         "S7-webp", "S7-avif"]
+         "S7-cold-fast", "S7-webp", "S7-avif"]
 # The thumbnail formats' rows (server-side thumbnails in JPEG, WebP and AVIF): they answer a
 # question of the phone's network, so they run there only.
 FORMAT_ROWS = ["S7", "S7-webp", "S7-avif"]
+# Server-side thumbnails against client-side downsampling, the server warm and cold (default
+# and fast shrink-on-load): --server-side runs only these.
+SERVER_SIDE_ROWS = ["S5", "S7", "S7-cold", "S7-cold-fast"]
+# The servers that start empty: nothing is fetched before the measured run.
+COLD_ROWS = ("S7-cold", "S7-cold-fast")
 NETWORKS = {"none": [], "phone": ["--latency-ms", "50", "--mbit", "20"],
             "phone-shared": ["--latency-ms", "50", "--mbit", "20", "--shared-link"]}
 NETWORK_LABELS = {"none": "loopback, no throttle", "phone": "50 ms, 20 Mbit/s per connection",
                   "phone-shared": "50 ms, 20 Mbit/s shared by all connections"}
 # The shared link's rows: a baseline and its cell-size variant, and the engine's client-side
 # and server-side strategies.
-SHARED_LINK = ["S1", "S1-down", "S2", "S2-down", "S4", "S5", "S6", "S7", "S7-cold", "S7-webp", "S7-avif"]
+SHARED_LINK = ["S1", "S1-down", "S2", "S2-down", "S4", "S5", "S6", "S7", "S7-cold", "S7-cold-fast", "S7-webp", "S7-avif"]
 
 
 def configurations(quick):
@@ -119,15 +126,17 @@ def start_server(network, extra=()):
     return process, int(line[1])
 
 
-def start_thumbnail_service(network):
+def start_thumbnail_service(network, strategy):
     """S7's server side, a fresh one for every run: an unthrottled origin (the data centre's network),
     `image-engine serve` fetching from it, and a front on the phone's network (an image-server
     forwarding to serve, throttled like the other strategies' server). What the phone receives
-    is counted by the front. Returns the processes, the front's port and the origin's."""
+    is counted by the front. S7-cold-fast's serve runs with --fast-shrink-on-load. Returns the
+    processes, the front's port and the origin's."""
     origin, origin_port = start_server("none")
     port = free_port()
+    fast = ["--fast-shrink-on-load"] if strategy == "S7-cold-fast" else []
     service = subprocess.Popen([os.path.join(ROOT, ".build/release/image-engine"), "serve", "--unsafe", "--allow-private-sources",
-                                "--bind", f"127.0.0.1:{port}"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                                "--bind", f"127.0.0.1:{port}", *fast], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.time() + 30
     while True:
         try:
@@ -144,7 +153,7 @@ def start_thumbnail_service(network):
     return [front, service, origin], front_port, origin_port
 
 
-THUMBNAIL_EXTENSIONS = {"S7": "jpg", "S7-cold": "jpg", "S7-webp": "webp", "S7-avif": "avif"}
+THUMBNAIL_EXTENSIONS = {"S7": "jpg", "S7-cold": "jpg", "S7-cold-fast": "jpg", "S7-webp": "webp", "S7-avif": "avif"}
 
 
 def warm_thumbnails(front_port, origin_port, strategy):
@@ -289,7 +298,7 @@ def markdown(results, info, repetitions):
              f"an empty memory cache. Medians of {repetitions} repetitions, range in parentheses.\n"]
 
     def table(title, rows, columns):
-        if not rows:  # a partial run (--formats) has no rows for most tables
+        if not rows:  # a partial run (--formats, --server-side) has no rows for most tables
             return
         lines.append(f"\n## {title}\n")
         lines.append("| " + " | ".join(name for name, _ in columns) + " |")
@@ -340,15 +349,16 @@ def markdown(results, info, repetitions):
            ("time to image p50", first("timeToImageP50Ms", 1, " ms")), ("server requests", run("serverRequests")),
            ("MiB sent", run("serverMiBSent", 1)), ("downloads abandoned", run("serverAbortedResponses"))])
     server_side = [row for network in ("phone-shared", "phone", "none") for row in by(network, 128)
-                   if row["strategy"] in ("S5", "S7", "S7-cold")]
-    table("Server-side thumbnails (S7, S7') against client-side downsampling (S5), 128 MiB", server_side,
+                   if row["strategy"] in SERVER_SIDE_ROWS]
+    table("Server-side thumbnails (S7, S7' with the default and the fast shrink-on-load) against client-side downsampling (S5), "
+          "128 MiB", server_side,
           [name, ("network", lambda row: row["networkLabel"]), ("first visit shown", first("shown")),
            ("revisit shown at once", lambda row: f"{cell(row['passes'][1]['shownAtOnce'])} of {cell(row['passes'][1]['cellAppearances'])}"),
            ("revisit blank cell-frames", revisit("blankCellFrames")), ("revisit time to image p50", revisit("timeToImageP50Ms", 1, " ms")),
            ("MiB sent to the phone", run("serverMiBSent", 1)), ("decodes", run("decodes")), ("CPU", run("cpuSeconds", 1, " s"))])
     for network in ("phone-shared", "phone", "none"):
         pair = {row["strategy"]: row for row in by(network, 128)}
-        for variant in ("S7", "S7-cold"):
+        for variant in SERVER_SIDE_ROWS[1:]:
             if "S5" in pair and variant in pair and pair["S5"]["run"]["serverMiBSent"]["median"]:
                 ratio = pair[variant]["run"]["serverMiBSent"]["median"] / pair["S5"]["run"]["serverMiBSent"]["median"]
                 lines.append(f"\n{NETWORK_LABELS[network]}: {variant} sends the phone {100 * ratio:.1f}% of the bytes S5 does.")
@@ -450,6 +460,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repetitions", type=int, default=3)
     parser.add_argument("--quick", action="store_true", help="128 MiB only and one repetition (for trying it out)")
+    parser.add_argument("--server-side", action="store_true",
+                        help="only S5, S7 and S7' (default and fast shrink-on-load) at 128 MiB on every network, "
+                             "written to server-side-grid.md and server-side-grid.json")
     parser.add_argument("--formats", action="store_true",
                         help="only the thumbnail formats' rows (S7 in JPEG, WebP, AVIF on the phone's networks), "
                              "written to formats-grid.md and formats-grid.json")
@@ -461,6 +474,9 @@ def main():
     if arguments.formats:
         configs = [config for config in configs if config[1] in FORMAT_ROWS and config[0] != "none" and config[3] and config[4]]
         name = "formats-grid"
+    elif arguments.server_side:
+        configs = [config for config in configs if config[1] in SERVER_SIDE_ROWS and config[2] == 128 and config[3] and config[4]]
+        name = "server-side-grid"
     os.makedirs(RESULTS, exist_ok=True)
     raw = {}
     scratch = tempfile.mkdtemp(prefix="strategies-")
@@ -481,9 +497,9 @@ def main():
                             # Fill the disk in one process, then measure a new one on it: a relaunch.
                             run_one(port, strategy, memory, prefetch, cancel, cache_dir, output)
                         if strategy.startswith("S7"):
-                            processes, front_port, origin_port = start_thumbnail_service(network)
+                            processes, front_port, origin_port = start_thumbnail_service(network, strategy)
                             try:
-                                if strategy != "S7-cold":
+                                if strategy not in COLD_ROWS:
                                     # Warm: users before this one asked for every thumbnail
                                     # (the CDN's or serve's cache holds them all).
                                     warm_thumbnails(front_port, origin_port, strategy)
@@ -515,7 +531,7 @@ def main():
         report += "\nBaseline runs that crashed in FoundationNetworking and were run again: " + "; ".join(CRASHES) + ".\n"
     with open(os.path.join(RESULTS, f"{name}.md"), "w") as file:
         file.write(report)
-    if not arguments.formats:
+    if name == "strategies":  # the charts are the whole matrix's: a partial run leaves them alone
         charts(raw, RESULTS)
     print(report)
     print(f"Written to {RESULTS} in {time.time() - started:.0f} s", file=sys.stderr)

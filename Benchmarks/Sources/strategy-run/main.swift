@@ -10,7 +10,8 @@ import ImagePipeline
 // One strategy, one memory limit, one network, over the scroll trace, in a process of its own;
 // writes one JSON record. Driven by Benchmarks/scripts/strategies.py.
 //
-// strategy-run --strategy S1|S1-off|S1-down|S2|S2-down|S3|S3-off|S4|S5|S5-fit|S5-serial|S6|S7|S7-cold|S7-webp|S7-avif
+// strategy-run --strategy S1|S1-off|S1-down|S2|S2-down|S3|S3-off|S4|S5|S5-fit|S5-serial|S6|S7|S7-cold|S7-cold-fast|
+//                         S7-webp|S7-avif
 //              --port PORT --memory-mib N --cache-dir DIR
 //              --output FILE [--products 120] [--no-prefetch] [--no-cancel] [--label TEXT]
 //              [--origin-port PORT]   (S7: where the thumbnail service fetches the originals)
@@ -107,7 +108,7 @@ case "S5-fit": engine(.downsampled, resize: .maxPixelSize(400))
 // Nuke's default: one decode at a time, against the engine's one per core.
 case "S5-serial": engine(.downsampled, decodes: 1)
 case "S6": engine(.downsampled, thumbnails: true)
-case "S7", "S7-cold": engine(.downsampled, sourceURLs: thumbnailURLs(originPort: originPort()))
+case "S7", "S7-cold", "S7-cold-fast": engine(.downsampled, sourceURLs: thumbnailURLs(originPort: originPort()))
 case "S7-webp": engine(.downsampled, sourceURLs: thumbnailURLs(originPort: originPort(), format: "webp"))
 case "S7-avif": engine(.downsampled, sourceURLs: thumbnailURLs(originPort: originPort(), format: "avif"))
 default: fail("unknown strategy \(strategy)")
