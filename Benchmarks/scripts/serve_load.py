@@ -381,7 +381,11 @@ class Server:
         self.name, self.port = name, port
         self.log = tempfile.TemporaryFile()
         self.process = subprocess.Popen(command, env=env, cwd=cwd, stdout=self.log, stderr=self.log, start_new_session=True)
-        wait_ready(f"http://127.0.0.1:{port}/{'healthcheck' if name.startswith('thumbor') else 'ready'}", process=self.process)
+        try:
+            wait_ready(f"http://127.0.0.1:{port}/{'healthcheck' if name.startswith('thumbor') else 'ready'}", process=self.process)
+        except RuntimeError as error:
+            self.log.seek(0)
+            raise RuntimeError(f"{error}: {self.log.read().decode(errors='replace')[-500:]}") from None
 
     def pids(self):
         return tree(self.process.pid)
@@ -408,12 +412,23 @@ def engine_env():
 
 
 def start_engine(args, extra=()):
-    port, metrics = free_port(), free_port()
-    command = [args.engine, "serve", "--bind", f"127.0.0.1:{port}", "--metrics-bind", f"127.0.0.1:{metrics}",
-               "--allow-private-sources", *extra]
-    server = Server("serve", command, port, env=engine_env())
-    server.metrics_port = metrics
-    return server
+    # Two ports picked apart may still meet another process's bind in between: a start that
+    # lost its port is tried again on new ones.
+    for attempt in range(3):
+        port, metrics = free_port(), free_port()
+        if port == metrics:
+            continue
+        command = [args.engine, "serve", "--bind", f"127.0.0.1:{port}", "--metrics-bind", f"127.0.0.1:{metrics}",
+                   "--allow-private-sources", *extra]
+        try:
+            server = Server("serve", command, port, env=engine_env())
+        except RuntimeError as error:
+            if "the port is in use" not in str(error) or attempt == 2:
+                raise
+            continue
+        server.metrics_port = metrics
+        return server
+    raise RuntimeError("serve: no free pair of ports")
 
 
 def start_thumbor(args, processes, threadpool, workdir):
