@@ -63,8 +63,7 @@ final class StandardOutputSink: @unchecked Sendable {
     @discardableResult
     func flush(timeout: Duration) -> Bool {
         let target = lock.withLock { queued }
-        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) * 1e-18
-        let deadline = Date(timeIntervalSinceNow: seconds)
+        let deadline = Date(timeIntervalSinceNow: timeout.milliseconds / 1000)
         progress.lock()
         defer { progress.unlock() }
         while finished < target {
