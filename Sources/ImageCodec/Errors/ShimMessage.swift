@@ -1,9 +1,22 @@
 import CImageCodecShim
 
 extension Array where Element == CChar {
-    /// The text of a NUL-terminated message buffer the C shim filled in.
+    /// The text of a NUL-terminated message buffer the C shim filled in, made one line: every
+    /// library message reaches a CLI line, a log line or an HTTP body through here, and libheif's
+    /// end in a newline (others may quote the file's own bytes). Control characters become
+    /// spaces, runs of spaces one, and the ends are trimmed.
     var shimMessage: String {
         withUnsafeBufferPointer { String(decoding: $0.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) }
+            .singleLine
+    }
+}
+
+extension String {
+    /// The text with control characters (C0, DEL, C1) as spaces, runs of white space folded to
+    /// one, and no white space at either end.
+    var singleLine: String {
+        let words = unicodeScalars.split { $0.properties.generalCategory == .control || $0 == " " }
+        return words.map { String(String.UnicodeScalarView($0)) }.joined(separator: " ")
     }
 }
 
