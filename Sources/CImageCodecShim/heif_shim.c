@@ -89,15 +89,6 @@ void iec_heif_reader_info(const iec_heif_reader *reader, iec_heif_info *info) {
     }
 }
 
-iec_status iec_heif_reader_copy_icc(const iec_heif_reader *reader, uint8_t *profile, size_t size,
-                                    char message[IEC_MESSAGE_MAX]) {
-    if (heif_image_handle_get_raw_color_profile_size(reader->handle) != size) {
-        strncpy(message, "libheif: the ICC profile changed size", IEC_MESSAGE_MAX);
-        return IEC_ERROR;
-    }
-    return iec_heif_status(heif_image_handle_get_raw_color_profile(reader->handle, profile), "ICC profile", message);
-}
-
 iec_status iec_heif_reader_decode(iec_heif_reader *reader, int channels, int max_side, const char *decoder_id,
                                   const uint8_t **pixels, size_t *stride, int *width, int *height, int *warnings,
                                   char message[IEC_MESSAGE_MAX]) {

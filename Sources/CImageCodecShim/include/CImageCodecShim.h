@@ -297,9 +297,6 @@ iec_heif_reader *iec_heif_reader_create(const uint8_t *data, size_t size, int ma
                                         char message[IEC_MESSAGE_MAX]);
 void iec_heif_reader_destroy(iec_heif_reader *reader);
 void iec_heif_reader_info(const iec_heif_reader *reader, iec_heif_info *info);
-/// Copies the ICC profile into `profile` (`size` bytes, as iec_heif_info.icc_size says).
-iec_status iec_heif_reader_copy_icc(const iec_heif_reader *reader, uint8_t *profile, size_t size,
-                                    char message[IEC_MESSAGE_MAX]);
 /// Decodes the primary image, transformations applied, as interleaved 8-bit RGB (`channels` 3)
 /// or RGBA (4); the pixels stay owned by the reader until it is destroyed or decodes again.
 /// `max_side` becomes libheif's image size limit for the decode: a derived image (grid,

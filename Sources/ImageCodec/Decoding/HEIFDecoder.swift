@@ -23,6 +23,13 @@ enum HEIFDecoder {
         /// What the nclx code points come to when there is no ICC profile (no colour box at
         /// all: unspecified, which is sRGB).
         var nclx: NCLXProfile.Verdict
+        /// Coded images decoded for the primary image (tiles, layers, alpha) and the largest of
+        /// them in pixels, from the container walk.
+        var codedImages: Int
+        var largestCodedPixels: Int
+        /// The ICC profile's bytes in the file, from the container walk (read there, never from
+        /// libheif's copy).
+        var iccProfile: Range<Int>?
 
         /// The bytes of the profile colour management will be handed.
         var profileBytes: Int {
@@ -34,11 +41,18 @@ enum HEIFDecoder {
     static func open(
         _ bytes: UnsafeRawBufferPointer, format: ImageFormat, limits: DecodingLimits
     ) throws(ImageCodecError) -> (HEIFReader, ImageHeader, Layout) {
+        // The container's shape first: libheif never sees one that can crash or stall it.
+        let container = try HEIFContainer(bytes, limits: limits)
         let reader = try HEIFReader(bytes: bytes, limits: limits)
         let info = reader.info
         let (width, height) = (Int(info.width), Int(info.height))
         guard width > 0, height > 0 else { throw .corruptData("the primary image has no size") }
         try limits.check(width: width, height: height)
+        // libheif's size is the walk's `ispe` after a rotation and a clean aperture: never more.
+        let declaredLong = max(container.declaredWidth, container.declaredHeight)
+        guard max(width, height) <= declaredLong, width * height <= container.declaredWidth * container.declaredHeight else {
+            throw .corruptData("libheif reports \(width)×\(height) for a \(container.declaredWidth)×\(container.declaredHeight) image")
+        }
         let bits = info.luma_bits > 0 ? Int(info.luma_bits) : 8
         // libheif applies the transformations: what it reports is the upright image.
         let header = ImageHeader(
@@ -48,7 +62,9 @@ enum HEIFDecoder {
         let layout = Layout(
             fileBytes: bytes.count, lumaBits: bits, hasICCProfile: hasICCProfile,
             premultipliedAlpha: info.has_alpha != 0 && info.premultiplied_alpha != 0,
-            nclx: hasICCProfile ? .sRGB : NCLXProfile.verdict(primaries: Int(info.nclx_primaries), transfer: Int(info.nclx_transfer)))
+            nclx: hasICCProfile ? .sRGB : NCLXProfile.verdict(primaries: Int(info.nclx_primaries), transfer: Int(info.nclx_transfer)),
+            codedImages: container.codedImages, largestCodedPixels: container.largestCodedPixels,
+            iccProfile: hasICCProfile ? container.iccProfile : nil)
         return (reader, header, layout)
     }
 
@@ -63,7 +79,8 @@ enum HEIFDecoder {
     /// the interleaved 8-bit result (and, from more than 8 bits, the deeper image it is converted
     /// from), and the codecs' own state.
     private static func libraryBytes(_ header: ImageHeader, _ layout: Layout, channels: Int) -> Int {
-        let pixels = header.width * header.height
+        // A grid's canvas, or the largest coded image (a tile, an overlay's layer) if larger.
+        let pixels = max(header.width * header.height, layout.largestCodedPixels)
         // libaom holds AV1 frames at two bytes a sample whatever the stream's depth: 8-bit AVIFs
         // of 9-24 MP took 14-15 bytes a pixel in `heif-convert -d aom` (to y4m, no RGB), twice
         // what dav1d took, so AV1 is planned as if it were deep.
@@ -83,15 +100,12 @@ enum HEIFDecoder {
     }
 
     static func decode(
-        _ reader: HEIFReader, _ header: ImageHeader, _ layout: Layout, options: DecodingOptions
+        _ reader: HEIFReader, _ bytes: UnsafeRawBufferPointer, _ header: ImageHeader, _ layout: Layout, options: DecodingOptions
     ) throws(ImageCodecError) -> DecodedImage {
         let (plan, window, format) = try setUp(header, options: options)
         var warnings: [DecodingWarning] = []
-        var profile = try reader.iccProfile()
-        if let bytes = profile, bytes.count > options.limits.maxICCProfileBytes {
-            profile = nil
-            warnings.append(ICCProfileLimit.warning(options.limits))
-        }
+        // Within the limit: the container walk refused a larger profile before libheif read it.
+        var profile = layout.iccProfile.map { [UInt8](bytes[$0]) }
         // No ICC profile: the nclx code points' own (Display P3, BT.2020, PQ, …), built by
         // Little CMS, goes through the same colour management.
         if !layout.hasICCProfile {

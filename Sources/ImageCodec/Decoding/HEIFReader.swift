@@ -26,16 +26,6 @@ final class HEIFReader {
 
     deinit { iec_heif_reader_destroy(handle) }
 
-    /// The raw ICC profile, when the file has one.
-    func iccProfile() throws(ImageCodecError) -> [UInt8]? {
-        guard info.profile_kind == 1, info.icc_size > 0 else { return nil }
-        var profile = [UInt8](repeating: 0, count: info.icc_size)
-        var message = [CChar](repeating: 0, count: Int(IEC_MESSAGE_MAX))
-        let status = profile.withUnsafeMutableBufferPointer { iec_heif_reader_copy_icc(handle, $0.baseAddress, $0.count, &message) }
-        if status != IEC_OK { throw Self.error(status, message.shimMessage) }
-        return profile
-    }
-
     /// Decodes the primary image as interleaved 8-bit RGB or RGBA and hands `body` its rows
     /// (valid only during the call), with what libheif papered over (its first warning), if
     /// anything. No canvas libheif makes on the way (a grid's, an overlay's) may be longer on a

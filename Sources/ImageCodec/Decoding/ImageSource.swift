@@ -110,8 +110,7 @@ public final class ImageSource: @unchecked Sendable, Equatable {
             switch (reader, layout) {
             case (.jpeg(let decompressor), _): decompressor.iccProfileBytes
             case (.png(let reader), _): Int(reader.header?.icc_length ?? 0)
-            case (.heif(let reader), .heif(let heif)):
-                heif.hasICCProfile ? min(reader.info.icc_size, limits.maxICCProfileBytes) : heif.profileBytes
+            case (.heif, .heif(let heif)): heif.iccProfile?.count ?? heif.profileBytes
             case (nil, .webp(let webp)): min(webp.container.iccProfile?.count ?? 0, limits.maxICCProfileBytes)
             case (nil, _), (.heif, _): 0
             }
@@ -169,7 +168,7 @@ public final class ImageSource: @unchecked Sendable, Equatable {
                 return (try PNGDecoder.decode(reader, header, options: options), reader.memory)
             case .heif(let reader):
                 guard case .heif(let heif) = layout else { throw .corruptData("the HEIF header changed between reads") }
-                return (try HEIFDecoder.decode(reader, header, heif, options: options), LibraryMemory(current: 0, peak: 0, limit: 0))
+                return (try HEIFDecoder.decode(reader, bytes, header, heif, options: options), LibraryMemory(current: 0, peak: 0, limit: 0))
             }
         }
         if options.grayscale { decoded.bitmap = decoded.bitmap.grayscaled() }
