@@ -11,7 +11,7 @@ let fuzzTargets: [(name: String, library: String)] = [
     ("jpeg-header", "ImageCodec"), ("jpeg-decode", "ImageCodec"), ("png-header", "ImageCodec"), ("png-decode", "ImageCodec"),
     ("exif-orientation", "ImageCodec"), ("disk-cache-entry", "ImageCache"), ("journal-replay", "ImageCache"),
     ("encode-roundtrip", "ImageCodec"), ("webp-header", "ImageCodec"), ("webp-decode", "ImageCodec"),
-    ("heif-header", "ImageCodec"), ("heif-decode", "ImageCodec"),
+    ("heif-header", "ImageCodec"), ("heif-decode", "ImageCodec"), ("heif-container", "ImageCodec"),
 ]
 
 let package = Package(

@@ -26,6 +26,22 @@ struct FuzzRegressionTests {
         }
     }
 
+    @Test("the HEIF container walk: a typed error or counts within its limits")
+    func heifContainer() throws {
+        let inputs = try FuzzInputs.files(for: "heif-container")
+        #expect(inputs.count >= 8, "the seed corpus is missing")
+        var passed = 0
+        for (_, data) in inputs {
+            // Traps (a failed run) when a walk that passed reports counts over its limits.
+            FuzzingEntryPoints.checkedHEIFContainer(data)
+            if (try? data.withUnsafeBytes({ (bytes) throws(ImageCodecError) in try HEIFContainer(bytes, limits: DecodingLimits()) })) != nil {
+                passed += 1
+            }
+        }
+        // The sound seeds (8 samples, the 2×2 grid, the 8 KiB profile) pass; the rest do not.
+        #expect(passed == 10)
+    }
+
     @Test("EXIF orientation parsing yields 1...8 or nothing")
     func exif() throws {
         let inputs = try FuzzInputs.files(for: "exif-orientation")

@@ -41,6 +41,18 @@ public enum FuzzingEntryPoints {
         (DecodingOptions(maxPixelSize: 128, allowsPartialImages: selector & 1 != 0, limits: fuzzingLimits), 1 + Int(selector) % 100)
     }
 
+    /// Walks a HEIC or AVIF container as the header read does before libheif, and traps when a
+    /// walk that passed reports more than its limits allow: such an input is a finding.
+    public static func checkedHEIFContainer(_ data: Data) {
+        let limits = fuzzingLimits
+        guard let container = try? data.withUnsafeBytes({ (bytes) throws(ImageCodecError) in try HEIFContainer(bytes, limits: limits) })
+        else { return }
+        let tiles = HEIFContainer.Limits.maxGridTiles + HEIFContainer.Limits.maxOverlayLayers
+        precondition(container.codedImages >= 1 && container.codedImages <= 2 * tiles, "\(container.codedImages) coded images passed")
+        precondition(container.largestCodedPixels <= limits.maxPixelCount, "a coded image over the pixel limit passed")
+        precondition(container.iccProfile.map { $0.count <= limits.maxICCProfileBytes && $0.upperBound <= data.count } ?? true)
+    }
+
     /// Reads the header as the header targets do, and traps when the read allocated more in the
     /// libraries than `DecodePlan.headerOverheadBytes` beyond twice the profile it keeps: an
     /// input over the bound is a finding, however the process's memory looks.
