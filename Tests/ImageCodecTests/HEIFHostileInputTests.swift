@@ -44,6 +44,15 @@ struct HEIFHostileInputTests {
         #expect(!refusal.error.description.contains("\n"))
     }
 
+    @Test("a primary item that is neither HEVC, AV1 nor derived from them is refused (a heif-container finding)")
+    func primaryOfAnotherKind() throws {
+        let finding = FuzzInputs.root.appendingPathComponent("Tests/Fixtures/fuzz-regressions/heif-container/primary-not-an-image")
+        let data = try Data(contentsOf: finding)
+        #expect(throws: ImageCodecError.unsupportedFormat(.heifVariant("item 1 is coded as 'av00', not HEVC or AV1"))) {
+            try ImageSource(data: data)
+        }
+    }
+
     @Test("a sound 2×2 grid of four tiles decodes as heif-convert decodes it")
     func soundGrid() throws {
         let data = try HEIFFixtures.data("hostile/grid-2x2.heic")

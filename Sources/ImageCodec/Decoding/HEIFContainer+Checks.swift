@@ -18,6 +18,12 @@ extension HEIFContainer.Tables {
         var largest = 0
         var codedPixels = 0
         for id in decoded {
+            // A primary image of another kind (JPEG, uncompressed, a MIME item) is not checked
+            // here, so it never reaches libheif. An alpha plane of one is not decoded by libheif
+            // (it papers over it), so it is left out.
+            guard let type = items[id]?.type, Self.coded.contains(type) || Self.derived.contains(type) || id != primary else {
+                throw .unsupportedFormat(.heifVariant("item \(id) is coded as '\(items[id]?.type ?? FourCC(value: 0))', not HEVC or AV1"))
+            }
             for input in try codedInputs(of: id, limits: limits) {
                 codedImages += 1
                 let (width, height) = try size(of: input, limits: limits)
