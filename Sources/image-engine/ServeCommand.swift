@@ -141,7 +141,8 @@ struct ServeCommand: AsyncParsableCommand {
         if downloadQueue < 0 { throw ValidationError("--download-queue must be 0 or more, got \(downloadQueue)") }
         if maxSrcPixels < 1 { throw ValidationError("--max-src-pixels must be at least 1, got \(maxSrcPixels)") }
         if !(downloadTimeout > 0 && downloadTimeout.isFinite) { throw ValidationError("--download-timeout must be a positive number of seconds") }
-        if ttl < 0 { throw ValidationError("--ttl must be 0 or more seconds, got \(ttl)") }
+        // RFC 9111 §1.2.2: caches read a larger max-age as 2^31 seconds anyway.
+        if ttl < 0 || ttl > 2_147_483_648 { throw ValidationError("--ttl must be 0 to 2147483648 seconds, got \(ttl)") }
         if !(shutdownTimeout >= 0 && shutdownTimeout.isFinite) { throw ValidationError("--shutdown-timeout must be 0 or more seconds") }
         if maxConnections < 1 { throw ValidationError("--max-connections must be at least 1, got \(maxConnections)") }
         if !(keepAliveTimeout > 0 && keepAliveTimeout.isFinite) { throw ValidationError("--keep-alive-timeout must be a positive number of seconds") }

@@ -55,6 +55,20 @@ struct OptionParserTests {
         }
     }
 
+    @Test("a box side is 0-65535 at parse time, and the box never traps on what the API can set")
+    func sideBounds() throws {
+        #expect(try parse("w:65535/h:0").width == ProcessingOptions.maxSide)
+        for path in ["w:65536", "h:9223372036854775807", "rs:fit:1:-1", "s:18446744073709551616"] {
+            #expect(throws: OptionParser.Failure.self, "\(path)") { try parse(path) }
+        }
+        var options = ProcessingOptions()
+        (options.width, options.height, options.dpr) = (.max, .min, 8)
+        #expect(options.box == (Int(Int32.max), 0))
+        options.dpr = .nan
+        #expect(options.box == (Int(Int32.max), Int(Int32.max)))
+        #expect(options.resize(sourceWidth: 10, sourceHeight: 10) != nil)
+    }
+
     @Test("auto is fill when source and box have the same orientation (a square matches either), else fit")
     func auto() throws {
         let options = try parse("rs:auto:400:300")

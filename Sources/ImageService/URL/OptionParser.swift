@@ -44,7 +44,7 @@ enum OptionParser {
                 try limitArguments(1)
                 if let value = argument(0) {
                     guard let dpr = Double(value), dpr.isFinite, dpr > 0, dpr <= 8 else {
-                        throw Failure(message: "dpr: must be a number in (0, 8], got \(value)")
+                        throw Failure(message: "dpr: must be a number in (0, 8], got \(value.prefix(32))")
                     }
                     options.dpr = dpr
                 }
@@ -52,7 +52,7 @@ enum OptionParser {
                 try limitArguments(1)
                 if let value = argument(0) {
                     guard let quality = Int(value), (0...100).contains(quality) else {
-                        throw Failure(message: "\(name): must be 0-100, got \(value)")
+                        throw Failure(message: "\(name): must be 0-100, got \(value.prefix(32))")
                     }
                     options.quality = quality == 0 ? nil : quality
                 }
@@ -65,7 +65,7 @@ enum OptionParser {
             case "expires", "exp":
                 try limitArguments(1)
                 if let value = argument(0) {
-                    guard let time = Int(value) else { throw Failure(message: "\(name): must be a unix time, got \(value)") }
+                    guard let time = Int(value) else { throw Failure(message: "\(name): must be a unix time, got \(value.prefix(32))") }
                     options.expires = time
                 }
             default:
@@ -102,8 +102,12 @@ enum OptionParser {
         return type
     }
 
+    /// A box side: a whole number from 0 to ``ProcessingOptions/maxSide``, checked here so no
+    /// arithmetic downstream meets a larger one.
     private static func side(_ value: String, _ name: String) throws(Failure) -> Int {
-        guard let side = Int(value), side >= 0 else { throw Failure(message: "\(name): a size must be a whole number ≥ 0, got \(value)") }
+        guard let side = Int(value), (0...ProcessingOptions.maxSide).contains(side) else {
+            throw Failure(message: "\(name): a size must be a whole number from 0 to \(ProcessingOptions.maxSide), got \(value.prefix(32))")
+        }
         return side
     }
 

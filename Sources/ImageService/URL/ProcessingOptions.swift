@@ -69,9 +69,21 @@ public struct ProcessingOptions: Sendable, Hashable {
     /// Options with every default.
     public init() {}
 
-    /// The box after `dpr`, rounded.
+    /// The longest box side a URL may name, before `dpr` (`w:`, `h:`, `rs:`, `s:`): checked
+    /// where the URL is parsed (400 beyond), far above any output side the service allows.
+    public static let maxSide = 65_535
+
+    /// The box after `dpr`, rounded. Never traps: values set through the API beyond what a
+    /// URL may say come out as `Int32.max` (answered 400 by the output-size check), negative
+    /// ones as 0.
     public var box: (width: Int, height: Int) {
-        (Int((Double(width) * dpr).rounded()), Int((Double(height) * dpr).rounded()))
+        (Self.scaled(width, by: dpr), Self.scaled(height, by: dpr))
+    }
+
+    private static func scaled(_ side: Int, by dpr: Double) -> Int {
+        let value = (Double(side) * dpr).rounded()
+        guard value.isFinite, value < Double(Int32.max) else { return Int(Int32.max) }
+        return value > 0 ? Int(value) : 0
     }
 
     /// The resize for a source whose upright size is `sourceWidth × sourceHeight`: `auto`
