@@ -29,9 +29,12 @@ struct SourcePolicyTests {
         #expect((SourcePolicy(allowsLinkLocalAddresses: true).refusal(of: address, port: 80) == nil) == linkLocal, "\(text)")
     }
 
-    @Test("cloud metadata endpoints are link-local: refused with only --allow-private-sources")
+    @Test("cloud metadata endpoints (AWS, GCP, Azure, Alibaba) are link-local: refused with only --allow-private-sources")
     func metadata() throws {
-        for text in ["169.254.169.254", "fd00:ec2::254", "::ffff:169.254.169.254", "64:ff9b::a9fe:a9fe", "fe80::a9fe:a9fe"] {
+        for text in [
+            "169.254.169.254", "fd00:ec2::254", "::ffff:169.254.169.254", "64:ff9b::a9fe:a9fe", "fe80::a9fe:a9fe", "100.100.100.200",
+            "::ffff:100.100.100.200", "168.63.129.16"
+        ] {
             let address = try #require(IPAddress(text))
             #expect(address.isLinkLocal, "\(text)")
             #expect(SourcePolicy(allowsPrivateAddresses: true).refusal(of: address, port: 80) != nil, "\(text)")
@@ -56,7 +59,17 @@ struct SourcePolicyTests {
             ("https://images.example.com/p", "https://images.example.com/p", true),
             ("https://images.example.com/p", "https://images.example.com/p/../secret.jpg", false),
             ("https://images.example.com/p", "https://images.example.com/p/%2e%2e/secret.jpg", false),
-            ("https://images.example.com/p", "https://user@images.example.com/p/1.jpg", false)
+            ("https://images.example.com/p", "https://user@images.example.com/p/1.jpg", false),
+            // Origins that decode before they normalise would read these as /private/….
+            ("https://images.example.com/public/", "https://images.example.com/public/..%2Fprivate/1.jpg", false),
+            ("https://images.example.com/public/", "https://images.example.com/public/..%2fprivate/1.jpg", false),
+            ("https://images.example.com/public/", "https://images.example.com/public/..%5Cprivate/1.jpg", false),
+            ("https://images.example.com/public/", "https://images.example.com/public/..%252Fprivate/1.jpg", false),
+            ("https://images.example.com/public/", "https://images.example.com/public/%2e%2e%2fprivate/1.jpg", false),
+            ("https://images.example.com/public/", "https://images.example.com/public/..;/private/1.jpg", false),
+            ("https://images.example.com/public/", "https://images.example.com/public/a;b/1.jpg", false),
+            ("https://images.example.com/public/", "https://images.example.com/public/caf%C3%A9%20au%20lait.jpg", true),
+            ("https://images.example.com/public/", "https://images.example.com/public/a%2Bb/1%25.jpg", true)
         ])
     func allowedSource(_ allowed: String, _ url: String, _ expected: Bool) throws {
         let source = try #require(AllowedSource(allowed))

@@ -41,12 +41,24 @@ public struct AllowedSource: Sendable, Hashable, CustomStringConvertible {
         return "\(scheme)://\(host)\(port == defaultPort ? "" : ":\(port)")\(path)"
     }
 
-    /// The URL's path as sent, `/` when empty; nil when a segment, percent-decoded, is `.` or
-    /// `..` (an origin would resolve it out from under the allowed path).
+    /// The URL's path as sent, `/` when empty; nil when an origin could read it as a path
+    /// outside the one checked: a segment that is `.` or `..` once percent-decoded (`%2e%2e`),
+    /// an encoded separator (`%2F`, `%5C`, or one encoded twice, `%252F`) or a backslash, which
+    /// origins that decode before they normalise (nginx, Python's `http.server`, IIS) turn into a
+    /// `/` — `public/..%2Fprivate` — and a `;` (Tomcat and Jetty drop path parameters, so `..;`
+    /// is `..`).
     private static func normalisedPath(of url: URL) -> String? {
         let path = url.path(percentEncoded: true)
+        guard !path.contains("\\"), !path.contains(";") else { return nil }
         let segments = path.split(separator: "/", omittingEmptySubsequences: false)
-        guard !segments.contains(where: { [".", ".."].contains(String($0).removingPercentEncoding ?? String($0)) }) else { return nil }
+        for segment in segments {
+            var decoded = String(segment)
+            // Decoded until it stops changing (at most a few rounds: each one shortens it).
+            while let once = decoded.removingPercentEncoding, once != decoded { decoded = once }
+            guard decoded != ".", decoded != "..", !decoded.contains("/"), !decoded.contains("\\"), !decoded.contains(";") else {
+                return nil
+            }
+        }
         return path.isEmpty ? "/" : path
     }
 }

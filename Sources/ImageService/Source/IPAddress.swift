@@ -57,17 +57,28 @@ public enum IPAddress: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// True for link-local addresses (`169.254.0.0/16`, `fe80::/10`, and IPv6 forms embedding an
-    /// IPv4 one) and cloud metadata endpoints (AWS's `fd00:ec2::254`): what
+    /// IPv4 one) and cloud metadata endpoints (AWS's `fd00:ec2::254`, Alibaba's
+    /// `100.100.100.200`, Azure's WireServer `168.63.129.16`): what
     /// ``SourcePolicy/allowsPrivateAddresses`` does not open.
     public var isLinkLocal: Bool {
         switch self {
-        case .v4(let value): return value >> 16 == 0xA9FE
+        case .v4(let value): return Self.isLinkLocalV4(value)
         case .v6(let bytes):
             if bytes == Self.awsMetadataV6 { return true }
             if bytes[0] == 0xFE && bytes[1] & 0xC0 == 0x80 { return true }
-            return Self.embeddedV4(bytes).map { $0 >> 16 == 0xA9FE } ?? false
+            return Self.embeddedV4(bytes).map(Self.isLinkLocalV4) ?? false
         }
     }
+
+    private static func isLinkLocalV4(_ value: UInt32) -> Bool {
+        value >> 16 == 0xA9FE || metadataV4.contains { $0.base == value }
+    }
+
+    /// IPv4 cloud metadata endpoints outside 169.254.0.0/16: Alibaba Cloud's (inside CGNAT) and
+    /// Azure's WireServer (a public address, reachable only from inside Azure).
+    private static let metadataV4: [(base: UInt32, bits: Int, reason: String)] = [
+        (0x6464_64C8, 32, "cloud metadata (100.100.100.200)"), (0xA83F_8110, 32, "cloud metadata (168.63.129.16)")
+    ]
 
     /// `fd00:ec2::254`.
     private static let awsMetadataV6: [UInt8] = [0xFD, 0x00, 0x0E, 0xC2] + [UInt8](repeating: 0, count: 10) + [0x02, 0x54]
@@ -96,7 +107,7 @@ public enum IPAddress: Sendable, Hashable, CustomStringConvertible {
     ]
 
     private static func v4Refusal(_ value: UInt32) -> String? {
-        v4Ranges.first { value >> (32 - $0.bits) == $0.base >> (32 - $0.bits) }?.reason
+        (metadataV4 + v4Ranges).first { value >> (32 - $0.bits) == $0.base >> (32 - $0.bits) }?.reason
     }
 
     private static func v6Refusal(_ b: [UInt8]) -> String? {
