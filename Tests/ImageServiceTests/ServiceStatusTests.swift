@@ -3,6 +3,7 @@ import ImageCodec
 import ImageServer
 import NIOHTTP1
 @testable import ImageService
+import ImagePipeline
 import Testing
 import TestSupport
 
@@ -57,7 +58,12 @@ struct ServiceStatusTests {
     @Test(
         "400: malformed or unknown options, a bad source encoding, an unsupported format, an output past the size limit",
         arguments: [
-            "blur:5", "rs:fill:abc:1", "w:100000", "rs:fit:10:10/dpr:9", "q:500"
+            "blur:5", "rs:fill:abc:1", "w:100000", "rs:fit:10:10/dpr:9", "q:500",
+            // Every number a URL carries at its extremes: a 400, never a trap (Int.max once
+            // reached Int(Double) in the box and killed the process).
+            "w:9223372036854775807", "h:9223372036854775807", "rs:fill:9223372036854775807:1", "s:1:9223372036854775807",
+            "rs:fit:65536:1/dpr:8", "w:-1", "h:99999999999999999999999", "dpr:nan", "dpr:inf", "dpr:-1", "q:-1", "q:x",
+            "exp:99999999999999999999", "g:fp:nan:0.5", "w:0x10"
         ])
     func badRequest(_ options: String) async throws {
         let harness = try await ServiceHarness.start()
@@ -69,6 +75,8 @@ struct ServiceStatusTests {
         let tiff = try await harness.get(harness.path("w:10", harness.source("kite.jpg"), ext: "tiff"))
         #expect(tiff.status == 400 && tiff.text.contains("tiff"))
         #expect(harness.origin.statistics.requests == 0, "nothing is fetched for a bad request")
+        // The process lives on and answers the next request.
+        #expect(try await harness.get(harness.path("w:16", harness.source("grey.jpg"))).status == 200)
         await harness.stop()
     }
 
@@ -104,6 +112,53 @@ struct ServiceStatusTests {
         #expect(reply.status == 200, "\(proxied): \(reply.status) \(reply.text)")
         let bitmap = try ImageDecoder().decode(reply.body)
         #expect((bitmap.width, bitmap.height) == (40, 40))
+        // Served, but no shared cache may keep that spelling (each would be a key of its own);
+        // the canonical one is public.
+        #expect(reply.header("Cache-Control") == "private, no-store" && reply.header("Expires") == nil)
+        #expect(try await harness.get(signed).header("Cache-Control") == "public, max-age=31536000")
+        await harness.stop()
+    }
+
+    @Test("one canonical spelling: a query makes the answer private; padded or non-canonical base64 is refused")
+    func canonicalSpelling() async throws {
+        let harness = try await ServiceHarness.start()
+        let path = harness.path("w:32", harness.source("grey.jpg"))
+        for query in ["?1", "?a=b", "?"] {
+            let reply = try await harness.get(path + query)
+            #expect(reply.status == 200 && reply.header("Cache-Control") == "private, no-store", "\(query)")
+        }
+        // The signature: 32 bytes are 43 characters, whose last carries 4 unused bits; setting
+        // one gives another string for the same bytes.
+        let signature = String(path.dropFirst().prefix { $0 != "/" })
+        let signed = String(path.dropFirst(1 + signature.count))
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+        let last = try #require(alphabet.firstIndex(of: signature.last!))
+        let loose = String(signature.dropLast()) + String(alphabet[last ^ 1])
+        #expect(Base64URL.decode(loose) == Base64URL.decode(signature) && loose != signature)
+        #expect(try await harness.get("/" + loose + signed).status == 403)
+        // The source: a padded or loose encoding of the same URL, correctly signed, is a 400.
+        let encoded = Base64URL.encode(Array(harness.source("grey.jpg").utf8))
+        let tail = try #require(alphabet.firstIndex(of: encoded.last!))
+        for variant in [encoded + String(repeating: "=", count: (4 - encoded.count % 4) % 4), String(encoded.dropLast()) + String(alphabet[tail ^ 1])]
+        where variant != encoded {
+            let reply = try await harness.get(try #require(harness.service.signer.sign("/w:32/" + variant)))
+            #expect(reply.status == 400 && reply.text.contains("canonical base64url"), "\(variant): \(reply.status) \(reply.text)")
+        }
+        await harness.stop()
+    }
+
+    @Test("exp: max-age stops at the URL's expiry, and Expires says the same moment")
+    func expiringFreshness() async throws {
+        let harness = try await ServiceHarness.start()
+        let now = Int(Date().timeIntervalSince1970)
+        let reply = try await harness.get(harness.path("w:32/exp:\(now + 120)", harness.source("grey.jpg")))
+        let maxAge = try #require(reply.header("Cache-Control").flatMap { Int($0.replacingOccurrences(of: "public, max-age=", with: "")) })
+        #expect(reply.status == 200 && (115...120).contains(maxAge), "\(reply.header("Cache-Control") ?? "-")")
+        let expires = try #require(reply.header("Expires").flatMap(HTTPDate.parse))
+        #expect(abs(expires.timeIntervalSince1970 - Double(now + 120)) <= 2)
+        // A URL without an expiry keeps the TTL.
+        let plain = try await harness.get(harness.path("w:32", harness.source("grey.jpg")))
+        #expect(plain.header("Cache-Control") == "public, max-age=31536000" && plain.header("Expires") != nil)
         await harness.stop()
     }
 

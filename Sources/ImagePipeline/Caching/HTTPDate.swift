@@ -8,14 +8,14 @@ import Foundation
 /// 2.6% of `serve`'s CPU under load. The formats are fixed, so the parser is strict: what does
 /// not match exactly, or names a day the month does not have, is no date (the response then
 /// counts as having none, which RFC 9111 §4.2 asks of an invalid one).
-enum HTTPDate {
-    static func parse(_ text: String) -> Date? {
+package enum HTTPDate {
+    package static func parse(_ text: String) -> Date? {
         var reader = Reader(bytes: ArraySlice(text.trimmingSpaces.utf8))
         return reader.date()
     }
 
     /// `date` as an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), whole seconds.
-    static func format(_ date: Date) -> String {
+    package static func format(_ date: Date) -> String {
         let seconds = Int(date.timeIntervalSince1970.rounded(.down))
         let (days, time) = (seconds.floorDivided(by: 86_400), seconds.floorModulo(86_400))
         let (year, month, day) = civil(fromDays: days)

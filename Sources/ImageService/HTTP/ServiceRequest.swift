@@ -5,15 +5,19 @@ public struct ServiceRequest: Sendable, Hashable {
     public var method: String
     /// The path as received: percent-encoding intact, without the query (what a signature signs).
     public var path: String
+    /// The query string, if the request had one (without the `?`). The service reads nothing
+    /// from it, so an answer to a request with one is not for shared caches (`private`).
+    public var query: String?
     /// The `If-None-Match` header, if any.
     public var ifNoneMatch: String?
     /// The `Accept` header, if any: with `--auto-webp` or `--auto-avif`, what the client takes.
     public var accept: String?
 
     /// A request.
-    public init(method: String = "GET", path: String, ifNoneMatch: String? = nil, accept: String? = nil) {
+    public init(method: String = "GET", path: String, query: String? = nil, ifNoneMatch: String? = nil, accept: String? = nil) {
         self.method = method
         self.path = path
+        self.query = query
         self.ifNoneMatch = ifNoneMatch
         self.accept = accept
     }

@@ -22,7 +22,7 @@ struct ServiceResponder: HTTPResponder {
         let ifNoneMatch = request.headers[values: .ifNoneMatch]
         let accept = request.headers[values: .accept]
         let serviceRequest = ServiceRequest(
-            method: request.method.rawValue, path: request.uri.path,
+            method: request.method.rawValue, path: request.uri.path, query: request.uri.query,
             ifNoneMatch: ifNoneMatch.isEmpty ? nil : ifNoneMatch.joined(separator: ", "),
             accept: accept.isEmpty ? nil : accept.joined(separator: ", "))
         let work = Task { [service] in await service.respond(to: serviceRequest) }

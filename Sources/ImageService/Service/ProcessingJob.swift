@@ -15,6 +15,11 @@ struct ProcessingJob: Sendable {
     /// The format was chosen from `Accept` (`--auto-webp`, no format in the URL): the answer
     /// carries `Vary: Accept`, whichever format it is.
     let negotiatesFormat: Bool
+    /// The path was spelled exactly as signed, without a query. Another spelling (`%3A` for
+    /// `:`, `http:/` for `http://`, a query) is answered, for clients and proxies that write
+    /// it, but `private`: each spelling would be a shared cache's key of its own, and one URL
+    /// could fill nginx's or a CDN's cache with copies of one image.
+    let isCanonicalSpelling: Bool
     /// The quality the URL asked for (`q:`); nil: the service's default for the format.
     private let requestedQuality: Int?
     private let defaultQuality: Int
@@ -32,6 +37,7 @@ struct ProcessingJob: Sendable {
             throw configuration.requiresSignature ? .forbidden : .badRequest(error.message)
         }
         if configuration.requiresSignature, !service.signer.verify(processing.signature, path: processing.signed) { throw .forbidden }
+        isCanonicalSpelling = processing.isCanonical(path, query: request.query)
 
         let contents: (options: [Substring], source: String, extension: String?)
         var options: ProcessingOptions

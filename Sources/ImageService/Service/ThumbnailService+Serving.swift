@@ -13,7 +13,7 @@ extension ThumbnailService {
             if let (image, layer) = await results.value(forKey: job.resultKey(format)), job.accepts(image, as: format) {
                 counters.addResultHit()
                 metrics.recordHit(layer: layer.rawValue)
-                return respond(with: image, to: request, layer: layer.rawValue, timing: nil)
+                return respond(with: image, to: request, job: job, layer: layer.rawValue, timing: nil)
             }
         }
 
@@ -37,10 +37,10 @@ extension ThumbnailService {
         }
         switch outcome {
         case .success(.rendered(let image, let layer)):
-            return respond(with: image, to: request, layer: layer, timing: image.timing)
+            return respond(with: image, to: request, job: job, layer: layer, timing: image.timing)
         case .success(.notModified(let etag, let lastModified, let layer)):
             counters.addNotModified()
-            return notModified(etag: etag, lastModified: lastModified, layer: layer)
+            return notModified(etag: etag, lastModified: lastModified, job: job, layer: layer)
         case .failure(let error):
             return .error(error)
         }
@@ -116,25 +116,31 @@ extension ThumbnailService {
         return ImageRequest(urlRequest: urlRequest, resize: nil)
     }
 
-    private func respond(with image: RenderedImage, to request: ServiceRequest, layer: String, timing: PhaseTiming?) -> ServiceResponse {
+    private func respond(
+        with image: RenderedImage, to request: ServiceRequest, job: ProcessingJob, layer: String, timing: PhaseTiming?
+    ) -> ServiceResponse {
         if let ifNoneMatch = request.ifNoneMatch, EntityTag.matches(ifNoneMatch, image.etag) {
             counters.addNotModified()
-            return notModified(etag: image.etag, lastModified: image.lastModified, layer: layer)
+            return notModified(etag: image.etag, lastModified: image.lastModified, job: job, layer: layer)
         }
         var headers =
             [("Content-Type", image.contentType), ("Content-Length", String(image.body.readableBytes))]
-            + cachingHeaders(image.etag, image.lastModified)
+            + cachingHeaders(image.etag, image.lastModified, job: job)
         headers.append(("Server-Timing", timing?.headerValue ?? "cache;desc=\"\(layer)\""))
         headers.append(("Image-Engine-Cache", layer))
         return ServiceResponse(status: 200, headers: headers, payload: image.body, cacheLayer: layer)
     }
 
-    private func notModified(etag: String, lastModified: String?, layer: String) -> ServiceResponse {
-        ServiceResponse(status: 304, headers: cachingHeaders(etag, lastModified) + [("Image-Engine-Cache", layer)], cacheLayer: layer)
+    private func notModified(etag: String, lastModified: String?, job: ProcessingJob, layer: String) -> ServiceResponse {
+        ServiceResponse(
+            status: 304, headers: cachingHeaders(etag, lastModified, job: job) + [("Image-Engine-Cache", layer)], cacheLayer: layer)
     }
 
-    private func cachingHeaders(_ etag: String, _ lastModified: String?) -> [(name: String, value: String)] {
-        [("Cache-Control", "public, max-age=\(configuration.timeToLive)"), ("ETag", etag)] + (lastModified.map { [("Last-Modified", $0)] } ?? [])
+    /// `Cache-Control` and `Expires` (the TTL, capped at the URL's expiry), `ETag`,
+    /// `Last-Modified`.
+    private func cachingHeaders(_ etag: String, _ lastModified: String?, job: ProcessingJob) -> [(name: String, value: String)] {
+        CacheLifetime(timeToLive: configuration.timeToLive, urlExpiry: job.options.expires).headers + [("ETag", etag)]
+            + (lastModified.map { [("Last-Modified", $0)] } ?? [])
     }
 }
 

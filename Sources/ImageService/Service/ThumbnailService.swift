@@ -168,6 +168,12 @@ public final class ThumbnailService: Sendable {
             var response = await serve(job, request)
             // Caches in front must keep one answer per Accept: the next client may not take WebP.
             if job.negotiatesFormat, response.status == 200 || response.status == 304 { response.headers.append(("Vary", "Accept")) }
+            if !job.isCanonicalSpelling, response.status == 200 || response.status == 304 {
+                response.headers =
+                    response.headers.filter { $0.name != "Cache-Control" && $0.name != "Expires" } + [
+                        ("Cache-Control", "private, no-store")
+                    ]
+            }
             return response
         } catch {
             return .error(error)

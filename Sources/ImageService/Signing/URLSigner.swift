@@ -35,10 +35,10 @@ public struct URLSigner: Sendable {
 
     /// True when `signature` is the signature of `path` with any of the keys, at this signer's
     /// size. Compared in constant time: the time taken says nothing about how much of a guess
-    /// was right. A padded signature (`…=`) is refused, so that each image has one URL, and
-    /// one cache key.
+    /// was right. A padded signature (`…=`), or one whose last character has unused bits set,
+    /// is refused, so that each image has one URL, and one cache key.
     public func verify(_ signature: String, path: String) -> Bool {
-        guard !signature.contains("="), let given = Base64URL.decode(signature), given.count == signatureSize else { return false }
+        guard let given = Base64URL.decodeCanonical(signature), given.count == signatureSize else { return false }
         var matched = false
         for key in keys {
             // Every key, every byte, without stopping early.

@@ -8,6 +8,14 @@ enum Base64URL {
             .replacingOccurrences(of: "=", with: "")
     }
 
+    /// The bytes, or nil unless `text` is exactly how `encode` writes them: no padding, and
+    /// the unused low bits of the last character zero. Anything looser gives one value several
+    /// spellings, and so several cache keys for one image.
+    static func decodeCanonical(_ text: some StringProtocol) -> Data? {
+        guard let data = decode(text), encode(data) == String(text) else { return nil }
+        return data
+    }
+
     /// The bytes, or nil for anything but URL-safe Base64 (trailing padding optional).
     static func decode(_ text: some StringProtocol) -> Data? {
         var body = Substring(text)

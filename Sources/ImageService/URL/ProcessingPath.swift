@@ -24,6 +24,13 @@ struct ProcessingPath: Sendable, Equatable {
         signed = Self.redenormalised(String(rest[slash...]))
     }
 
+    /// True when `path` (and no query) is exactly this path's canonical spelling,
+    /// `/signature` + what it signs: not a proxy's rewriting of it, and nothing the signature
+    /// does not cover.
+    func isCanonical(_ path: String, query: String?) -> Bool {
+        query == nil && path.utf8.count == signature.utf8.count + 1 + signed.utf8.count && path == "/" + signature + signed
+    }
+
     /// `path` (after the signature, from its `/`) with the normalisation undone.
     static func redenormalised(_ path: String) -> String {
         let (options, plain): (Substring, Substring?) =
@@ -75,8 +82,8 @@ struct ProcessingPath: Sendable, Equatable {
             ext = String(encoded[encoded.index(after: dot)...])
             encoded = String(encoded[..<dot])
         }
-        guard !encoded.isEmpty, let data = Base64URL.decode(encoded), let source = String(data: data, encoding: .utf8) else {
-            throw Failure(message: "the source URL is not valid base64url")
+        guard !encoded.isEmpty, let data = Base64URL.decodeCanonical(encoded), let source = String(data: data, encoding: .utf8) else {
+            throw Failure(message: "the source URL is not canonical base64url (no padding, unused bits zero)")
         }
         return (options, source, ext)
     }
