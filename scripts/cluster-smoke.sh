@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # CI's smoke test of scripts/cluster.sh (a few seconds): one instance of the debug build behind
 # nginx, a loopback origin serving SampleImages/; a signed thumbnail is a MISS, then a HIT with
-# the same bytes, and the same path with ?1 and ?2 added is the same cache entry; status lists
+# the same bytes, and the same path with ?1 and ?2 added, or its colons spelled %3A, is the same
+# cache entry; Accept values are folded into one entry per format; a URL with exp: is never
+# stored; status lists
 # both processes; stop leaves none of them running; a run directory another user owns, or
 # others may write to, is refused; keys.env is mode 600.
 set -euo pipefail
@@ -52,7 +54,7 @@ mkdir -m 777 "$work/open-run"
 if scripts/cluster.sh start --instances 1 --port "$port" --run-dir "$work/open-run" 2>"$work/refused.err"; then fail "a world-writable run directory was accepted"; fi
 grep -q "writable by others" "$work/refused.err" || fail "refusal: $(cat "$work/refused.err")"
 
-scripts/cluster.sh start --instances 1 --port "$port" --run-dir "$run_dir" --cache-dir "$work/cache" -- --allow-private-sources >/dev/null
+scripts/cluster.sh start --instances 1 --port "$port" --run-dir "$run_dir" --cache-dir "$work/cache" -- --allow-private-sources --auto-webp >/dev/null
 [[ $(stat -c %a "$run_dir") == 700 && $(stat -c %a "$run_dir/keys.env") == 600 ]] || fail "run directory $(stat -c %a "$run_dir"), keys.env $(stat -c %a "$run_dir/keys.env")"
 # shellcheck source=/dev/null
 source "$run_dir/keys.env"
@@ -69,8 +71,37 @@ for query in 1 2; do
     reply=$(curl -s -o /dev/null -D - "http://127.0.0.1:$port$path?$query" | tr -d '\r')
     grep -qi "^x-cache-status: HIT" <<<"$reply" || fail "?$query was not a HIT: $reply"
 done
+# Other spellings of the same signed path (colons as %3A or %3a, as clients and proxies write
+# them) verify, and are answered from the same entry: nginx keys on the decoded path.
+for spelling in "${path//:/%3A}" "${path//:/%3a}"; do
+    reply=$(curl -s -o /dev/null -D - "http://127.0.0.1:$port$spelling" | tr -d '\r')
+    grep -q "^HTTP/1.1 200" <<<"$reply" && grep -qi "^x-cache-status: HIT" <<<"$reply" || fail "$spelling: $reply"
+done
 entries=$(find "$work/cache/nginx" -type f | wc -l)
 [[ "$entries" == 1 ]] || fail "nginx holds $entries cache entries for one thumbnail"
+# Accept is folded into the format the service chooses (--auto-webp): two raw values that both
+# take WebP are one entry, a refusal of WebP (q=0) is the JPEG's.
+negotiated=$("$binary" sign "http://127.0.0.1:$origin_port/Autumn.jpg" --options rs:fill:120:120)
+ask() { curl -s -o /dev/null -D - -H "Accept: $1" "http://127.0.0.1:$port$negotiated" | tr -d '\r'; }
+webp_first=$(ask "image/webp,*/*")
+webp_second=$(ask "text/html, image/avif;q=0, image/webp;q=0.8")
+no_webp=$(ask "image/webp;q=0, image/jpeg")
+no_webp_again=$(ask "*/*")
+grep -qi "^content-type: image/webp" <<<"$webp_first" && grep -qi "^x-cache-status: MISS" <<<"$webp_first" || fail "WebP: $webp_first"
+grep -qi "^content-type: image/webp" <<<"$webp_second" && grep -qi "^x-cache-status: HIT" <<<"$webp_second" || fail "WebP again: $webp_second"
+grep -qi "^content-type: image/jpeg" <<<"$no_webp" && grep -qi "^x-cache-status: MISS" <<<"$no_webp" || fail "WebP refused: $no_webp"
+grep -qi "^content-type: image/jpeg" <<<"$no_webp_again" && grep -qi "^x-cache-status: HIT" <<<"$no_webp_again" || fail "no WebP: $no_webp_again"
+grep -qi "^vary: Accept" <<<"$webp_first" || fail "no Vary: Accept for browsers and CDNs: $webp_first"
+# A URL that expires is never stored: nginx's stale copy would answer after the service's 410.
+expiring=$("$binary" sign "http://127.0.0.1:$origin_port/Autumn.jpg" --options "rs:fill:100:100/exp:$(( $(date +%s) + 3600 ))" --ext jpg)
+for _ in 1 2; do
+    reply=$(curl -s -o /dev/null -D - "http://127.0.0.1:$port$expiring" | tr -d '\r')
+    grep -q "^HTTP/1.1 200" <<<"$reply" && grep -qi "^x-cache-status: BYPASS" <<<"$reply" || fail "an expiring URL: $reply"
+    max_age=$(sed -n 's/^[Cc]ache-[Cc]ontrol: public, max-age=\([0-9]*\)$/\1/p' <<<"$reply")
+    [[ -n "$max_age" && "$max_age" -le 3600 ]] || fail "an expiring URL's max-age: $reply"
+done
+entries=$(find "$work/cache/nginx" -type f | wc -l)
+[[ "$entries" == 3 ]] || fail "nginx holds $entries cache entries for a JPEG thumbnail and another in JPEG and WebP"
 info=$("$binary" inspect "$work/first.jpg")
 grep -q '"format":"jpeg"' <<<"$info" && grep -q '"width":200' <<<"$info" && grep -q '"height":200' <<<"$info" || fail "not a 200×200 JPEG: $("$binary" inspect "$work/first.jpg")"
 curl -s -o /dev/null -w "%{http_code}" "http://127.0.0.1:$port/bad-signature/rs:fit:10:10/plain/x" | grep -q 403 || fail "a bad signature was not 403"
