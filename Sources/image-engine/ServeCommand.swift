@@ -107,6 +107,20 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Seconds an idle keep-alive connection stays open.", valueName: "seconds"))
     var keepAliveTimeout: Double = 10
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Seconds a request may take from arrival to answer (504 beyond), whatever it waits for.", valueName: "seconds"))
+    var requestTimeout: Double = 10
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Seconds a request may take to arrive, from its head to its end, however it trickles.", valueName: "seconds"))
+    var requestReadTimeout: Double = 10
+
+    @Option(
+        name: .long, help: ArgumentHelp("Seconds an answer may take to be written to a client that reads slowly.", valueName: "seconds"))
+    var responseWriteTimeout: Double = 30
+
     @Flag(
         name: .long,
         help:
@@ -140,17 +154,28 @@ struct ServeCommand: AsyncParsableCommand {
         if maxDownloadsPerHost < 1 { throw ValidationError("--max-downloads-per-host must be at least 1, got \(maxDownloadsPerHost)") }
         if downloadQueue < 0 { throw ValidationError("--download-queue must be 0 or more, got \(downloadQueue)") }
         if maxSrcPixels < 1 { throw ValidationError("--max-src-pixels must be at least 1, got \(maxSrcPixels)") }
-        if !(downloadTimeout > 0 && downloadTimeout.isFinite) { throw ValidationError("--download-timeout must be a positive number of seconds") }
+        try Self.checkSeconds(downloadTimeout, "--download-timeout")
         // RFC 9111 §1.2.2: caches read a larger max-age as 2^31 seconds anyway.
         if ttl < 0 || ttl > 2_147_483_648 { throw ValidationError("--ttl must be 0 to 2147483648 seconds, got \(ttl)") }
-        if !(shutdownTimeout >= 0 && shutdownTimeout.isFinite) { throw ValidationError("--shutdown-timeout must be 0 or more seconds") }
+        try Self.checkSeconds(shutdownTimeout, "--shutdown-timeout", allowsZero: true)
         if maxConnections < 1 { throw ValidationError("--max-connections must be at least 1, got \(maxConnections)") }
-        if !(keepAliveTimeout > 0 && keepAliveTimeout.isFinite) { throw ValidationError("--keep-alive-timeout must be a positive number of seconds") }
+        try Self.checkSeconds(keepAliveTimeout, "--keep-alive-timeout")
+        try Self.checkSeconds(requestTimeout, "--request-timeout")
+        try Self.checkSeconds(requestReadTimeout, "--request-read-timeout")
+        try Self.checkSeconds(responseWriteTimeout, "--response-write-timeout")
         for source in allowedSource where AllowedSource(source) == nil {
             throw ValidationError("--allowed-source must be http(s)://host[:port][/path] without credentials, query or dot segments, got '\(source)'")
         }
         _ = try Self.keys(unsafe: unsafe)
         _ = try Self.signatureSize()
+    }
+
+    /// A duration flag: a number of seconds above 0 (or 0 itself where `allowsZero`), at most an
+    /// hour, so that every conversion to a clock's units stays in range.
+    static func checkSeconds(_ value: Double, _ flag: String, allowsZero: Bool = false) throws {
+        guard value.isFinite, allowsZero ? value >= 0 : value > 0, value <= 3600 else {
+            throw ValidationError("\(flag) must be \(allowsZero ? "0" : "more than 0") to 3600 seconds, got \(value)")
+        }
     }
 
     /// `IMAGE_ENGINE_SIGNATURE_SIZE`: bytes of HMAC a signature carries, 1-32 (32 when unset);
@@ -203,6 +228,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.fastShrinkOnLoad = fastShrinkOnLoad
         configuration.autoWebP = autoWebp
         configuration.autoAVIF = autoAvif
+        configuration.requestTimeout = requestTimeout
         let service = try Output.failing { () throws(DiskCacheOpeningError) in
             do {
                 return try ThumbnailService(configuration: configuration, logger: Logger(label: "image-engine"), metricsFactory: factory)
@@ -215,7 +241,9 @@ struct ServeCommand: AsyncParsableCommand {
             configuration: .init(
                 address: address, metricsAddress: metricsAddress,
                 shutdownTimeout: .milliseconds(Int64(shutdownTimeout * 1000)),
-                idleTimeout: .milliseconds(Int64(keepAliveTimeout * 1000)), maximumConnections: maxConnections),
+                idleTimeout: .milliseconds(Int64(keepAliveTimeout * 1000)), maximumConnections: maxConnections,
+                requestReadTimeout: .milliseconds(Int64(requestReadTimeout * 1000)),
+                responseWriteTimeout: .milliseconds(Int64(responseWriteTimeout * 1000))),
             registry: registry)
         let unsafe = unsafe
         do {

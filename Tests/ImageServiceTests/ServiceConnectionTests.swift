@@ -17,7 +17,7 @@ struct ServiceConnectionTests {
         halfClosed.shutdownWrite()
         // The probe's interim response shows the server saw the input end and kept the work.
         gate.open()
-        let answer = halfClosed.readUntilClosed()
+        let answer = await halfClosed.answer()
         #expect(answer.hasPrefix("HTTP/1.1 103"), "\(answer.prefix(200))")
         #expect(answer.contains("HTTP/1.1 200"), "\(answer.prefix(300))")
 
@@ -43,9 +43,71 @@ struct ServiceConnectionTests {
             port: harness.port, request: "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n")
         // Chunks keep coming: more than the watcher lets a GET send.
         for _ in 0..<20 { try? chunked.send("1000\r\n" + String(repeating: "x", count: 4096) + "\r\n") }
-        let answer = chunked.readUntilClosed()
+        let answer = await chunked.answer()
         #expect(answer.hasPrefix("HTTP/1.1 400"), "\(answer.prefix(200))")
         #expect(harness.origin.statistics.requests == 0)
+        await harness.stop()
+    }
+
+    @Test("an error answer to a request with a body closes the connection: the unread body is never read as a request")
+    func errorWithBodyCloses() async throws {
+        let harness = try await ServiceHarness.start()
+        let path = harness.path("w:70", harness.source("kite.jpg"))
+        for request in [
+            "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5\r\n\r\nhello",
+            "POST /health HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 11\r\n\r\nhello world"
+        ] {
+            let connection = try RawConnection(port: harness.port, request: request)
+            // At once, not at the read deadline (10 + 10 s), which would close it too.
+            let answer = await connection.answer(timeout: .seconds(5))
+            #expect(answer.hasPrefix("HTTP/1.1 400") || answer.hasPrefix("HTTP/1.1 405"), "\(answer.prefix(120))")
+            #expect(connection.serverClosed, "the connection stayed open after \(answer.prefix(12))")
+        }
+        await harness.stop()
+    }
+
+    @Test("bodies trickled after their answer are cut at the read deadline, and /health is answered while they held every slot")
+    func trickledBodies() async throws {
+        let harness = try await ServiceHarness.start(server: {
+            $0.maximumConnections = 4
+            $0.idleTimeout = .seconds(1)
+            $0.requestReadTimeout = .seconds(1)
+        })
+        // Every connection slot held by a client that announces a large body and sends a byte of
+        // it every 200 ms: each part restarts the idle timer, and the 400 that answers it at
+        // once leaves the connection reading (lingering) — only the read deadline ends them.
+        let head = "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000000\r\n\r\n"
+        let clients = try (0..<4).map { _ in try RawConnection(port: harness.port, request: head) }
+        let trickle = Task.detached {
+            for _ in 0..<150 where !Task.isCancelled {
+                for client in clients { try? client.send("x") }
+                try? await Task.sleep(for: .milliseconds(200))
+            }
+        }
+        // Answered once the deadline freed the slots; without it, not before the 30 s trickle
+        // ends (a generous bound: a busy machine may delay the answer, not by 20 s).
+        let started = ContinuousClock.now
+        let health = try await harness.get("/health")
+        #expect(health.status == 200 && ContinuousClock.now - started < .seconds(20), "\(ContinuousClock.now - started)")
+        trickle.cancel()
+        await trickle.value
+        for client in clients {
+            _ = await client.answer(timeout: .seconds(1))
+            #expect(client.serverClosed)
+        }
+        await harness.stop()
+    }
+
+    @Test("a request not answered within --request-timeout is 504, and the service answers the next one")
+    func requestDeadline() async throws {
+        let gate = Gate()
+        let harness = try await ServiceHarness.start(gate: gate) { $0.requestTimeout = 1 }
+        let reply = try await harness.get(harness.path("w:70", harness.source("kite.jpg")))
+        #expect(reply.status == 504 && reply.text == "gateway timeout: the request was not answered within 1 s\n", "\(reply.status) \(reply.text)")
+        #expect(reply.header("Cache-Control") == "no-store")
+        gate.open()
+        // Alive: answered at once (an image would need its render within the 1 s deadline too).
+        #expect(try await harness.get("/health").status == 200)
         await harness.stop()
     }
 }

@@ -27,6 +27,10 @@ public struct ServiceError: Error, Sendable, Hashable {
             status: 422, message: "unprocessable: decoding the source needs \(bytes) bytes, more than the service's memory budget of \(budget)")
     }
     static let draining = ServiceError(status: 503, message: "unavailable: the server is shutting down")
+    static func deadlineExceeded(_ seconds: Double) -> ServiceError {
+        let text = seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
+        return ServiceError(status: 504, message: "gateway timeout: the request was not answered within \(text) s")
+    }
     static let cancelled = ServiceError(status: 503, message: "unavailable: the request was cancelled")
     /// The client went away before its answer (nginx's and imgproxy's 499): nobody receives it,
     /// but the log and the metrics tell it from a server that could not answer.

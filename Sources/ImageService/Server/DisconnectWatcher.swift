@@ -12,51 +12,96 @@ import NIOHTTPTypes
 /// waiting for its answer; a gone one makes its kernel reset the connection, which closes the
 /// channel — and only that cancels the request's work.
 ///
-/// It also bounds what a GET or HEAD may send after its head: a body beyond
-/// `maximumIgnoredBody` bytes (an endless chunked body, say) closes the connection.
+/// It also bounds what any request may send after its head — the service reads no bodies: body
+/// bytes beyond `maximumIgnoredBody` are dropped unread (the answer still goes out, then the
+/// connection closes), and beyond `maximumDiscardedBody` (an endless chunked body, say) the
+/// connection is closed at once; and an error answer to a request that came with a body (or an answer that says
+/// `Connection: close`) closes it once written, so unread body bytes are never taken for the
+/// next request. That close lingers: the output is closed first and whatever the client still
+/// sends is read and dropped until it closes too (or `ConnectionDeadlines` ends it), because
+/// closing with unread input makes the kernel reset the connection, and a reset can destroy the
+/// error answer before the client reads it.
 final class DisconnectWatcher: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
     typealias OutboundIn = HTTPResponsePart
     typealias OutboundOut = HTTPResponsePart
 
-    /// Body bytes a GET or HEAD may carry before its connection is closed.
+    /// Body bytes any request may carry before the rest is dropped unread.
     static let maximumIgnoredBody = 64 << 10
+    /// Bytes read after the answer began, or dropped, before the connection is closed at once.
+    static let maximumDiscardedBody = 1 << 20
 
     /// The connection's state, shared with the requests that run on it.
     let connection = ConnectionLiveness()
     /// Requests received whose answer has not begun.
     private var awaitingAnswers = 0
-    private var bodilessRequest = false
     private var ignoredBody = 0
+    /// The request being answered announced or sent a body.
+    private var requestHadBody = false
+    private var closeAfterAnswer = false
+    /// The answer is written and the output closed: input is read and dropped.
+    private var lingering = false
+    /// The request's body passed `maximumIgnoredBody`: the request was ended for the server
+    /// there (it answers only ended requests), and everything after is dropped; the connection
+    /// closes after the answer.
+    private var cutShort = false
     private var probed = false
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        switch unwrapInboundIn(data) {
+        let part = unwrapInboundIn(data)
+        if case .body(let bytes) = part { ignoredBody += bytes.readableBytes }
+        if ignoredBody > Self.maximumDiscardedBody {
+            context.close(promise: nil)
+            return
+        }
+        if lingering || cutShort { return }
+        switch part {
         case .head(let request):
             awaitingAnswers += 1
-            bodilessRequest = request.method == .get || request.method == .head
             ignoredBody = 0
-        case .body(let bytes) where bodilessRequest:
-            ignoredBody += bytes.readableBytes
+            let length = request.headerFields[.contentLength].flatMap { Int($0) } ?? 0
+            requestHadBody = length > 0 || request.headerFields[.transferEncoding] != nil
+        case .body(let bytes):
+            requestHadBody = requestHadBody || bytes.readableBytes > 0
             if ignoredBody > Self.maximumIgnoredBody {
-                context.close(promise: nil)
+                cutShort = true
+                context.fireChannelRead(wrapInboundOut(.end(nil)))
                 return
             }
-        default:
+        case .end:
             break
         }
         context.fireChannelRead(data)
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .head(let response) = unwrapOutboundIn(data), response.status.kind != .informational {
+        switch unwrapOutboundIn(data) {
+        case .head(let response) where response.status.kind != .informational:
             awaitingAnswers = max(0, awaitingAnswers - 1)
+            let saysClose = response.headerFields[.connection]?.lowercased().contains("close") ?? false
+            closeAfterAnswer = saysClose || (response.status.code >= 400 && requestHadBody)
+            context.write(data, promise: promise)
+        case .end where closeAfterAnswer:
+            closeAfterAnswer = false
+            let written = promise ?? context.eventLoop.makePromise()
+            let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            written.futureResult.whenComplete { _ in
+                let (watcher, context) = bound.value
+                watcher.lingering = true
+                context.close(mode: .output, promise: nil)
+            }
+            context.writeAndFlush(data, promise: written)
+        default:
+            context.write(data, promise: promise)
         }
-        context.write(data, promise: promise)
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if lingering, let event = event as? ChannelEvent, event == .inputClosed {
+            context.close(promise: nil)
+            return
+        }
         if let event = event as? ChannelEvent, event == .inputClosed, awaitingAnswers > 0, !probed {
             // Half-closed or gone: ask the connection (see the type's comment).
             probed = true

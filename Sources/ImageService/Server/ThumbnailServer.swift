@@ -32,14 +32,23 @@ public final class ThumbnailServer: Sendable {
         /// Client connections open at once (`--max-connections`); beyond it new ones wait in
         /// the listen backlog until one closes.
         public var maximumConnections: Int
+        /// How long a request may take to arrive, from its head to its end, however slowly it
+        /// trickles (`--request-read-timeout`); its head has the idle timeout to arrive first.
+        public var requestReadTimeout: Duration
+        /// How long an answer may take to be written to a client that reads slowly or not at
+        /// all (`--response-write-timeout`).
+        public var responseWriteTimeout: Duration
         /// Signals that begin a graceful shutdown (none in tests that stop the server themselves).
         public var shutdownSignals: [UnixSignal]
 
         /// A configuration; by default no metrics listener, 10 s to drain, SIGTERM and SIGINT.
         public init(
             address: ServerAddress, metricsAddress: ServerAddress? = nil, shutdownTimeout: Duration = .seconds(10),
-            idleTimeout: Duration = .seconds(10), maximumConnections: Int = 2048, shutdownSignals: [UnixSignal] = [.sigterm, .sigint]
+            idleTimeout: Duration = .seconds(10), maximumConnections: Int = 2048, requestReadTimeout: Duration = .seconds(10),
+            responseWriteTimeout: Duration = .seconds(30), shutdownSignals: [UnixSignal] = [.sigterm, .sigint]
         ) {
+            self.requestReadTimeout = requestReadTimeout
+            self.responseWriteTimeout = responseWriteTimeout
             self.address = address
             self.metricsAddress = metricsAddress
             self.shutdownTimeout = shutdownTimeout
@@ -83,9 +92,12 @@ public final class ThumbnailServer: Sendable {
         quiet.logLevel = max(logger.logLevel, .warning)
         // Request heads are small (a signed path, a few headers): 16 KiB a field, 32 KiB in all,
         // 100 fields, where NIO would allow 80 KiB and 1,000.
+        let limits = ConnectionDeadlines.Limits(
+            idle: Self.timeAmount(configuration.idleTimeout), requestRead: Self.timeAmount(configuration.requestReadTimeout),
+            responseWrite: Self.timeAmount(configuration.responseWriteTimeout))
         let http = HTTP1Channel.Configuration(
-            additionalChannelHandlers: [DisconnectWatcher()],
-            idleTimeout: TimeAmount.nanoseconds(Int64(configuration.idleTimeout.milliseconds * 1e6)),
+            additionalChannelHandlers: [DisconnectWatcher(), ConnectionDeadlines(limits: limits)],
+            idleTimeout: Self.timeAmount(configuration.idleTimeout),
             httpDecoderConfiguration: .init(maxHeaderFieldSize: 16 << 10, maxHeaderListSize: 32 << 10, maxHeaderFieldCount: 100))
         let app = Application(
             responder: ServiceResponder(service: service), server: .http1(configuration: http),
@@ -121,6 +133,10 @@ public final class ThumbnailServer: Sendable {
         defer { lock.withLock { self.group = nil } }
         try await group.run()
         await service.flush()
+    }
+
+    private static func timeAmount(_ duration: Duration) -> TimeAmount {
+        TimeAmount.nanoseconds(Int64(duration.milliseconds * 1e6))
     }
 
     /// Begins a graceful shutdown, as SIGTERM does.

@@ -123,7 +123,11 @@ public final class ThumbnailService: Sendable {
     public func respond(to request: ServiceRequest) async -> ServiceResponse {
         let started = ContinuousClock.now
         metrics.inProgress.increment()
-        var response = await answer(request)
+        // Within a day whatever the API was given, so the conversion below stays in range.
+        let timeout = configuration.requestTimeout.isFinite ? min(max(configuration.requestTimeout, 0.001), 86_400) : 86_400
+        var response = await withDeadline(.milliseconds(Int64(timeout * 1000)), late: .error(.deadlineExceeded(timeout))) { [self] in
+            await answer(request)
+        }
         metrics.inProgress.decrement()
         if Task.isCancelled, !isDraining { response = .error(.clientClosedRequest) }
         let duration = ContinuousClock.now - started

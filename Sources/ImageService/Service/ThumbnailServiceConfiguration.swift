@@ -69,6 +69,10 @@ extension ThumbnailService {
         public var defaultAVIFQuality = 63
         /// As `autoWebP` for `image/avif` (`--auto-avif`); with both on, AVIF is preferred.
         public var autoAVIF = false
+        /// Seconds a request may take from arrival to answer, queue, download and render included
+        /// (`--request-timeout`, 10 as imgproxy's `IMGPROXY_TIMEOUT`): 504 beyond, and its work is
+        /// cancelled.
+        public var requestTimeout: TimeInterval = 10
 
         /// A configuration with `keys` (empty and `requiresSignature` false for `--unsafe`).
         public init(

@@ -7,8 +7,13 @@ import Foundation
 
 /// A bare TCP connection that sends one GET and can be closed without reading the answer: a
 /// client walking away mid-request, which no HTTP client library does on demand.
-final class RawConnection {
+///
+/// `@unchecked Sendable`: a test hands one to a task that trickles bytes into it, and reads or
+/// closes it only after that task has ended.
+final class RawConnection: @unchecked Sendable {
     private var descriptor: Int32
+    /// The server closed the connection during the last `readUntilClosed`.
+    private(set) var serverClosed = false
 
     /// Connects to 127.0.0.1:`port` and sends `GET path`.
     convenience init(port: Int, path: String) throws {
@@ -59,10 +64,22 @@ final class RawConnection {
             guard poll(&poller, 1, 100) >= 0 else { break }
             guard poller.revents != 0 else { continue }
             let count = recv(descriptor, &buffer, buffer.count, 0)
-            guard count > 0 else { break }
+            guard count > 0 else {
+                serverClosed = true
+                break
+            }
             received += buffer.prefix(count)
         }
         return String(decoding: received, as: UTF8.self)
+    }
+
+    /// `readUntilClosed` on a thread of its own: the blocking loop would otherwise hold one of
+    /// the few cooperative threads the server under test needs to answer (on 2 cores, with
+    /// another test blocking the other, the answer waited 10 s).
+    func answer(timeout: Duration = .seconds(30)) async -> String {
+        await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: self.readUntilClosed(timeout: timeout)) }.start()
+        }
     }
 
     /// Closes the connection (the client is gone).

@@ -41,7 +41,8 @@ final class ServiceHarness: Sendable {
     /// `resolver`, when given, answers the source fetcher's DNS lookups.
     static func start(
         diskCache: Bool = false, gate: Gate? = nil, resolver: (any AddressResolving)? = nil,
-        configure: (inout ThumbnailService.Configuration) -> Void = { _ in }
+        configure: (inout ThumbnailService.Configuration) -> Void = { _ in },
+        server configureServer: (inout ThumbnailServer.Configuration) -> Void = { _ in }
     ) async throws -> ServiceHarness {
         let origin = try await ImageServer.start()
         for name in SmallPhotos.names {
@@ -56,6 +57,9 @@ final class ServiceHarness: Sendable {
             keys: [documentationKey],
             sourcePolicy: SourcePolicy(trustedEndpoints: ["127.0.0.1:\(origin.port)"]), workers: 2)
         configuration.cacheDirectory = directory?.url
+        // The client's own timeout: tests that hold requests on purpose (gates, tarpits) are not
+        // cut by the 10 s default; the deadline's own tests set theirs.
+        configuration.requestTimeout = 60
         configure(&configuration)
         let registry = PrometheusCollectorRegistry()
         let logLines = LogLines()
@@ -65,13 +69,11 @@ final class ServiceHarness: Sendable {
         let service = try ThumbnailService(
             configuration: configuration, logger: logger, metricsFactory: PrometheusMetricsFactory(registry: registry),
             whileAdmitted: whileAdmitted, resolver: resolver ?? SystemAddressResolver())
-        let server = ThumbnailServer(
-            service: service,
-            configuration: .init(
-                address: ServerAddress(host: "127.0.0.1", port: 0),
-                metricsAddress: ServerAddress(host: "127.0.0.1", port: 0),
-                shutdownTimeout: .seconds(10), shutdownSignals: []),
-            registry: registry)
+        var serverConfiguration = ThumbnailServer.Configuration(
+            address: ServerAddress(host: "127.0.0.1", port: 0), metricsAddress: ServerAddress(host: "127.0.0.1", port: 0),
+            shutdownTimeout: .seconds(10), shutdownSignals: [])
+        configureServer(&serverConfiguration)
+        let server = ThumbnailServer(service: service, configuration: serverConfiguration, registry: registry)
         let (ports, continuation) = AsyncStream<(String, Int)>.makeStream()
         let runner = Task {
             try await server.run(onListening: { continuation.yield(("service", $0)) }, onMetricsListening: { continuation.yield(("metrics", $0)) })
