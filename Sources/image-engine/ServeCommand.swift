@@ -83,6 +83,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Downloads that may wait beyond those before 429.", valueName: "n"))
     var downloadQueue: Int = 256
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Bytes a second a source body must average after its first 2 s (504 below): ends trickles.", valueName: "size"))
+    var minDownloadRate: ByteCount = ByteCount(bytes: 16 << 10)
+
     @Option(name: .long, help: ArgumentHelp("Largest source body, enforced while downloading.", valueName: "size"))
     var maxSrcBytes: ByteCount = ByteCount(bytes: 64 << 20)
 
@@ -225,6 +230,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.maximumConcurrentDownloads = maxDownloads
         configuration.maximumDownloadsPerHost = maxDownloadsPerHost
         configuration.downloadQueueLimit = downloadQueue
+        configuration.minimumDownloadRate = minDownloadRate.bytes
         configuration.fastShrinkOnLoad = fastShrinkOnLoad
         configuration.autoWebP = autoWebp
         configuration.autoAVIF = autoAvif

@@ -88,6 +88,47 @@ struct ServiceDownloadTests {
         await harness.stop()
     }
 
+    @Test("8 downloads announcing 64 MiB and sending a byte at a time hold 256 KiB each, not the budget: another host is served, /ready is honest")
+    func announcedLengths() async throws {
+        let harness = try await ServiceHarness.start(resolver: TestResolver()) {
+            $0.memoryBudget = 64 << 20
+            $0.downloadTimeout = 60
+            // The trickles must last for this test (the rate's own test ends them).
+            $0.minimumDownloadRate = 0
+        }
+        let port = harness.origin.port
+        let announced = Data(repeating: 0xFF, count: (64 << 20) - 1)
+        for index in 0..<8 {
+            harness.origin.serve("/announce-\(index).jpg", .init(data: announced))
+            harness.origin.setFault("/announce-\(index).jpg", .slowDrip(interval: .milliseconds(50)))
+        }
+        let trickles = (0..<8).map { index in
+            Task { try await harness.get(harness.path("w:30", "http://tarpit.test:\(port)/announce-\(index).jpg")) }
+        }
+        // Each body holds its first step, whatever its Content-Length says (it used to reserve
+        // all 64 MiB: the whole budget, every other request 429 while /ready said 200).
+        let share = try #require(harness.service.loader.memory)
+        #expect(await pollUntil { share.bytesHeld(by: "tarpit.test") == 8 * SourceBuffer.firstStep }, "\(share.bytesHeld(by: "tarpit.test"))")
+        #expect(harness.service.memory.bytesInUse < 4 << 20)
+        #expect(try await harness.get("/ready").status == 200)
+        let other = try await harness.get(harness.path("w:30", "http://other.test:\(port)/kite.jpg"))
+        #expect(other.status == 200, "\(other.status) \(other.text)")
+        for task in trickles { task.cancel() }
+        await harness.stop()
+    }
+
+    @Test("a body slower than --min-download-rate ends after its 2 s of grace (504), long before the download timeout")
+    func minimumRate() async throws {
+        let harness = try await ServiceHarness.start { $0.downloadTimeout = 30 }
+        // 50 bytes a second of a 100 KB body: 2,000 s at that pace, 30 s to the timeout.
+        harness.origin.setFault("/trickle.jpg", .slowDrip(interval: .milliseconds(20)))
+        let started = ContinuousClock.now
+        let reply = try await harness.get(harness.path("w:10", harness.source("trickle.jpg")))
+        #expect(reply.status == 504, "\(reply.status) \(reply.text)")
+        #expect(ContinuousClock.now - started < .seconds(15), "\(ContinuousClock.now - started)")
+        await harness.stop()
+    }
+
     @Test("a resolver that never answers: 504 at the download timeout, and the slot is free again")
     func resolverNeverAnswers() async throws {
         let harness = try await ServiceHarness.start(resolver: TestResolver()) { $0.downloadTimeout = 1 }

@@ -88,7 +88,7 @@ public final class ThumbnailService: Sendable {
             configuration: .init(
                 policy: configuration.sourcePolicy, timeout: configuration.downloadTimeout,
                 maximumDownloads: configuration.maximumConcurrentDownloads, maximumDownloadsPerHost: configuration.maximumDownloadsPerHost,
-                downloadQueueLimit: configuration.downloadQueueLimit),
+                downloadQueueLimit: configuration.downloadQueueLimit, minimumTransferRate: configuration.minimumDownloadRate),
             resolver: resolver, memory: memory,
             onAdmissionChange: { snapshot in
                 metrics.downloadsInProgress.set(snapshot.running)
@@ -137,8 +137,18 @@ public final class ThumbnailService: Sendable {
         return response
     }
 
-    /// True while the service takes new work: not draining, queue not full (`GET /ready`).
-    public var isReady: Bool { !isDraining && !admission.isSaturated && !loader.admission.isSaturated }
+    /// True while the service takes new work (`GET /ready`): not draining, neither queue full,
+    /// and an eighth of the memory budget free — a budget held full (by sources, renders, or
+    /// one origin's bodies) answers 429 to what a balancer would send it.
+    public var isReady: Bool {
+        !isDraining && !admission.isSaturated && !loader.admission.isSaturated && memory.bytesInUse <= memory.capacity - memory.capacity / 8
+    }
+
+    private var notReadyReason: String {
+        if isDraining { return "draining" }
+        if admission.isSaturated || loader.admission.isSaturated { return "busy: the queue is full" }
+        return "busy: the memory budget is nearly full"
+    }
 
     /// True once `startDraining()` was called.
     public var isDraining: Bool { draining.load(ordering: .acquiring) }
@@ -162,7 +172,7 @@ public final class ThumbnailService: Sendable {
         guard request.method == "GET" || request.isHead else { return .error(.methodNotAllowed, headers: [("Allow", "GET, HEAD")]) }
         switch request.path {
         case "/health": return .text(200, "ok")
-        case "/ready": return isReady ? .text(200, "ready") : .text(503, isDraining ? "draining" : "busy: the queue is full")
+        case "/ready": return isReady ? .text(200, "ready") : .text(503, notReadyReason)
         default: break
         }
         if isDraining { return .error(.draining) }

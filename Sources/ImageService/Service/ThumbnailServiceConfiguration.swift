@@ -56,6 +56,10 @@ extension ThumbnailService {
         public var maximumDownloadsPerHost: Int = 8
         /// Downloads that may wait beyond those (`--download-queue`); more are refused with 429.
         public var downloadQueueLimit: Int = 256
+        /// Bytes a second a source body must average once its first 2 s have passed
+        /// (`--min-download-rate`, 16 KiB): a trickle ends there (504) rather than at the download
+        /// timeout, giving back its slot and its memory. 0 turns the check off.
+        public var minimumDownloadRate = 16 << 10
         /// JPEG and WebP sources decode at the smallest scale that covers the output
         /// (`--fast-shrink-on-load`, `DecodingOptions.fastShrinkOnLoad`): faster, slightly
         /// softer. Part of every result key and ETag. Off by default.

@@ -37,12 +37,20 @@ public final class GuardedDataLoader: DataLoading, @unchecked Sendable {
         public var maximumDownloadsPerHost: Int
         /// Downloads that may wait beyond those before more are refused (`--download-queue`).
         public var downloadQueueLimit: Int
+        /// Bytes a second a body must average once `slowTransferGrace` has passed since its
+        /// response began (0: no minimum): a trickle ends there rather than at `timeout`,
+        /// giving back its slot and its memory.
+        public var minimumTransferRate: Int
+        /// How long a body may take before its rate is judged.
+        public var slowTransferGrace: Duration = .seconds(2)
 
-        /// A configuration; by default 10 s, 5 redirects, 64 downloads, 8 per host, 256 waiting.
+        /// A configuration; by default 10 s, 5 redirects, 64 downloads, 8 per host, 256 waiting,
+        /// 16 KiB/s.
         public init(
             policy: SourcePolicy, timeout: TimeInterval = 10, maximumRedirects: Int = 5, maximumDownloads: Int = 64,
-            maximumDownloadsPerHost: Int = 8, downloadQueueLimit: Int = 256
+            maximumDownloadsPerHost: Int = 8, downloadQueueLimit: Int = 256, minimumTransferRate: Int = 16 << 10
         ) {
+            self.minimumTransferRate = minimumTransferRate
             self.policy = policy
             self.timeout = timeout
             self.maximumRedirects = maximumRedirects
@@ -64,8 +72,8 @@ public final class GuardedDataLoader: DataLoading, @unchecked Sendable {
     public let configuration: Configuration
     let admission: DownloadAdmission
     private let resolver: any AddressResolving
-    /// Where body bytes are reserved; nil counts nothing.
-    private let memory: MemoryBudget?
+    /// Where body bytes are reserved, within each host's share; nil counts nothing.
+    let memory: HostMemoryShare?
     private let onDownload: @Sendable (Outcome) -> Void
     private let lock = Lock()
     private var pool = ClientPool()
@@ -84,7 +92,7 @@ public final class GuardedDataLoader: DataLoading, @unchecked Sendable {
     ) {
         self.configuration = configuration
         self.resolver = resolver
-        self.memory = memory
+        self.memory = memory.map { HostMemoryShare(budget: $0) }
         self.onDownload = onDownload
         admission = DownloadAdmission(
             maximum: configuration.maximumDownloads, perHost: configuration.maximumDownloadsPerHost,
@@ -166,12 +174,18 @@ public final class GuardedDataLoader: DataLoading, @unchecked Sendable {
             for (name, value) in response.headers { headers[name.lowercased()] = headers[name.lowercased()].map { $0 + ", " + value } ?? value }
             let announced = response.headers.first(name: "content-length").flatMap(Int.init)
             if let announced, announced > limit { throw .bodyTooLarge(limit: limit) }
-            let body = try SourceBuffer(capacity: announced ?? 0, maximum: limit, memory: memory)
+            let body = try SourceBuffer(capacity: announced ?? 0, maximum: limit, memory: memory, host: host)
+            let bodyStarted = ContinuousClock.now
+            let (rate, grace) = (configuration.minimumTransferRate, configuration.slowTransferGrace)
             do {
                 for try await chunk in response.body {
                     guard body.count + chunk.readableBytes <= limit else { throw DataLoadingError.bodyTooLarge(limit: limit) }
                     try chunk.withUnsafeReadableBytes { (bytes) throws(DataLoadingError) in try body.append(bytes) }
                     progress(body.count, announced)
+                    let elapsed = ContinuousClock.now - bodyStarted
+                    if elapsed > grace, Double(body.count) < Double(rate) * elapsed.milliseconds / 1000, body.count != announced {
+                        throw DataLoadingError.timedOut
+                    }
                 }
             } catch let error as DataLoadingError {
                 throw error

@@ -8,32 +8,41 @@ import ImageCodec
 import ImagePipeline
 
 /// The body of one download, in a buffer of its own whose bytes are reserved in the memory
-/// budget as it grows, and stay reserved until the `Data` made from it (`data()`) is freed —
-/// wherever it is by then: a render waiting for a worker, the pipeline's memory cache. A body
-/// the budget cannot hold now fails the download with `.overloaded` (answered 429).
+/// budget (within the host's share) as they arrive, and stay reserved until the `Data` made
+/// from it (`data()`) is freed — wherever it is by then: a render waiting for a worker, the
+/// pipeline's memory cache. A body the budget cannot hold now fails the download with
+/// `.overloaded` (answered 429).
+///
+/// What a `Content-Length` announces is taken as a hint, never as a reservation: the buffer
+/// starts at `firstStep` at most and doubles as bytes come, so a server that announces 64 MiB
+/// and sends a byte a second holds 256 KiB, not 64 MiB.
 final class SourceBuffer {
+    /// The most reserved before a byte arrives, whatever the length announced.
+    static let firstStep = 256 << 10
     private var pointer: UnsafeMutableRawPointer?
     private var capacity = 0
     /// Bytes received.
     private(set) var count = 0
     /// Bytes reserved in `memory` (the capacity).
     private var reserved = 0
-    private let memory: MemoryBudget?
+    private let memory: HostMemoryShare?
+    private let host: String
 
     /// Largest body accepted: growth never reserves beyond it.
     private let maximum: Int
 
     /// A buffer for `capacity` bytes (the announced length; 0 when unknown) of a body of at most
     /// `maximum`.
-    init(capacity: Int, maximum: Int, memory: MemoryBudget?) throws(DataLoadingError) {
+    init(capacity: Int, maximum: Int, memory: HostMemoryShare?, host: String) throws(DataLoadingError) {
         self.memory = memory
+        self.host = host
         self.maximum = max(1, maximum)
-        try grow(to: min(max(capacity, 1), self.maximum))
+        try grow(to: min(max(capacity, 1), Self.firstStep, self.maximum))
     }
 
     deinit {
         free(pointer)
-        memory?.release(reserved)
+        memory?.release(reserved, for: host)
     }
 
     /// Appends `bytes`, growing the buffer (and its reservation) when needed.
@@ -51,24 +60,24 @@ final class SourceBuffer {
     /// reservation) and the `Data` frees it, and gives back the reservation, when it goes.
     func data() -> Data {
         guard count > 0, let base = realloc(pointer, count) else { return Data() }
-        memory?.release(reserved - count)
-        let (memory, held) = (memory, count)
+        memory?.release(reserved - count, for: host)
+        let (memory, held, host) = (memory, count, host)
         let data = Data(
             bytesNoCopy: base, count: count,
             deallocator: .custom { bytes, _ in
                 free(bytes)
-                memory?.release(held)
+                memory?.release(held, for: host)
             })
         (pointer, capacity, count, reserved) = (nil, 0, 0, 0)
         return data
     }
 
     private func grow(to size: Int) throws(DataLoadingError) {
-        if let memory, !memory.reserve(size - reserved) {
+        if let memory, !memory.reserve(size - reserved, for: host) {
             throw .overloaded("no memory left for the source's \(size) bytes")
         }
         guard let grown = realloc(pointer, size) else {
-            memory?.release(size - reserved)
+            memory?.release(size - reserved, for: host)
             throw .overloaded("cannot allocate \(size) bytes for the source")
         }
         (pointer, capacity, reserved) = (grown, size, size)
