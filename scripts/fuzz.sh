@@ -12,7 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-targets=(jpeg-header jpeg-decode png-header png-decode webp-header webp-decode heif-header heif-decode heif-container exif-orientation disk-cache-entry journal-replay encode-roundtrip)
+targets=(jpeg-header jpeg-decode png-header png-decode webp-header webp-decode heif-header heif-decode heif-container service-request exif-orientation disk-cache-entry journal-replay encode-roundtrip)
 
 usage() {
     echo "usage: scripts/fuzz.sh --list | TARGET SECONDS [EXTRA_SEED_DIR]" >&2

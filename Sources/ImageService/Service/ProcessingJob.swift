@@ -28,15 +28,20 @@ struct ProcessingJob: Sendable {
 
     /// Parses `request`'s path (and, with `--auto-webp`, reads its `Accept`).
     init(_ request: ServiceRequest, service: ThumbnailService) throws(ServiceError) {
+        try self.init(request, configuration: service.configuration, signer: service.signer)
+    }
+
+    /// Parses `request`'s path under `configuration`, checking its signature with `signer`:
+    /// no I/O, so the whole path → signature → options → job step can be fuzzed on its own.
+    init(_ request: ServiceRequest, configuration: ThumbnailService.Configuration, signer: URLSigner) throws(ServiceError) {
         let path = request.path
-        let configuration = service.configuration
         let processing: ProcessingPath
         do {
             processing = try ProcessingPath(path)
         } catch {
             throw configuration.requiresSignature ? .forbidden : .badRequest(error.message)
         }
-        if configuration.requiresSignature, !service.signer.verify(processing.signature, path: processing.signed) { throw .forbidden }
+        if configuration.requiresSignature, !signer.verify(processing.signature, path: processing.signed) { throw .forbidden }
         isCanonicalSpelling = processing.isCanonical(path, query: request.query)
 
         let contents: (options: [Substring], source: String, extension: String?)
