@@ -34,7 +34,7 @@ final class ResultCache: Sendable {
         let image = RenderedImage(
             body: ByteBuffer(bytes: entry.data), contentType: contentType, etag: etag, lastModified: metadata.lastModified,
             sourceHasAlpha: metadata.fields[Self.alphaField] == "1", timing: PhaseTiming())
-        memory.setValue(image, forKey: key, cost: image.body.readableBytes, timeToLive: metadata.expires.map { $0.timeIntervalSinceNow })
+        memory.setValue(image, forKey: key, cost: Self.cost(of: image, key: key), timeToLive: metadata.expires.map { $0.timeIntervalSinceNow })
         return (image, .disk)
     }
 
@@ -45,7 +45,7 @@ final class ResultCache: Sendable {
 
     /// Keeps `image` in memory now and queues writing its `encoded` bytes to disk.
     func store(_ image: RenderedImage, encoded: Data, forKey key: String) {
-        memory.setValue(image, forKey: key, cost: image.body.readableBytes, timeToLive: lifetime)
+        memory.setValue(image, forKey: key, cost: Self.cost(of: image, key: key), timeToLive: lifetime)
         disk?.store(
             encoded,
             metadata: DiskCacheMetadata(
@@ -54,6 +54,17 @@ final class ResultCache: Sendable {
                 fields: [Self.alphaField: image.sourceHasAlpha ? "1" : "0"]),
             forKey: key)
     }
+
+    /// What an entry holds: its body, its key (up to the 8 KiB a path may be: a 69-byte
+    /// result behind a long URL was charged for its body alone, a seventh of what it held), its
+    /// strings, and the entry's own bookkeeping.
+    static func cost(of image: RenderedImage, key: String) -> Int {
+        image.body.readableBytes + key.utf8.count + image.contentType.utf8.count + image.etag.utf8.count
+            + (image.lastModified?.utf8.count ?? 0) + entryOverhead
+    }
+
+    /// The memory cache's node, the image's fields and the dictionary slot, rounded up.
+    static let entryOverhead = 256
 
     /// Waits for queued disk writes (a clean shutdown, tests).
     func flush() async {

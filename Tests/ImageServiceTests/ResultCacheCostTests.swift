@@ -1,0 +1,22 @@
+import Foundation
+import NIOCore
+@testable import ImageService
+import Testing
+
+@Suite("Service: result cache cost")
+struct ResultCacheCostTests {
+    @Test("an entry is charged for its key too: 8 KiB keys on 69-byte results fill the memory limit at a dozen entries, not 1,400")
+    func keysAreCharged() {
+        let cache = ResultCache(memoryLimit: 100_000, disk: nil, lifetime: 3600, onDiskError: {})
+        let image = RenderedImage(
+            body: ByteBuffer(bytes: [UInt8](repeating: 7, count: 69)), contentType: "image/jpeg", etag: "\"0123456789abcdef\"",
+            lastModified: nil, sourceHasAlpha: false, timing: PhaseTiming())
+        for index in 0..<200 {
+            let key = String(format: "%05d", index) + String(repeating: "k", count: 8 << 10)
+            cache.store(image, encoded: Data(), forKey: key)
+        }
+        #expect(ResultCache.cost(of: image, key: String(repeating: "k", count: 8 << 10)) > 8 << 10)
+        #expect(cache.counts.memory <= 100_000 / (8 << 10), "\(cache.counts.memory) entries held")
+        #expect(cache.counts.memory >= 1)
+    }
+}
