@@ -148,7 +148,7 @@ let package = Package(
         .testTarget(
             name: "ImageServiceTests",
             dependencies: [
-                "ImageService", "ImagePipeline", "ImageCodec", "ImageCache", "ImageServer", "TestSupport",
+                "ImageService", "ImagePipeline", "ImageCodec", "ImageCache", "ImageServer", "TestSupport", "Locking",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),

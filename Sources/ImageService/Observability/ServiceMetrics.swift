@@ -22,6 +22,8 @@ final class ServiceMetrics: @unchecked Sendable {
     let downloadsInProgress: Meter
     let downloadQueue: Meter
     let memoryInUse: Meter
+    let dnsLookupsInProgress: Meter
+    let dnsLookupsWaiting: Meter
     let coalesced: Counter
     let sourceBytes: Counter
     let diskErrors: Counter
@@ -37,13 +39,17 @@ final class ServiceMetrics: @unchecked Sendable {
         queued = Meter(label: "image_engine_queue_length", factory: factory)
         downloadsInProgress = Meter(label: "image_engine_downloads_in_progress", factory: factory)
         downloadQueue = Meter(label: "image_engine_download_queue_length", factory: factory)
+        dnsLookupsInProgress = Meter(label: "image_engine_dns_lookups_in_progress", factory: factory)
+        dnsLookupsWaiting = Meter(label: "image_engine_dns_lookups_waiting", factory: factory)
         memoryInUse = Meter(label: "image_engine_memory_bytes", factory: factory)
         coalesced = Counter(label: "image_engine_coalesced_requests_total", factory: factory)
         sourceBytes = Counter(label: "image_engine_source_bytes_total", factory: factory)
         diskErrors = Counter(label: "image_engine_disk_errors_total", factory: factory)
         // Present from the start, so a scrape before the first request sees every series.
         for layer in ["result-memory", "result-disk", "source-memory", "source-disk"] { _ = layerCounter(layer) }
-        for gauge in [inProgress, workersBusy, queued, downloadsInProgress, downloadQueue, memoryInUse] { gauge.set(0) }
+        for gauge in [inProgress, workersBusy, queued, downloadsInProgress, downloadQueue, memoryInUse, dnsLookupsInProgress, dnsLookupsWaiting] {
+            gauge.set(0)
+        }
     }
 
     /// One source download, failed or not: its body bytes (once per download, whoever shares

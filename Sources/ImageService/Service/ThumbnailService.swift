@@ -61,7 +61,7 @@ public final class ThumbnailService: Sendable {
 
     init(
         configuration: Configuration, logger: Logger, metricsFactory: (any MetricsFactory)?,
-        whileAdmitted: (@Sendable () async -> Void)?, resolver: any AddressResolving = SystemAddressResolver()
+        whileAdmitted: (@Sendable () async -> Void)?, resolver: (any AddressResolving)? = nil
     ) throws(DiskCacheError) {
         self.configuration = configuration
         self.logger = logger
@@ -89,7 +89,12 @@ public final class ThumbnailService: Sendable {
                 policy: configuration.sourcePolicy, timeout: configuration.downloadTimeout,
                 maximumDownloads: configuration.maximumConcurrentDownloads, maximumDownloadsPerHost: configuration.maximumDownloadsPerHost,
                 downloadQueueLimit: configuration.downloadQueueLimit, minimumTransferRate: configuration.minimumDownloadRate),
-            resolver: resolver, memory: memory,
+            resolver: resolver
+                ?? SystemAddressResolver(onChange: { lookups in
+                    metrics.dnsLookupsInProgress.set(lookups.running)
+                    metrics.dnsLookupsWaiting.set(lookups.waiting)
+                }),
+            memory: memory,
             onAdmissionChange: { snapshot in
                 metrics.downloadsInProgress.set(snapshot.running)
                 metrics.downloadQueue.set(snapshot.waiting)

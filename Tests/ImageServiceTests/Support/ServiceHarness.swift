@@ -68,7 +68,7 @@ final class ServiceHarness: Sendable {
         if let gate { whileAdmitted = { await gate.pass() } }
         let service = try ThumbnailService(
             configuration: configuration, logger: logger, metricsFactory: PrometheusMetricsFactory(registry: registry),
-            whileAdmitted: whileAdmitted, resolver: resolver ?? SystemAddressResolver())
+            whileAdmitted: whileAdmitted, resolver: resolver)
         var serverConfiguration = ThumbnailServer.Configuration(
             address: ServerAddress(host: "127.0.0.1", port: 0), metricsAddress: ServerAddress(host: "127.0.0.1", port: 0),
             shutdownTimeout: .seconds(10), shutdownSignals: [])
