@@ -208,6 +208,15 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let keys = try Self.keys(unsafe: unsafe)
+        // A descriptor per connection and per download, and some for the metrics listener, the
+        // caches' files and the process itself.
+        let descriptors = maxConnections + maxDownloads + 128
+        let limit = FileDescriptorLimit.raise(toAtLeast: descriptors)
+        guard limit.soft >= descriptors else {
+            throw Output.failure(
+                "cannot start: --max-connections \(maxConnections) and --max-downloads \(maxDownloads) need \(descriptors) open files, "
+                    + "and the limit is \(limit.hard) (raise LimitNOFILE or ulimit -n, or lower them)")
+        }
         let address = ServerAddress(parsing: bind)!
         let metricsAddress = metricsBind.flatMap(ServerAddress.init(parsing:))
         let jsonLog = jsonLog

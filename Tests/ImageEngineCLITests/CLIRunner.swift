@@ -38,7 +38,15 @@ struct CLIRunner {
     /// `timeout` seconds is terminated (a command that should have exited must fail its test,
     /// not hang it).
     static func run(_ arguments: [String], environment: [String: String]? = nil, timeout: TimeInterval = 600) async throws -> Outcome {
-        try await offCooperativePool { try runBlocking(arguments, environment: environment, timeout: timeout) }
+        try await offCooperativePool { try runBlocking(executable, arguments, environment: environment, timeout: timeout) }
+    }
+
+    /// `/bin/sh -c command`, with `environment` as for `run`: for what only a shell sets up
+    /// (`ulimit`) before it starts the executable.
+    static func shell(_ command: String, environment: [String: String]? = nil, timeout: TimeInterval = 600) async throws -> Outcome {
+        try await offCooperativePool {
+            try runBlocking(URL(fileURLWithPath: "/bin/sh"), ["-c", command], environment: environment, timeout: timeout)
+        }
     }
 
     /// Runs blocking work (waiting for processes, sleeping) on a dispatch thread.
@@ -48,9 +56,11 @@ struct CLIRunner {
         }
     }
 
-    private static func runBlocking(_ arguments: [String], environment: [String: String]?, timeout: TimeInterval) throws -> Outcome {
+    private static func runBlocking(
+        _ program: URL, _ arguments: [String], environment: [String: String]?, timeout: TimeInterval
+    ) throws -> Outcome {
         let process = Process()
-        process.executableURL = executable
+        process.executableURL = program
         process.arguments = arguments
         if let environment {
             var variables = ProcessInfo.processInfo.environment

@@ -53,6 +53,13 @@ struct ServeCommandTests {
             (["--max-downloads", "0"], environment, "--max-downloads"), (["--max-downloads-per-host", "0"], environment, "--max-downloads-per-host"),
             (["--download-queue", "-1"], environment, "--download-queue"), (["--max-connections", "0"], environment, "--max-connections"),
             (["--keep-alive-timeout", "0"], environment, "--keep-alive-timeout"),
+            // Durations past an hour (1e300 once reached a conversion that traps), and the rest.
+            (["--keep-alive-timeout", "1e300"], environment, "--keep-alive-timeout"),
+            (["--request-timeout", "nan"], environment, "--request-timeout"),
+            (["--request-read-timeout", "0"], environment, "--request-read-timeout"),
+            (["--response-write-timeout", "3601"], environment, "--response-write-timeout"),
+            (["--download-timeout", "inf"], environment, "--download-timeout"), (["--ttl", "9999999999"], environment, "--ttl"),
+            (["--min-download-rate", "0"], environment, "--min-download-rate"),
             ([], environment.merging(["IMAGE_ENGINE_SIGNATURE_SIZE": "33"]) { $1 }, "IMAGE_ENGINE_SIGNATURE_SIZE"),
             ([], ["IMAGE_ENGINE_KEY": "abc", "IMAGE_ENGINE_SALT": "00"], "IMAGE_ENGINE_KEY")
         ])
@@ -61,6 +68,29 @@ struct ServeCommandTests {
         let outcome = try await CLIRunner.run(["serve", "--bind", "127.0.0.1:0"] + arguments, environment: environment, timeout: 20)
         #expect(outcome.status == 64, "\(arguments): \(outcome.stderr)")
         #expect(outcome.stderr.contains(named) && outcome.stderr.split(separator: "\n").count == 1, "\(arguments): \(outcome.stderr)")
+    }
+
+    @Test("the open-file limit: a soft limit below what --max-connections needs is raised; a hard one is one line and exit 1")
+    func openFileLimit() async throws {
+        let serve = "'\(CLIRunner.executable.path)' serve --bind 127.0.0.1:0 --max-connections 2048"
+        // A hard limit of 600: the 2,048 connections cannot be had.
+        let refused = try await CLIRunner.shell("ulimit -n 600 && exec \(serve)", environment: Self.environment, timeout: 20)
+        #expect(refused.status == 1, "\(refused.stderr)")
+        #expect(
+            refused.stderr == "image-engine: cannot start: --max-connections 2048 and --max-downloads 64 need 2240 open files, "
+                + "and the limit is 600 (raise LimitNOFILE or ulimit -n, or lower them)\n")
+        // A soft limit of 256 under a hard one that allows 2,240: raised, and serve listens.
+        let hard = try await CLIRunner.shell("ulimit -Hn", timeout: 10).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard hard == "unlimited" || (Int(hard) ?? 0) >= 2240 else { return }
+        let started = try await CLIRunner.shell(
+            "log=$(mktemp); ulimit -Sn 256 && { \(serve) 2>$log & pid=$!; "
+                + "for _ in $(seq 100); do grep -q 'listening on' $log && break; sleep 0.1; done; "
+                + "cat $log; grep 'Max open files' /proc/$pid/limits; kill $pid; wait $pid; rm -f $log; }",
+            environment: Self.environment, timeout: 30)
+        let soft = started.stdout.split(separator: "\n").first { $0.hasPrefix("Max open files") }
+            .flatMap { $0.split(separator: " ").dropFirst(3).first }.flatMap { Int($0) }
+        #expect((soft ?? 0) >= 2240, "\(started.stdout)")
+        #expect(started.stdout.contains("listening on"), "\(started.stdout)")
     }
 
     @Test("a port in use: exit 1 with one line saying so")

@@ -98,6 +98,22 @@ struct ServiceConnectionTests {
         await harness.stop()
     }
 
+    @Test("the metrics listener closes idle connections and caps how many it holds: /metrics is still answered")
+    func metricsListener() async throws {
+        let harness = try await ServiceHarness.start(server: { $0.idleTimeout = .seconds(1) })
+        // More idle connections than the listener holds at once.
+        let idle = try (0...ThumbnailServer.maximumMetricsConnections).map { _ in
+            try RawConnection(port: harness.metricsPort, request: "")
+        }
+        let metrics = try await harness.get("/metrics", metrics: true)
+        #expect(metrics.status == 200 && metrics.text.contains("image_engine_requests_in_progress"))
+        for connection in idle {
+            _ = await connection.answer(timeout: .seconds(5))
+            #expect(connection.serverClosed, "an idle connection to /metrics stayed open")
+        }
+        await harness.stop()
+    }
+
     @Test("a request not answered within --request-timeout is 504, and the service answers the next one")
     func requestDeadline() async throws {
         let gate = Gate()

@@ -114,9 +114,16 @@ public final class ThumbnailServer: Sendable {
                     status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                     body: ResponseBody(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer())))
             }
+            // Scrapers are few: a small cap, and the same timeouts as the service's listener, so
+            // idle or trickling connections to /metrics cannot use up the process's files.
+            let metricsHTTP = HTTP1Channel.Configuration(
+                additionalChannelHandlers: [ConnectionDeadlines(limits: limits)], idleTimeout: Self.timeAmount(configuration.idleTimeout))
             services.append(
                 Application(
-                    router: router, configuration: ApplicationConfiguration(address: .hostname(metricsAddress.host, port: metricsAddress.port)),
+                    router: router, server: .http1(configuration: metricsHTTP),
+                    configuration: ApplicationConfiguration(
+                        address: .hostname(metricsAddress.host, port: metricsAddress.port),
+                        availableConnectionsDelegate: MaximumAvailableConnections(Self.maximumMetricsConnections)),
                     onServerRunning: { onMetricsListening($0.localAddress?.port ?? 0) }, logger: quiet))
         }
         // Shut down in reverse order: drain first, then the service's listener and its
@@ -134,6 +141,9 @@ public final class ThumbnailServer: Sendable {
         try await group.run()
         await service.flush()
     }
+
+    /// Connections to the metrics listener at once.
+    static let maximumMetricsConnections = 16
 
     private static func timeAmount(_ duration: Duration) -> TimeAmount {
         TimeAmount.nanoseconds(Int64(duration.milliseconds * 1e6))
