@@ -313,6 +313,20 @@ struct ServiceStatusTests {
         await harness.stop()
     }
 
+    @Test("422 for a WebP or AVIF over 4096², and for an encoder that alone would pass --max-memory: before anything is decoded")
+    func encoderBounds() async throws {
+        let harness = try await ServiceHarness.start { $0.memoryBudget = 48 << 20 }
+        let huge = try await harness.get(harness.path("rs:force:4097:4097/f:avif", harness.source("kite.jpg")))
+        #expect(huge.status == 422 && huge.text.contains("avif is more than 16777216 pixels"), "\(huge.status) \(huge.text)")
+        // 1800² in AVIF: the decode plan fits 48 MiB, the encoder's 22 bytes a pixel do not.
+        let heavy = try await harness.get(harness.path("rs:fit:1800:1800/el:1/f:avif", harness.source("kite.jpg")))
+        #expect(heavy.status == 422 && heavy.text.contains("more than the service's memory budget"), "\(heavy.status) \(heavy.text)")
+        #expect(harness.service.statistics.decodes == 0)
+        // The same size in JPEG fits.
+        #expect(try await harness.get(harness.path("rs:fit:1800:1800/el:1/f:jpg", harness.source("kite.jpg"))).status == 200)
+        await harness.stop()
+    }
+
     @Test("503 while draining: /ready and image requests; /health stays 200")
     func draining() async throws {
         let harness = try await ServiceHarness.start()

@@ -27,6 +27,10 @@ public struct ServiceError: Error, Sendable, Hashable {
             status: 422, message: "unprocessable: decoding the source needs \(bytes) bytes, more than the service's memory budget of \(budget)")
     }
     static let draining = ServiceError(status: 503, message: "unavailable: the server is shutting down")
+    static func outputTooLarge(width: Int, height: Int, format: String) -> ServiceError {
+        ServiceError(
+            status: 422, message: "unprocessable: a \(width)×\(height) \(format) is more than \(ThumbnailService.maximumLossyOutputPixels) pixels")
+    }
     static func deadlineExceeded(_ seconds: Double) -> ServiceError {
         let text = seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
         return ServiceError(status: 504, message: "gateway timeout: the request was not answered within \(text) s")

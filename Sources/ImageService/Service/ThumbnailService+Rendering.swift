@@ -22,6 +22,10 @@ struct RenderInput: Sendable {
 }
 
 extension ThumbnailService {
+    /// The largest WebP or AVIF output, in pixels (4096²): either encoder makes it within the
+    /// default 10 s deadline on one core.
+    static let maximumLossyOutputPixels = 1 << 24
+
     /// Decodes and encodes one thumbnail in a worker slot and keeps it in the result cache.
     func render(_ input: RenderInput) async -> Result<RenderedImage, ServiceError> {
         // An identical render that finished a moment ago has stored its result already.
@@ -34,12 +38,21 @@ extension ThumbnailService {
             return .failure(ServiceError(error))
         }
 
-        // The decode's planned memory, reserved before it waits for a worker (so a worker never
-        // waits for memory), or refused at once: what sources and decodes hold never passes
-        // --max-memory.
-        guard plan.memoryBytes <= memory.capacity else { return .failure(.needsMoreMemory(plan.memoryBytes, budget: memory.capacity)) }
-        guard memory.reserve(plan.memoryBytes) else { return .failure(.memoryFull) }
-        defer { memory.release(plan.memoryBytes) }
+        // WebP and AVIF encoders take seconds a megapixel at their settings and hold 14-22
+        // bytes a pixel: larger outputs would outlive the request's deadline on their worker.
+        let outputPixels = plan.width * plan.height
+        if input.format == .webp || input.format == .avif, outputPixels > Self.maximumLossyOutputPixels {
+            return .failure(.outputTooLarge(width: plan.width, height: plan.height, format: input.format.rawValue))
+        }
+        // The decode's planned memory and the encoder's, reserved before the render waits for a
+        // worker (so a worker never waits for memory), or refused at once: what sources,
+        // decodes and encodes hold never passes --max-memory.
+        let channels = input.header.hasAlpha ? 4 : 3
+        let encoding = ImageEncoder.plannedBytes(width: plan.width, height: plan.height, channels: channels, format: input.format.codecFormat)
+        let (needed, overflow) = plan.memoryBytes.addingReportingOverflow(encoding)
+        guard !overflow, needed <= memory.capacity else { return .failure(.needsMoreMemory(overflow ? .max : needed, budget: memory.capacity)) }
+        guard memory.reserve(needed) else { return .failure(.memoryFull) }
+        defer { memory.release(needed) }
         let queued = ContinuousClock.now
         do {
             try await admission.admit()

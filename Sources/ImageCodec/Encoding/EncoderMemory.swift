@@ -1,0 +1,24 @@
+extension ImageEncoder {
+    /// Bytes an encoder holds beyond the bitmap it is handed, for an output of `width × height`
+    /// in `format`: its working planes, its own state and the encoded output. What a caller
+    /// reserves, beside the decode plan, before it encodes (a server's memory budget).
+    ///
+    /// Measured as peak RSS over a JPEG of the same pixels (2048² and 1024² outputs of a noisy
+    /// photo-like source): WebP at method 6 held about 13 bytes a pixel more, AVIF through
+    /// libaom at speed 6 about 20 bytes a pixel and 16 MB of its own state; JPEG's own buffers
+    /// and output stay under 2 bytes a pixel, PNG's under its bitmap.
+    public static func plannedBytes(width: Int, height: Int, channels: Int, format: ImageFormat) -> Int {
+        let pixels = max(0, width).multipliedReportingOverflow(by: max(0, height))
+        guard !pixels.overflow else { return .max }
+        let (perPixel, fixed): (Int, Int) =
+            switch format {
+            case .jpeg: (2, 1 << 20)
+            case .png: (max(1, channels), 1 << 20)
+            case .webp: (14, 2 << 20)
+            case .avif: (22, 16 << 20)
+            case .heic: (0, 0)
+            }
+        let (bytes, overflow) = pixels.partialValue.multipliedReportingOverflow(by: perPixel)
+        return overflow ? .max : bytes.addingReportingOverflow(fixed).overflow ? .max : bytes + fixed
+    }
+}
