@@ -236,6 +236,13 @@ struct ServeCommand: AsyncParsableCommand {
             cacheDirectory: cacheDir.map { URL(fileURLWithPath: $0, isDirectory: true) }, cacheSize: cacheSize.bytes,
             resultMemoryLimit: memoryCache.bytes / 2, sourceMemoryLimit: memoryCache.bytes - memoryCache.bytes / 2)
         configuration.signatureSize = try Self.signatureSize()
+        // imgproxy's range is kept (URLs must keep working), but a short signature is said out
+        // loud: each byte less is 256 times fewer guesses to forge a URL.
+        if configuration.signatureSize < 8, !unsafe {
+            Output.error(
+                "warning: IMAGE_ENGINE_SIGNATURE_SIZE=\(configuration.signatureSize): a signature of \(configuration.signatureSize) byte(s) "
+                    + "is forged in about 2^\(8 * configuration.signatureSize - 1) tries; use 8 or more")
+        }
         configuration.maximumConcurrentDownloads = maxDownloads
         configuration.maximumDownloadsPerHost = maxDownloadsPerHost
         configuration.downloadQueueLimit = downloadQueue

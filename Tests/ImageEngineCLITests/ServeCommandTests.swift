@@ -93,6 +93,18 @@ struct ServeCommandTests {
         #expect(started.stdout.contains("listening on"), "\(started.stdout)")
     }
 
+    @Test("a signature size under 8 bytes is accepted (imgproxy's range) with a warning line at start")
+    func shortSignatureWarns() async throws {
+        let taken = try ConnectionCounter()
+        let environment = Self.environment.merging(["IMAGE_ENGINE_SIGNATURE_SIZE": "1"]) { $1 }
+        // A port in use ends the run right after the configuration is read.
+        let outcome = try await CLIRunner.run(["serve", "--bind", "127.0.0.1:\(taken.port)"], environment: environment)
+        #expect(
+            outcome.stderr.hasPrefix("image-engine: warning: IMAGE_ENGINE_SIGNATURE_SIZE=1: a signature of 1 byte(s) is forged in about 2^7 tries"))
+        let full = try await CLIRunner.run(["serve", "--bind", "127.0.0.1:\(taken.port)"], environment: Self.environment)
+        #expect(!full.stderr.contains("warning"))
+    }
+
     @Test("a port in use: exit 1 with one line saying so")
     func portInUse() async throws {
         let taken = try ConnectionCounter()
