@@ -5,13 +5,15 @@ import ImageCodec
 /// ImageService`): not API, and absent from the documentation.
 @_spi(Fuzzing)
 public enum ServiceFuzzing {
-    /// A small JPEG whose header the plans are made from (a plan needs no pixels).
-    private static let source: ImageSource? = {
+    /// A small JPEG whose header the plans are made from (a plan needs no pixels). Made per
+    /// input, not kept in a global: LeakSanitizer reported the lazily made global's bytes at
+    /// exit, which ended every campaign.
+    private static func source() -> ImageSource? {
         guard let bitmap = try? Bitmap(width: 16, height: 16, format: .rgb, pixels: [UInt8](repeating: 128, count: 16 * 16 * 3)),
             let jpeg = try? ImageEncoder.jpeg(bitmap, options: JPEGEncodingOptions(quality: 80))
         else { return nil }
         return try? ImageSource(data: jpeg)
-    }()
+    }
 
     private static let key = SigningKey(hexKey: "736563726574", hexSalt: "68656C6C6F")
 
@@ -35,6 +37,7 @@ public enum ServiceFuzzing {
         if let slash = path.dropFirst().firstIndex(of: "/"), let signed = signer.sign(String(path[slash...])) {
             requests.append((ServiceRequest(path: signed, query: "q", accept: accept), ThumbnailService.Configuration(keys: [key]), signer))
         }
+        let source = source()
         for (request, configuration, signer) in requests {
             guard let job = try? ProcessingJob(request, configuration: configuration, signer: signer) else { continue }
             for (width, height) in [(16, 16), (1, 65_535), (65_535, 1), (100_000, 2_500)] {
