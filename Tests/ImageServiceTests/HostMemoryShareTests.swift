@@ -17,4 +17,12 @@ struct HostMemoryShareTests {
         share.release(250, for: "a.example")
         #expect(share.bytesHeld(by: "a.example") == 0 && budget.bytesInUse == 750 && share.reserve(1, for: "e.example"))
     }
+
+    @Test("the share is never less than one largest source, nor more than the budget")
+    func floor() {
+        let budget = MemoryBudget(capacity: 192)
+        #expect(HostMemoryShare(budget: budget, floor: 60).maximumPerHost == 60)
+        #expect(HostMemoryShare(budget: budget, floor: 10).maximumPerHost == 48)
+        #expect(HostMemoryShare(budget: budget, floor: 500).maximumPerHost == 192)
+    }
 }

@@ -94,7 +94,7 @@ public final class ThumbnailService: Sendable {
                     metrics.dnsLookupsInProgress.set(lookups.running)
                     metrics.dnsLookupsWaiting.set(lookups.waiting)
                 }),
-            memory: memory,
+            memory: memory, largestSource: configuration.maxSourceBytes,
             onAdmissionChange: { snapshot in
                 metrics.downloadsInProgress.set(snapshot.running)
                 metrics.downloadQueue.set(snapshot.waiting)

@@ -87,12 +87,14 @@ public final class GuardedDataLoader: DataLoading, @unchecked Sendable {
 
     init(
         configuration: Configuration, resolver: any AddressResolving = SystemAddressResolver(), memory: MemoryBudget?,
+        largestSource: Int = 0,
         onAdmissionChange: @escaping @Sendable (DownloadAdmission.Snapshot) -> Void = { _ in },
         onDownload: @escaping @Sendable (Outcome) -> Void = { _ in }
     ) {
         self.configuration = configuration
         self.resolver = resolver
-        self.memory = memory.map { HostMemoryShare(budget: $0) }
+        // One source of the largest size a host may always have, whatever the quarter comes to.
+        self.memory = memory.map { HostMemoryShare(budget: $0, floor: largestSource + SourceBuffer.firstStep) }
         self.onDownload = onDownload
         admission = DownloadAdmission(
             maximum: configuration.maximumDownloads, perHost: configuration.maximumDownloadsPerHost,

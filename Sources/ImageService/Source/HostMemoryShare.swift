@@ -13,10 +13,12 @@ final class HostMemoryShare: @unchecked Sendable {
     private let lock = Lock()
     private var held: [String: Int] = [:]
 
-    /// A quarter of `budget` a host: room for the other three quarters' hosts whatever one does.
-    init(budget: MemoryBudget, fraction: Double = 0.25) {
+    /// A quarter of `budget` a host, room for the other three quarters' hosts whatever one does,
+    /// but never less than `floor` (the largest source a download may have, so that one can
+    /// always be had), nor more than the budget.
+    init(budget: MemoryBudget, fraction: Double = 0.25, floor: Int = 0) {
         self.budget = budget
-        maximumPerHost = max(1, Int(Double(budget.capacity) * fraction))
+        maximumPerHost = min(budget.capacity, max(1, Int(Double(budget.capacity) * fraction), floor))
     }
 
     /// Reserves `bytes` for `host`, in its share and in the budget, or neither.
