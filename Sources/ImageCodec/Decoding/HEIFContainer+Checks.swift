@@ -17,6 +17,9 @@ extension HEIFContainer.Tables {
         var codedImages = 0
         var largest = 0
         var codedPixels = 0
+        // A grid may name one tile item many times: libheif decodes each reference, so each is
+        // counted, but an item's size and stream are read and checked once.
+        var sizes: [UInt32: (width: Int, height: Int)] = [:]
         for id in decoded {
             // A primary image of another kind (JPEG, uncompressed, a MIME item) is not checked
             // here, so it never reaches libheif. An alpha plane of one is not decoded by libheif
@@ -26,8 +29,14 @@ extension HEIFContainer.Tables {
             }
             for input in try codedInputs(of: id, limits: limits) {
                 codedImages += 1
-                let (width, height) = try size(of: input, limits: limits)
-                try checkCodedSize(of: input, width: width, height: height)
+                let (width, height): (Int, Int)
+                if let known = sizes[input] {
+                    (width, height) = known
+                } else {
+                    (width, height) = try size(of: input, limits: limits)
+                    try checkCodedSize(of: input, width: width, height: height)
+                    sizes[input] = (width, height)
+                }
                 largest = max(largest, width * height)
                 codedPixels += width * height
             }
