@@ -76,7 +76,6 @@ void iec_heif_reader_info(const iec_heif_reader *reader, iec_heif_info *info) {
     enum heif_color_profile_type type = heif_image_handle_get_color_profile_type(handle);
     if (type == heif_color_profile_type_prof || type == heif_color_profile_type_rICC) {
         info->profile_kind = 1;
-        info->icc_size = heif_image_handle_get_raw_color_profile_size(handle);
     } else if (type == heif_color_profile_type_nclx) {
         struct heif_color_profile_nclx *nclx = NULL;
         if (heif_image_handle_get_nclx_color_profile(handle, &nclx).code == heif_error_Ok && nclx != NULL) {

@@ -283,7 +283,6 @@ typedef struct {
     int luma_bits;
     /// 0: none, 1: an ICC profile (prof or rICC), 2: nclx only.
     int profile_kind;
-    size_t icc_size;
     /// nclx colour primaries and transfer characteristics (ITU-T H.273), when profile_kind is 2.
     int nclx_primaries;
     int nclx_transfer;
