@@ -145,14 +145,14 @@ public final class ThumbnailService: Sendable {
     /// True while the service takes new work (`GET /ready`): not draining, neither queue full,
     /// and an eighth of the memory budget free — a budget held full (by sources, renders, or
     /// one origin's bodies) answers 429 to what a balancer would send it.
-    public var isReady: Bool {
-        !isDraining && !admission.isSaturated && !loader.admission.isSaturated && memory.bytesInUse <= memory.capacity - memory.capacity / 8
-    }
+    public var isReady: Bool { notReadyReason == nil }
 
-    private var notReadyReason: String {
+    /// Why the service takes no new work now, or nil: the one place readiness is decided.
+    private var notReadyReason: String? {
         if isDraining { return "draining" }
         if admission.isSaturated || loader.admission.isSaturated { return "busy: the queue is full" }
-        return "busy: the memory budget is nearly full"
+        if memory.bytesInUse > memory.capacity - memory.capacity / 8 { return "busy: the memory budget is nearly full" }
+        return nil
     }
 
     /// True once `startDraining()` was called.
@@ -177,7 +177,7 @@ public final class ThumbnailService: Sendable {
         guard request.method == "GET" || request.isHead else { return .error(.methodNotAllowed, headers: [("Allow", "GET, HEAD")]) }
         switch request.path {
         case "/health": return .text(200, "ok")
-        case "/ready": return isReady ? .text(200, "ready") : .text(503, notReadyReason)
+        case "/ready": return notReadyReason.map { .text(503, $0) } ?? .text(200, "ready")
         default: break
         }
         if isDraining { return .error(.draining) }
