@@ -11,6 +11,8 @@ if [[ "${1:-}" == "--tests" ]]; then
     # dwebp and heif-convert: libwebp's and libheif's own decoders, the WebP and HEIF tests'
     # references (heif-enc made the HEIF fixtures).
     packages+=(webp libheif-examples)
+    # Pillow: a second JPEG decoder for the perceptual encoder's outputs.
+    packages+=(python3-pil)
     # nginx and curl: the smoke test of scripts/cluster.sh (nginx in front of the service).
     packages+=(nginx-light curl)
 elif [[ "${1:-}" == "--benchmarks" ]]; then

@@ -584,3 +584,151 @@ iec_status iec_jpeg_encode(const iec_jpeg_encode_params *params, const uint8_t *
     *output_length = length;
     return IEC_OK;
 }
+
+// MARK: - Encoder from coefficients
+
+struct iec_jpeg_coefficient_encoder {
+    struct jpeg_compress_struct cinfo;
+    iec_jpeg_error error;
+    iec_jpeg_destination destination;
+    jvirt_barray_ptr arrays[3];
+    unsigned int blocks_wide[3];
+    unsigned int blocks_high[3];
+    int components;
+    int created;
+    iec_status status;
+};
+
+static unsigned int iec_ceil_div(uint64_t numerator, uint64_t denominator) {
+    return (unsigned int)((numerator + denominator - 1) / denominator);
+}
+
+iec_jpeg_coefficient_encoder *iec_jpeg_coefficient_encoder_create(const iec_jpeg_coefficient_params *params) {
+    iec_jpeg_coefficient_encoder *encoder = calloc(1, sizeof(*encoder));
+    if (encoder == NULL) return NULL;
+    iec_jpeg_error_init(&encoder->error, 0);
+    encoder->status = IEC_OK;
+    iec_jpeg_destination *destination = &encoder->destination;
+    destination->limit = params->max_output_bytes > 0 ? params->max_output_bytes : SIZE_MAX;
+    destination->capacity = destination->limit < 65536 ? destination->limit : 65536;
+    destination->bytes = malloc(destination->capacity > 0 ? destination->capacity : 1);
+    if (destination->bytes == NULL) {
+        strncpy(encoder->error.message, "Out of memory for the JPEG output", IEC_MESSAGE_MAX);
+        encoder->status = IEC_OUT_OF_MEMORY;
+        return encoder;
+    }
+    destination->pub.init_destination = iec_jpeg_init_destination;
+    destination->pub.empty_output_buffer = iec_jpeg_empty_output_buffer;
+    destination->pub.term_destination = iec_jpeg_term_destination;
+    if (params->components != 1 && params->components != 3) {
+        strncpy(encoder->error.message, "A JPEG is written with 1 or 3 components", IEC_MESSAGE_MAX);
+        encoder->status = IEC_ERROR;
+        return encoder;
+    }
+    struct jpeg_compress_struct *cinfo = &encoder->cinfo;
+    cinfo->err = &encoder->error.pub;
+    if (setjmp(encoder->error.jump)) {
+        encoder->status = encoder->error.status;
+        return encoder;
+    }
+    jpeg_create_compress(cinfo);
+    encoder->created = 1;
+    encoder->components = params->components;
+    cinfo->dest = &destination->pub;
+    cinfo->image_width = params->width;
+    cinfo->image_height = params->height;
+    cinfo->input_components = params->components;
+    cinfo->in_color_space = params->components == 1 ? JCS_GRAYSCALE : JCS_YCbCr;
+    jpeg_set_defaults(cinfo);
+    jpeg_add_quant_table(cinfo, 0, params->luma_quant_table, 100, TRUE);
+    if (params->components == 3) {
+        jpeg_add_quant_table(cinfo, 1, params->chroma_quant_table, 100, TRUE);
+        cinfo->comp_info[0].h_samp_factor = params->luma_h_samp;
+        cinfo->comp_info[0].v_samp_factor = params->luma_v_samp;
+        for (int index = 1; index < 3; index++) {
+            cinfo->comp_info[index].h_samp_factor = 1;
+            cinfo->comp_info[index].v_samp_factor = 1;
+            cinfo->comp_info[index].quant_tbl_no = 1;
+        }
+    }
+    cinfo->optimize_coding = TRUE;
+    if (params->progressive) jpeg_simple_progression(cinfo);
+    int max_h = params->components == 3 ? params->luma_h_samp : 1;
+    int max_v = params->components == 3 ? params->luma_v_samp : 1;
+    for (int index = 0; index < params->components; index++) {
+        jpeg_component_info *component = &cinfo->comp_info[index];
+        int h = component->h_samp_factor, v = component->v_samp_factor;
+        // Blocks that hold image samples (libjpeg's width_in_blocks), rounded up to whole MCUs.
+        unsigned int wide = iec_ceil_div((uint64_t)params->width * h, (uint64_t)max_h * DCTSIZE);
+        unsigned int high = iec_ceil_div((uint64_t)params->height * v, (uint64_t)max_v * DCTSIZE);
+        encoder->blocks_wide[index] = iec_ceil_div(wide, h) * h;
+        encoder->blocks_high[index] = iec_ceil_div(high, v) * v;
+        encoder->arrays[index] = (*cinfo->mem->request_virt_barray)(
+            (j_common_ptr)cinfo, JPOOL_IMAGE, TRUE, encoder->blocks_wide[index], encoder->blocks_high[index], v);
+    }
+    // Realizes the arrays and writes SOI; the tables, frame and scans follow in finish.
+    jpeg_write_coefficients(cinfo, encoder->arrays);
+    if (params->icc_profile != NULL && params->icc_length > 0) {
+        jpeg_write_icc_profile(cinfo, params->icc_profile, params->icc_length);
+    }
+    return encoder;
+}
+
+iec_status iec_jpeg_coefficient_encoder_status(const iec_jpeg_coefficient_encoder *encoder) { return encoder->status; }
+
+const char *iec_jpeg_coefficient_encoder_message(const iec_jpeg_coefficient_encoder *encoder) {
+    return encoder->error.message;
+}
+
+unsigned int iec_jpeg_coefficient_blocks_wide(const iec_jpeg_coefficient_encoder *encoder, int component) {
+    return component >= 0 && component < encoder->components ? encoder->blocks_wide[component] : 0;
+}
+
+unsigned int iec_jpeg_coefficient_blocks_high(const iec_jpeg_coefficient_encoder *encoder, int component) {
+    return component >= 0 && component < encoder->components ? encoder->blocks_high[component] : 0;
+}
+
+iec_status iec_jpeg_coefficient_row(iec_jpeg_coefficient_encoder *encoder, int component, unsigned int row,
+                                    JCOEF **blocks) {
+    *blocks = NULL;
+    if (encoder->status != IEC_OK) return encoder->status;
+    if (component < 0 || component >= encoder->components || row >= encoder->blocks_high[component]) {
+        strncpy(encoder->error.message, "Coefficient row out of range", IEC_MESSAGE_MAX);
+        return IEC_ERROR;
+    }
+    if (setjmp(encoder->error.jump)) {
+        encoder->status = encoder->error.status;
+        return encoder->status;
+    }
+    JBLOCKARRAY rows = (*encoder->cinfo.mem->access_virt_barray)((j_common_ptr)&encoder->cinfo,
+                                                                 encoder->arrays[component], row, 1, TRUE);
+    *blocks = rows[0][0];
+    return IEC_OK;
+}
+
+iec_status iec_jpeg_coefficient_encoder_finish(iec_jpeg_coefficient_encoder *encoder, uint8_t **output,
+                                               unsigned long *output_length) {
+    *output = NULL;
+    *output_length = 0;
+    if (encoder->status != IEC_OK) return encoder->status;
+    if (setjmp(encoder->error.jump)) {
+        encoder->status = encoder->error.status;
+        return encoder->status;
+    }
+    jpeg_finish_compress(&encoder->cinfo);
+    iec_jpeg_destination *destination = &encoder->destination;
+    *output_length = destination->capacity - destination->pub.free_in_buffer;
+    *output = destination->bytes;
+    destination->bytes = NULL;
+    // Finished: a second call would have nothing to write.
+    encoder->status = IEC_ERROR;
+    strncpy(encoder->error.message, "The encoder has finished", IEC_MESSAGE_MAX);
+    return IEC_OK;
+}
+
+void iec_jpeg_coefficient_encoder_destroy(iec_jpeg_coefficient_encoder *encoder) {
+    if (encoder == NULL) return;
+    if (encoder->created) jpeg_destroy_compress(&encoder->cinfo);
+    free(encoder->destination.bytes);
+    free(encoder);
+}

@@ -52,6 +52,13 @@ struct CompressCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Print one JSON document instead of the table (errors too, as one JSON line).")
     var json = false
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "JPEG encoder: perceptual (higher SSIMULACRA2 in the same budget) or libjpeg-turbo (the engine's outputs before the perceptual encoder).",
+            valueName: "perceptual|libjpeg-turbo"))
+    var jpegEncoder: JPEGEncodingOptions.Encoder = .perceptual
+
     @Option(name: .long, help: ArgumentHelp("Also write the registration request body (multipart/form-data) to this file.", valueName: "file"))
     var multipart: String?
 
@@ -86,6 +93,7 @@ struct CompressCommand: AsyncParsableCommand {
 
     func run() async throws {
         var options = UploadBudgetOptions(budget: budget.bytes, maxPixelSize: maxPixelSize, minPixelSize: minPixelSize)
+        options.jpegEncoder = jpegEncoder
         options.keepsPNGWhenSmaller = keepPNG
         options.metric = metric
         let set: CompressedUploadSet

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ImageCodec
 import ImageService
 import Logging
 import Metrics
@@ -133,6 +134,13 @@ struct ServeCommand: AsyncParsableCommand {
     )
     var fastShrinkOnLoad = false
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "JPEG encoder: perceptual (fewer bytes for the same look) or libjpeg-turbo (the bytes of earlier releases; part of every cache key and ETag).",
+            valueName: "perceptual|libjpeg-turbo"))
+    var jpegEncoder: JPEGEncodingOptions.Encoder = .perceptual
+
     @Flag(
         name: .long,
         help: "A URL without a format gets WebP when the request's Accept names image/webp (JPEG or PNG otherwise); such answers carry Vary: Accept.")
@@ -248,6 +256,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.downloadQueueLimit = downloadQueue
         configuration.minimumDownloadRate = minDownloadRate.bytes
         configuration.fastShrinkOnLoad = fastShrinkOnLoad
+        configuration.jpegEncoder = jpegEncoder
         configuration.autoWebP = autoWebp
         configuration.autoAVIF = autoAvif
         configuration.requestTimeout = requestTimeout

@@ -36,6 +36,13 @@ struct ThumbnailCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Output format: jpeg, png, webp or avif.", valueName: "jpeg|png|webp|avif"))
     var format: ImageFormat = .jpeg
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "JPEG encoder: perceptual (fewer bytes for the same look) or libjpeg-turbo (byte for byte the engine's JPEGs before the perceptual encoder).",
+            valueName: "perceptual|libjpeg-turbo"))
+    var jpegEncoder: JPEGEncodingOptions.Encoder = .perceptual
+
     @Option(name: .long, help: ArgumentHelp("Files processed at once (default: the number of cores).", valueName: "n"))
     var jobs: Int?
 
@@ -86,6 +93,7 @@ struct ThumbnailCommand: AsyncParsableCommand {
             resize: try size.resize(), format: format,
             colorManagement: keepProfile ? .preserveSource : .convertToSRGB)
         if let quality { (options.jpeg.quality, options.webp.quality, options.avif.quality) = (quality, quality, quality) }
+        options.jpeg.encoder = jpegEncoder
         options.memoryBudget = maxMemory?.bytes
         options.fastShrinkOnLoad = size.fastShrinkOnLoad
         let showProgress = Output.stderrIsTerminal
@@ -118,3 +126,4 @@ struct ThumbnailCommand: AsyncParsableCommand {
 }
 
 extension ImageFormat: ExpressibleByArgument {}
+extension JPEGEncodingOptions.Encoder: ExpressibleByArgument {}

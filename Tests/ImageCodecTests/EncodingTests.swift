@@ -21,8 +21,9 @@ struct EncodingTests {
         let low = try ImageEncoder.jpeg(photo, options: JPEGEncodingOptions(quality: 30))
         let high = try ImageEncoder.jpeg(photo, options: JPEGEncodingOptions(quality: 95))
         #expect(low.count < high.count)
-        let unoptimized = try ImageEncoder.jpeg(photo, options: JPEGEncodingOptions(optimizesHuffmanCoding: false))
-        #expect(try ImageEncoder.jpeg(photo).count < unoptimized.count)
+        // libjpeg-turbo's encoder only: the perceptual one always optimises its tables.
+        let unoptimized = try ImageEncoder.jpeg(photo, options: JPEGEncodingOptions(optimizesHuffmanCoding: false, encoder: .libjpegTurbo))
+        #expect(try ImageEncoder.jpeg(photo, options: JPEGEncodingOptions(encoder: .libjpegTurbo)).count < unoptimized.count)
         let progressive = try ImageEncoder.jpeg(photo, options: JPEGEncodingOptions(progressive: true))
         #expect(try ImageDecoder.header(of: progressive).progressive)
         #expect(JPEGSegments.markers(progressive).contains(0xC2))
@@ -60,7 +61,7 @@ struct EncodingTests {
         72, 92, 95, 98, 112, 100, 103, 99
     ]
 
-    @Test("the SSIM-tuned luma table is the one written, scaled by quality as libjpeg scales; chroma keeps the standard table")
+    @Test("libjpeg-turbo: the SSIM-tuned luma table is the one written, scaled by quality as libjpeg scales; chroma keeps the standard table")
     func ssimTunedQuantization() throws {
         let photo = try ImageDecoder(options: DecodingOptions(maxPixelSize: 200)).decode(TestImages.sample("Path.jpg"))
         // libjpeg's jpeg_quality_scaling: 5000/q below 50, 200 − 2q from 50; steps clamped to 1...255.
@@ -68,11 +69,14 @@ struct EncodingTests {
             let percent = quality < 50 ? 5000 / quality : 200 - 2 * quality
             return table.map { min(255, max(1, ($0 * percent + 50) / 100)) }
         }
-        let q50 = JPEGSegments.quantizationTables(try ImageEncoder.jpeg(photo, options: JPEGEncodingOptions(quality: 50, quantization: .ssimTuned)))
+        let q50 = JPEGSegments.quantizationTables(
+            try ImageEncoder.jpeg(photo, options: JPEGEncodingOptions(quality: 50, quantization: .ssimTuned, encoder: .libjpegTurbo)))
         #expect(q50[0] == Self.ssimTunedAtQuality50)
         for quality in [20, 50, 75, 95] {
-            let standard = JPEGSegments.quantizationTables(try ImageEncoder.jpeg(photo, options: JPEGEncodingOptions(quality: quality)))
-            let tunedData = try ImageEncoder.jpeg(photo, options: JPEGEncodingOptions(quality: quality, quantization: .ssimTuned))
+            let standard = JPEGSegments.quantizationTables(
+                try ImageEncoder.jpeg(photo, options: JPEGEncodingOptions(quality: quality, encoder: .libjpegTurbo)))
+            let tunedData = try ImageEncoder.jpeg(
+                photo, options: JPEGEncodingOptions(quality: quality, quantization: .ssimTuned, encoder: .libjpegTurbo))
             let tuned = JPEGSegments.quantizationTables(tunedData)
             #expect(tuned[0] == scaled(Self.ssimTunedAtQuality50, quality), "quality \(quality)")
             #expect(standard[0] == scaled(Self.annexKLuma, quality), "quality \(quality)")

@@ -59,9 +59,9 @@ struct FuzzRegressionTests {
         #expect(inputs.count >= 8)
         for (name, data) in inputs {
             guard let selector = data.first else { continue }
-            let (options, quality) = FuzzingEntryPoints.roundTrip(selector: selector)
+            let (options, jpegOptions) = FuzzingEntryPoints.roundTrip(selector: selector)
             guard let bitmap = try? ImageDecoder(options: options).decode(data.dropFirst()) else { continue }
-            let jpeg = try ImageDecoder().decode(try ImageEncoder.jpeg(bitmap, options: JPEGEncodingOptions(quality: quality)))
+            let jpeg = try ImageDecoder().decode(try ImageEncoder.jpeg(bitmap, options: jpegOptions))
             #expect(jpeg.width == bitmap.width && jpeg.height == bitmap.height, "\(name)")
             let png = try ImageDecoder().decode(try ImageEncoder.png(bitmap))
             #expect(png.format == bitmap.format && png.pixels == bitmap.pixels, "\(name)")

@@ -27,6 +27,15 @@ struct RenderVersionTests {
             "rs:fill:48:80/g:no ladybird.jpg": "80aba8baf64e4c21dc9bee1a829eaf153e46a7ca7f8e8d1fc4722feb2a06111f",
             "rs:fit:80:80/f:webp kite.jpg": "70493546b27e0214115754e70e371d6217a6b3a6b34719263c8ba18fcff3435e",
             "rs:fit:80:80/f:avif kite.jpg": "f8a21763f063c5c4fcc238c78117a9dfa5a29900899956abfb47c3d1b84688cf"
+        ],
+        // JPEG from the perceptual encoder; PNG, WebP and AVIF as in 3.
+        "4": [
+            "rs:fill:100:100/q:80 kite.jpg": "46a93e92eb0f4230fca5ca0442f2112e6484733fe6db69540666d17e35781e78",
+            "rs:fit:64:64 calla.png": "804e688c9f8312a14083250f932eb1ce0c71bc4fe13c3c5dba69e59e32d91b6a",
+            "rs:force:50:30/q:90 grey.jpg": "e10f6139a4fe6f5824276854da1830bdc7220ec32ff2f434433903e96d1bb30f",
+            "rs:fill:48:80/g:no ladybird.jpg": "8dbbb51152bc6af795358a68d085551fc2befe1a2a995beb20af75ed8c01ac4f",
+            "rs:fit:80:80/f:webp kite.jpg": "70493546b27e0214115754e70e371d6217a6b3a6b34719263c8ba18fcff3435e",
+            "rs:fit:80:80/f:avif kite.jpg": "f8a21763f063c5c4fcc238c78117a9dfa5a29900899956abfb47c3d1b84688cf"
         ]
     ]
 
@@ -47,6 +56,26 @@ struct RenderVersionTests {
             #expect(hash == expected[request], "\(request): \(hash); the output changed: bump EntityTag.renderVersion")
         }
         await harness.stop()
+    }
+
+    @Test("--jpeg-encoder libjpeg-turbo gives render version 3's JPEGs byte for byte, under other keys")
+    func libjpegTurboReproducesOldBytes() async throws {
+        let harness = try await ServiceHarness.start { $0.jpegEncoder = .libjpegTurbo }
+        let current = try await ServiceHarness.start()
+        for request in Self.requests where request.contains(".jpg") && !request.contains("f:") {
+            let parts = request.split(separator: " ")
+            let reply = try await harness.get(harness.path(String(parts[0]), harness.source(String(parts[1]))))
+            #expect(reply.status == 200)
+            let hash = SHA256.hash(data: reply.body).map { String(format: "%02x", $0) }.joined()
+            #expect(hash == Self.golden["3"]?[request], "\(request)")
+            let now = try await current.get(current.path(String(parts[0]), current.source(String(parts[1]))))
+            #expect(now.header("ETag") != reply.header("ETag") && now.body != reply.body, "\(request)")
+        }
+        let path = harness.path("w:100", harness.source("kite.jpg"))
+        #expect(try ProcessingJob(ServiceRequest(path: path), service: harness.service).resultKey(.jpeg).contains("jpeg-encoder:libjpeg-turbo"))
+        #expect(try !ProcessingJob(ServiceRequest(path: path), service: current.service).resultKey(.jpeg).contains("jpeg-encoder"))
+        await harness.stop()
+        await current.stop()
     }
 
     @Test("the ETag follows the effective quality and the output-size clamp, not only the URL")

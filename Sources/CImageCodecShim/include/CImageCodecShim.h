@@ -154,6 +154,49 @@ iec_status iec_jpeg_encode(const iec_jpeg_encode_params *params, const uint8_t *
                            size_t bytes_per_row, uint8_t **output, unsigned long *output_length,
                            char message[IEC_MESSAGE_MAX]);
 
+// MARK: - JPEG encoding from coefficients
+
+/// A JPEG written from DCT coefficients the caller computes (libjpeg's transcoding API,
+/// jpeg_write_coefficients): libjpeg does the Huffman coding, optimised tables and progressive
+/// scans; the DCT, the quantization tables and every quantized value come from Swift.
+typedef struct iec_jpeg_coefficient_encoder iec_jpeg_coefficient_encoder;
+
+typedef struct {
+    uint32_t width;
+    uint32_t height;
+    /// 1 (grayscale) or 3 (YCbCr).
+    int components;
+    /// Luma sampling factors (1 or 2 each); chroma is always 1x1.
+    int luma_h_samp;
+    int luma_v_samp;
+    int progressive;
+    /// 64 steps each, natural (row-major) order, 1...255: component 0's, and components 1 and 2's.
+    const unsigned int *luma_quant_table;
+    const unsigned int *chroma_quant_table;
+    const uint8_t *icc_profile;
+    unsigned int icc_length;
+    /// Largest output accepted (0: no limit); beyond it the encode fails as out of memory.
+    size_t max_output_bytes;
+} iec_jpeg_coefficient_params;
+
+/// Sets up the encoder and writes the file's header (and ICC profile). Returns NULL only when
+/// allocation fails; otherwise check iec_jpeg_coefficient_encoder_status.
+iec_jpeg_coefficient_encoder *iec_jpeg_coefficient_encoder_create(const iec_jpeg_coefficient_params *params);
+iec_status iec_jpeg_coefficient_encoder_status(const iec_jpeg_coefficient_encoder *encoder);
+const char *iec_jpeg_coefficient_encoder_message(const iec_jpeg_coefficient_encoder *encoder);
+/// Blocks across and down component `component`'s coefficient array: whole MCUs, so they may
+/// exceed the image by up to one MCU (libjpeg replaces blocks wholly outside it).
+unsigned int iec_jpeg_coefficient_blocks_wide(const iec_jpeg_coefficient_encoder *encoder, int component);
+unsigned int iec_jpeg_coefficient_blocks_high(const iec_jpeg_coefficient_encoder *encoder, int component);
+/// The blocks of row `row` of component `component` (64 coefficients each, natural order),
+/// for the caller to fill; valid until the next call on the encoder.
+iec_status iec_jpeg_coefficient_row(iec_jpeg_coefficient_encoder *encoder, int component, unsigned int row,
+                                    JCOEF **blocks);
+/// Entropy-codes the coefficients. On success *output is malloc'd (free with iec_free).
+iec_status iec_jpeg_coefficient_encoder_finish(iec_jpeg_coefficient_encoder *encoder, uint8_t **output,
+                                               unsigned long *output_length);
+void iec_jpeg_coefficient_encoder_destroy(iec_jpeg_coefficient_encoder *encoder);
+
 // MARK: - PNG decoding
 
 typedef struct iec_png_decoder iec_png_decoder;

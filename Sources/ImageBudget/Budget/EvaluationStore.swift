@@ -6,7 +6,8 @@ import ImageCodec
 final class EvaluationStore: @unchecked Sendable {
     // @unchecked: `cache` and `encodes` are only touched while `lock` is held.
     let images: [PreparedImage]
-    let quantization: JPEGQuantization
+    /// The encoder and luma table every candidate is encoded with.
+    let encoding: JPEGEncodingOptions
     private let lock = NSLock()
     private var cache: [Key: Evaluation] = [:]
     /// Display bitmaps resized to each candidate size: one resize per size, not per quality.
@@ -28,9 +29,9 @@ final class EvaluationStore: @unchecked Sendable {
         var candidate: Candidate
     }
 
-    init(images: [PreparedImage], quantization: JPEGQuantization) {
+    init(images: [PreparedImage], encoding: JPEGEncodingOptions) {
         self.images = images
-        self.quantization = quantization
+        self.encoding = encoding
     }
 
     var encodeCount: Int { lock.withLock { encodes } }
@@ -41,7 +42,7 @@ final class EvaluationStore: @unchecked Sendable {
             Set(requests.map { Key(image: $0.image, candidate: $0.candidate) })
                 .filter { key in lock.withLock { cache[key] == nil } })
         try await prepareSizes(Set(missing.map { SizeKey(image: $0.image, longestSide: $0.candidate.longestSide) }))
-        let quantization = quantization
+        let encoding = encoding
         let jobs = missing.map { key in
             (key, images[key.image], lock.withLock { scaled[SizeKey(image: key.image, longestSide: key.candidate.longestSide)] })
         }
@@ -49,7 +50,7 @@ final class EvaluationStore: @unchecked Sendable {
             let (key, image, bitmap) = job
             do throws(ImageCodecError) {
                 guard let bitmap else { throw .invalidArgument("size \(key.candidate.longestSide) not prepared") }
-                return try image.evaluate(key.candidate, from: bitmap, quantization: quantization)
+                return try image.evaluate(key.candidate, from: bitmap, encoding: encoding)
             } catch {
                 throw Self.failure(of: key.image, image, error)
             }

@@ -48,8 +48,9 @@ struct Evaluation: Sendable {
 
 extension PreparedImage {
     /// Encodes the candidate from `bitmap` (the display bitmap at the candidate's size),
-    /// decodes it back, brings it to display size and scores it.
-    func evaluate(_ candidate: Candidate, from bitmap: Bitmap, quantization: JPEGQuantization) throws(ImageCodecError) -> Evaluation {
+    /// decodes it back, brings it to display size and scores it. `encoding` gives the encoder
+    /// and luma table; the candidate, everything else.
+    func evaluate(_ candidate: Candidate, from bitmap: Bitmap, encoding: JPEGEncodingOptions) throws(ImageCodecError) -> Evaluation {
         let data: Data
         if let quality = candidate.quality {
             // No ICC profile: uploads are viewed as sRGB, and profiles cost bytes.
@@ -58,8 +59,8 @@ extension PreparedImage {
                 bitmap,
                 options: JPEGEncodingOptions(
                     quality: quality, chromaSubsampling: candidate.chroma, progressive: true,
-                    preservesICCProfile: false, quantization: quantization,
-                    chromaQuality: candidate.chromaQuality))
+                    preservesICCProfile: false, quantization: encoding.quantization,
+                    chromaQuality: candidate.chromaQuality, encoder: encoding.encoder))
         } else {
             data = try ImageEncoder.png(bitmap, options: PNGEncodingOptions(compressionLevel: 9, preservesICCProfile: false))
         }

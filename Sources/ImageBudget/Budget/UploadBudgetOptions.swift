@@ -25,8 +25,12 @@ public struct UploadBudgetOptions: Sendable, Hashable {
     /// On SSIMULACRA2, whose scale does not saturate, the same setting is 5 × slack points
     /// below the best worst score (1 point at 0.2).
     public var worstDistortionSlack: Double
-    /// Luma quantization of the JPEG outputs. `.ssimTuned` spends fewer bytes for the same
-    /// SSIM than the standard table, and chroma is encoded as with the standard one.
+    /// The JPEG encoder: the perceptual one by default, which reaches a higher SSIMULACRA2 at
+    /// the same bytes; `.libjpegTurbo` reproduces the outputs of earlier releases.
+    public var jpegEncoder: JPEGEncodingOptions.Encoder
+    /// Luma quantization of the `.libjpegTurbo` encoder's outputs. `.ssimTuned` spends fewer
+    /// bytes for the same SSIM than the standard table, and chroma is encoded as with the
+    /// standard one. The perceptual encoder has its own tables.
     public var quantization: JPEGQuantization
     /// Limits that protect decoding from hostile or oversized sources.
     public var limits: DecodingLimits
@@ -36,8 +40,9 @@ public struct UploadBudgetOptions: Sendable, Hashable {
         budget: Int = 300_000, maxPixelSize: Int = 1280, minPixelSize: Int = 640, qualityRange: ClosedRange<Int> = 30...92,
         keepsPNGWhenSmaller: Bool = false, metric: UploadQualityMetric = .ssimulacra2, worstDistortionSlack: Double = 0.2,
         quantization: JPEGQuantization = .ssimTuned,
-        limits: DecodingLimits = DecodingLimits()
+        limits: DecodingLimits = DecodingLimits(), jpegEncoder: JPEGEncodingOptions.Encoder = .perceptual
     ) {
+        self.jpegEncoder = jpegEncoder
         self.budget = budget
         self.maxPixelSize = maxPixelSize
         self.minPixelSize = minPixelSize

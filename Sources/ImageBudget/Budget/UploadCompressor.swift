@@ -27,7 +27,8 @@ public struct UploadCompressor: Sendable {
         guard !sources.isEmpty else { throw .noImages }
         try validate()
         let images = try await prepare(sources)
-        let store = EvaluationStore(images: images, quantization: options.quantization)
+        let store = EvaluationStore(
+            images: images, encoding: JPEGEncodingOptions(quantization: options.quantization, encoder: options.jpegEncoder))
         let allocation = try await BudgetAllocator(options: options, store: store).allocate()
         var chosen = allocation.choice
         if options.metric == .ssimulacra2 {

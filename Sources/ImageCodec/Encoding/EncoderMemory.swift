@@ -5,14 +5,15 @@ extension ImageEncoder {
     ///
     /// Measured as peak RSS over a JPEG of the same pixels (2048² and 1024² outputs of a noisy
     /// photo-like source): WebP at method 6 held about 13 bytes a pixel more, AVIF through
-    /// libaom at speed 6 about 20 bytes a pixel and 16 MB of its own state; JPEG's own buffers
-    /// and output stay under 2 bytes a pixel, PNG's under its bitmap.
+    /// libaom at speed 6 about 20 bytes a pixel and 16 MB of its own state; PNG's buffers stay
+    /// under its bitmap. JPEG's are counted, not measured: the perceptual encoder's coefficient
+    /// arrays take 2 bytes a coefficient (6 bytes a pixel at 4:4:4, the most), plus the output.
     public static func plannedBytes(width: Int, height: Int, channels: Int, format: ImageFormat) -> Int {
         let pixels = max(0, width).multipliedReportingOverflow(by: max(0, height))
         guard !pixels.overflow else { return .max }
         let (perPixel, fixed): (Int, Int) =
             switch format {
-            case .jpeg: (2, 1 << 20)
+            case .jpeg: (7, 1 << 20)
             case .png: (max(1, channels), 1 << 20)
             case .webp: (14, 2 << 20)
             case .avif: (22, 16 << 20)

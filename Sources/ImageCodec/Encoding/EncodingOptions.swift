@@ -1,6 +1,22 @@
-/// JPEG encoder settings. The defaults suit uploads and thumbnails: quality 85, optimised
-/// Huffman tables (smaller files at no quality cost), 4:2:0 chroma, baseline.
+/// JPEG encoder settings. The defaults suit uploads and thumbnails: the perceptual encoder,
+/// quality 85, optimised Huffman tables (smaller files at no quality cost), 4:2:0 chroma, baseline.
 public struct JPEGEncodingOptions: Sendable, Hashable {
+    /// Which encoder computes the coefficients. Both write standard JPEG (8-bit, Huffman-coded)
+    /// that every decoder reads.
+    public enum Encoder: String, Sendable, Hashable, CaseIterable {
+        /// The engine's own: float YCbCr and DCT, quantization tables shaped for perceptual
+        /// distance, and a per-block dead zone from a masking field (adaptive quantization), with
+        /// libjpeg-turbo's entropy coding. Fewer bytes than libjpeg-turbo for the same
+        /// SSIMULACRA2 at every quality the engine uses (see "Encoding JPEG"). Huffman tables are
+        /// always optimised.
+        case perceptual
+        /// libjpeg-turbo's own encoder (`jpeg_write_scanlines`), byte for byte what the engine
+        /// wrote before the perceptual encoder: for reproducing old outputs.
+        case libjpegTurbo = "libjpeg-turbo"
+    }
+
+    /// The encoder; `.perceptual` by default.
+    public var encoder: Encoder
     /// How much chroma resolution the encoder keeps.
     public enum ChromaSubsampling: String, Sendable, Hashable, CaseIterable {
         /// Chroma at half resolution in both directions: the usual choice for photos.
@@ -18,7 +34,8 @@ public struct JPEGEncodingOptions: Sendable, Hashable {
     /// finer luma at the same bytes, and a busy photo can give chroma bytes away cheaply.
     /// Nil: `quality`, as libjpeg does.
     public var chromaQuality: Int?
-    /// Compute Huffman tables for the image instead of the standard ones: 2-6% smaller, slightly slower.
+    /// Compute Huffman tables for the image instead of the standard ones: 2-6% smaller, slightly
+    /// slower. The perceptual encoder always does.
     public var optimizesHuffmanCoding: Bool
     /// Chroma resolution; 4:2:0 by default.
     public var chromaSubsampling: ChromaSubsampling
@@ -28,15 +45,17 @@ public struct JPEGEncodingOptions: Sendable, Hashable {
     public var background: RGBColor
     /// Carry the source's ICC profile so colours are reproduced as in the source.
     public var preservesICCProfile: Bool
-    /// The luma quantization table; `.annexK` (libjpeg's default) unless asked.
+    /// The luma quantization table of the `.libjpegTurbo` encoder; `.annexK` (libjpeg's
+    /// default) unless asked. The perceptual encoder has its own tables.
     public var quantization: JPEGQuantization
 
     /// Settings with the defaults above; every parameter can be changed.
     public init(
         quality: Int = 85, optimizesHuffmanCoding: Bool = true, chromaSubsampling: ChromaSubsampling = .s420,
         progressive: Bool = false, background: RGBColor = .white, preservesICCProfile: Bool = true,
-        quantization: JPEGQuantization = .annexK, chromaQuality: Int? = nil
+        quantization: JPEGQuantization = .annexK, chromaQuality: Int? = nil, encoder: Encoder = .perceptual
     ) {
+        self.encoder = encoder
         self.quality = quality
         self.chromaQuality = chromaQuality
         self.optimizesHuffmanCoding = optimizesHuffmanCoding

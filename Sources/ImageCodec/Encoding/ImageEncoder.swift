@@ -13,19 +13,13 @@ public enum ImageEncoder {
     /// `maximumOutputBytes` (0: none) makes the encoder's output buffer unable to grow past it,
     /// which takes the same path as a failed allocation: how tests reach that path.
     static func jpeg(_ bitmap: Bitmap, options: JPEGEncodingOptions, maximumOutputBytes: Int) throws(ImageCodecError) -> Data {
-        guard (1...100).contains(options.quality) else {
-            throw .invalidArgument("JPEG quality must be 1...100, got \(options.quality)")
-        }
-        if let chroma = options.chromaQuality, !(1...100).contains(chroma) {
-            throw .invalidArgument("JPEG chroma quality must be 1...100, got \(chroma)")
-        }
+        try checkJPEG(bitmap, options)
         let opaque = bitmap.flattened(over: options.background)
-        let (hSamp, vSamp): (Int32, Int32) =
-            switch options.chromaSubsampling {
-            case .s420: (2, 2)
-            case .s422: (2, 1)
-            case .s444: (1, 1)
-            }
+        if options.encoder == .perceptual {
+            return try PerceptualJPEGEncoder.encode(
+                opaque, options: options, tuning: .standard, maximumOutputBytes: maximumOutputBytes)
+        }
+        let (hSamp, vSamp) = options.chromaSubsampling.lumaSamplingFactors
         let profile = options.preservesICCProfile ? opaque.iccProfile ?? [] : []
         var output: UnsafeMutablePointer<UInt8>?
         var length: UInt = 0
@@ -38,7 +32,7 @@ public enum ImageEncoder {
                         width: UInt32(opaque.width), height: UInt32(opaque.height), components: Int32(opaque.format.channels),
                         quality: Int32(options.quality), chroma_quality: Int32(options.chromaQuality ?? 0),
                         optimize_coding: options.optimizesHuffmanCoding ? 1 : 0,
-                        progressive: options.progressive ? 1 : 0, luma_h_samp: hSamp, luma_v_samp: vSamp,
+                        progressive: options.progressive ? 1 : 0, luma_h_samp: Int32(hSamp), luma_v_samp: Int32(vSamp),
                         icc_profile: icc.baseAddress, icc_length: UInt32(icc.count),
                         luma_quant_table: table.isEmpty ? nil : table.baseAddress, max_output_bytes: maximumOutputBytes)
                     return iec_jpeg_encode(&parameters, pixels.baseAddress, opaque.bytesPerRow, &output, &length, &message)
@@ -46,6 +40,33 @@ public enum ImageEncoder {
             }
         }
         return try takeOutput(status: status, output: output, length: Int(length), message: message)
+    }
+
+    /// The settings and sizes a JPEG can be written with, checked before any work.
+    private static func checkJPEG(_ bitmap: Bitmap, _ options: JPEGEncodingOptions) throws(ImageCodecError) {
+        guard (1...100).contains(options.quality) else {
+            throw .invalidArgument("JPEG quality must be 1...100, got \(options.quality)")
+        }
+        if let chroma = options.chromaQuality, !(1...100).contains(chroma) {
+            throw .invalidArgument("JPEG chroma quality must be 1...100, got \(chroma)")
+        }
+        // libjpeg's JPEG_MAX_DIMENSION: the format's 16-bit fields would allow 65535.
+        guard bitmap.width <= maximumJPEGSide, bitmap.height <= maximumJPEGSide else {
+            throw .invalidArgument("a JPEG may be at most \(maximumJPEGSide) pixels a side, got \(bitmap.width)×\(bitmap.height)")
+        }
+    }
+
+    /// The longest side libjpeg writes.
+    public static let maximumJPEGSide = 65500
+
+    /// The perceptual encoder with other constants than the engine's: for the benchmark that
+    /// fits them.
+    @_spi(Tuning) public static func jpeg(
+        _ bitmap: Bitmap, options: JPEGEncodingOptions, tuning: PerceptualJPEGTuning
+    ) throws(ImageCodecError) -> Data {
+        try checkJPEG(bitmap, options)
+        return try PerceptualJPEGEncoder.encode(
+            bitmap.flattened(over: options.background), options: options, tuning: tuning, maximumOutputBytes: 0)
     }
 
     /// Encodes as 8-bit PNG in the bitmap's own pixel format (gray, gray+alpha, RGB, RGBA).

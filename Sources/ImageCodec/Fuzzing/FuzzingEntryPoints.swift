@@ -36,9 +36,14 @@ public enum FuzzingEntryPoints {
     }
 
     /// The encode round trip's decoding options (128 px; partial images from bit 0) and JPEG
-    /// quality (1...100), from an input's first byte.
-    public static func roundTrip(selector: UInt8) -> (options: DecodingOptions, quality: Int) {
-        (DecodingOptions(maxPixelSize: 128, allowsPartialImages: selector & 1 != 0, limits: fuzzingLimits), 1 + Int(selector) % 100)
+    /// settings, from an input's first byte: quality 1...100, the encoder from bit 1, progressive
+    /// from bit 2, the chroma subsampling from the byte / 8.
+    public static func roundTrip(selector: UInt8) -> (options: DecodingOptions, jpeg: JPEGEncodingOptions) {
+        let subsampling = JPEGEncodingOptions.ChromaSubsampling.allCases[Int(selector / 8) % 3]
+        let jpeg = JPEGEncodingOptions(
+            quality: 1 + Int(selector) % 100, chromaSubsampling: subsampling, progressive: selector & 4 != 0,
+            encoder: selector & 2 != 0 ? .libjpegTurbo : .perceptual)
+        return (DecodingOptions(maxPixelSize: 128, allowsPartialImages: selector & 1 != 0, limits: fuzzingLimits), jpeg)
     }
 
     /// Walks a HEIC or AVIF container as the header read does before libheif, and traps when a

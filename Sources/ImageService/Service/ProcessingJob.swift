@@ -12,6 +12,8 @@ struct ProcessingJob: Sendable {
     /// The instance decodes JPEGs at the smallest DCT scale that covers the output
     /// (`--fast-shrink-on-load`): other pixels, so other keys and other ETags.
     let fastShrinkOnLoad: Bool
+    /// The instance's JPEG encoder: the old one makes other bytes, so other keys and ETags.
+    let jpegEncoder: JPEGEncodingOptions.Encoder
     /// The format was chosen from `Accept` (`--auto-webp`, no format in the URL): the answer
     /// carries `Vary: Accept`, whichever format it is.
     let negotiatesFormat: Bool
@@ -83,16 +85,18 @@ struct ProcessingJob: Sendable {
         self.source = source
         maxOutputSide = configuration.maxOutputSide
         fastShrinkOnLoad = configuration.fastShrinkOnLoad
+        jpegEncoder = configuration.jpegEncoder
     }
 
     /// The canonical options with what else the instance decides about the pixels: the same
     /// in the result key and the ETag.
     var renderOptions: String {
         options.canonical + (fastShrinkOnLoad ? "/shrink-on-load:fast" : "")
+            + (jpegEncoder == .perceptual ? "" : "/jpeg-encoder:\(jpegEncoder.rawValue)")
     }
 
     /// The result cache's key for an output `format`: canonical options (with the effective
-    /// quality and the shrink-on-load mode), the output-size clamp, output format and source,
+    /// quality, the shrink-on-load mode and the JPEG encoder), the output-size clamp, output format and source,
     /// never the signature or the option spelling.
     func resultKey(_ format: ProcessingOptions.OutputFormat) -> String {
         renderOptions + "/max:\(maxOutputSide)|" + formatKey(format) + "|" + source.absoluteString

@@ -31,6 +31,7 @@ extension ThumbnailService {
         // An identical render that finished a moment ago has stored its result already.
         if let image = results.memoryValue(forKey: input.resultKey), image.etag == input.etag { return .success(image) }
         let decoding = DecodingOptions(resize: input.resize, limits: limits, fastShrinkOnLoad: configuration.fastShrinkOnLoad)
+        let jpegEncoder = configuration.jpegEncoder
         let plan: DecodePlan
         do {
             plan = try input.image.plan(decoding)
@@ -79,7 +80,7 @@ extension ThumbnailService {
                         let encodeStarted = ContinuousClock.now
                         let data =
                             switch format {
-                            case .jpeg: try ImageEncoder.jpeg(bitmap, options: JPEGEncodingOptions(quality: quality))
+                            case .jpeg: try ImageEncoder.jpeg(bitmap, options: JPEGEncodingOptions(quality: quality, encoder: jpegEncoder))
                             case .png: try ImageEncoder.png(bitmap)
                             case .webp: try ImageEncoder.webp(bitmap, options: WebPEncodingOptions(quality: quality))
                             case .avif: try ImageEncoder.avif(bitmap, options: AVIFEncodingOptions(quality: quality))

@@ -64,6 +64,9 @@ extension ThumbnailService {
         /// (`--fast-shrink-on-load`, `DecodingOptions.fastShrinkOnLoad`): faster, slightly
         /// softer. Part of every result key and ETag. Off by default.
         public var fastShrinkOnLoad = false
+        /// The JPEG encoder (`--jpeg-encoder`): the perceptual one by default; `.libjpegTurbo`
+        /// reproduces the bytes of earlier releases. Part of every result key and ETag.
+        public var jpegEncoder: JPEGEncodingOptions.Encoder = .perceptual
         /// WebP quality when the URL does not say: imgproxy's default, 79.
         public var defaultWebPQuality = 79
         /// A URL without a format gets WebP when the request's `Accept` names `image/webp`

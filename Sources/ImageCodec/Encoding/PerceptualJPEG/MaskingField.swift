@@ -1,0 +1,98 @@
+import Foundation
+
+/// How strongly each 8×8 luma block's own texture hides quantization error, 0 (flat: every small
+/// coefficient is kept, or smooth gradients band) to 1 (busy: small coefficients may go).
+///
+/// A block's activity is the mean |Laplacian| of its luma; a block beside a flatter one borrows
+/// part of the flatter one's strength (a 3×3 minimum), because the ringing a coarse busy block
+/// makes at an edge shows in the flat side. One pass over the bitmap, a float per block.
+struct MaskingField {
+    let blocksWide: Int
+    let blocksHigh: Int
+    private let strengths: [Float]
+
+    init(_ bitmap: Bitmap, tuning: PerceptualJPEGTuning) {
+        let width = bitmap.width, height = bitmap.height
+        let blocksWide = (width + 7) / 8, blocksHigh = (height + 7) / 8
+        self.blocksWide = blocksWide
+        self.blocksHigh = blocksHigh
+        var sums = [Float](repeating: 0, count: blocksWide * blocksHigh)
+        let channels = bitmap.format.channels
+        // Three rows of luma (×256, integer) around the row being measured, rotated in place.
+        let storage = UnsafeMutablePointer<Int32>.allocate(capacity: 3 * width)
+        defer { storage.deallocate() }
+        var (above, centre, below) = (storage, storage + width, storage + 2 * width)
+        bitmap.pixels.withUnsafeBufferPointer { pixels in
+            let base = pixels.baseAddress!
+            func load(_ y: Int, into row: UnsafeMutablePointer<Int32>) {
+                let source = base + y * width * channels
+                if channels >= 3 {
+                    for x in 0..<width {
+                        row[x] = 77 * Int32(source[3 * x]) + 150 * Int32(source[3 * x + 1]) + 29 * Int32(source[3 * x + 2])
+                    }
+                } else {
+                    for x in 0..<width { row[x] = 256 * Int32(source[x]) }
+                }
+            }
+            load(0, into: centre)
+            above.update(from: centre, count: width)
+            if height > 1 { load(1, into: below) } else { below.update(from: centre, count: width) }
+            sums.withUnsafeMutableBufferPointer { sums in
+                for y in 0..<height {
+                    let blockRow = sums.baseAddress! + (y / 8) * blocksWide
+                    for block in 0..<blocksWide {
+                        let x = block * 8
+                        if x >= 1 && x + 9 <= width {
+                            // Interior: eight pixels at once.
+                            func load(_ row: UnsafeMutablePointer<Int32>, _ offset: Int) -> SIMD8<Int32> {
+                                UnsafeRawPointer(row + offset).loadUnaligned(as: SIMD8<Int32>.self)
+                            }
+                            let laplacian =
+                                4 &* load(centre, x) &- load(centre, x - 1) &- load(centre, x + 1) &- load(above, x)
+                                &- load(below, x)
+                            let sign = laplacian &>> 31
+                            let magnitude = (laplacian ^ sign) &- sign
+                            blockRow[block] += Float(magnitude.wrappedSum())
+                            continue
+                        }
+                        var sum: Int32 = 0
+                        for x in x..<min(x + 8, width) {
+                            let left = centre[x > 0 ? x - 1 : 0], right = centre[x + 1 < width ? x + 1 : x]
+                            sum += abs(4 * centre[x] - left - right - above[x] - below[x])
+                        }
+                        blockRow[block] += Float(sum)
+                    }
+                    (above, centre, below) = (centre, below, above)
+                    if y + 2 < height { load(y + 2, into: below) } else { below.update(from: centre, count: width) }
+                }
+            }
+        }
+        var own = [Float](repeating: 0, count: sums.count)
+        let range = max(tuning.activityHigh - tuning.activityLow, 1e-3)
+        for by in 0..<blocksHigh {
+            let rowsInBlock = Float(min(8, height - by * 8))
+            for bx in 0..<blocksWide {
+                let pixelsInBlock = rowsInBlock * Float(min(8, width - bx * 8))
+                let activity = sums[by * blocksWide + bx] / (256 * pixelsInBlock)
+                own[by * blocksWide + bx] = min(max((log2(1 + activity) - tuning.activityLow) / range, 0), 1)
+            }
+        }
+        var eroded = own
+        for by in 0..<blocksHigh {
+            for bx in 0..<blocksWide {
+                var least = own[by * blocksWide + bx]
+                for ny in max(by - 1, 0)...min(by + 1, blocksHigh - 1) {
+                    for nx in max(bx - 1, 0)...min(bx + 1, blocksWide - 1) { least = min(least, own[ny * blocksWide + nx]) }
+                }
+                eroded[by * blocksWide + bx] = (1 - tuning.erosion) * own[by * blocksWide + bx] + tuning.erosion * least
+            }
+        }
+        strengths = eroded
+    }
+
+    /// The strength of luma block (x, y); blocks past the image's edge take the nearest one's.
+    @inline(__always)
+    func strength(x: Int, y: Int) -> Float {
+        strengths[min(y, blocksHigh - 1) * blocksWide + min(x, blocksWide - 1)]
+    }
+}

@@ -1,0 +1,122 @@
+import CImageCodecShim
+import Foundation
+
+/// The engine's JPEG encoder: samples stay floats from RGB through YCbCr, chroma downsampling
+/// and the DCT; quantization uses perceptually shaped tables and a per-block dead zone from the
+/// masking field; libjpeg-turbo entropy-codes the result (optimised Huffman tables, baseline or
+/// progressive scans), so the output is a standard JPEG every decoder reads.
+///
+/// Works one iMCU row (8 or 16 pixel rows) at a time; what it holds beyond the bitmap is
+/// libjpeg's coefficient arrays (2 bytes a coefficient: 3 bytes a pixel at 4:2:0, 6 at 4:4:4),
+/// a float per 64 pixels for the masking field, and the output.
+enum PerceptualJPEGEncoder {
+    /// `bitmap` is opaque 8-bit gray or RGB.
+    static func encode(
+        _ bitmap: Bitmap, options: JPEGEncodingOptions, tuning: PerceptualJPEGTuning, maximumOutputBytes: Int
+    ) throws(ImageCodecError) -> Data {
+        let colour = bitmap.format.channels >= 3
+        let (hSamp, vSamp) = colour ? options.chromaSubsampling.lumaSamplingFactors : (1, 1)
+        let quantization = PerceptualQuantization(
+            quality: options.quality, chromaQuality: options.chromaQuality ?? options.quality, tuning: tuning)
+        let field = MaskingField(bitmap, tuning: tuning)
+        let profile = options.preservesICCProfile ? bitmap.iccProfile ?? [] : []
+        let created = quantization.lumaTable.withUnsafeBufferPointer { luma in
+            quantization.chromaTable.withUnsafeBufferPointer { chroma in
+                profile.withUnsafeBufferPointer { icc in
+                    var parameters = iec_jpeg_coefficient_params(
+                        width: UInt32(bitmap.width), height: UInt32(bitmap.height), components: colour ? 3 : 1,
+                        luma_h_samp: Int32(hSamp), luma_v_samp: Int32(vSamp), progressive: options.progressive ? 1 : 0,
+                        luma_quant_table: luma.baseAddress, chroma_quant_table: chroma.baseAddress,
+                        icc_profile: icc.baseAddress, icc_length: UInt32(icc.count), max_output_bytes: maximumOutputBytes)
+                    return iec_jpeg_coefficient_encoder_create(&parameters)
+                }
+            }
+        }
+        guard let encoder = created else { throw .outOfMemory }
+        defer { iec_jpeg_coefficient_encoder_destroy(encoder) }
+        try check(iec_jpeg_coefficient_encoder_status(encoder), encoder)
+
+        let stripe = Stripe(
+            bitmap: bitmap, lumaBlocksWide: Int(iec_jpeg_coefficient_blocks_wide(encoder, 0)), hSamp: hSamp, vSamp: vSamp)
+        let stripes = Int(iec_jpeg_coefficient_blocks_high(encoder, 0)) / vSamp
+        for index in 0..<stripes {
+            stripe.load(iMCURow: index)
+            for row in 0..<vSamp {
+                let blockRow = index * vSamp + row
+                let tables = (quantization.lumaReciprocals, quantization.lumaDeadZone, quantization.lumaMaskedDeadZone)
+                try fill(encoder, component: 0, blockRow: blockRow, tables: tables) { blocks, block in
+                    stripe.luma(row: row, block: block, into: blocks)
+                    return field.strength(x: block, y: blockRow)
+                }
+            }
+            guard colour else { continue }
+            stripe.downsampleChroma()
+            for component in 1...2 {
+                let tables = (quantization.chromaReciprocals, quantization.chromaDeadZone, quantization.chromaMaskedDeadZone)
+                try fill(encoder, component: component, blockRow: index, tables: tables) { blocks, block in
+                    stripe.chroma(component, block: block, into: blocks)
+                    var sum: Float = 0
+                    for y in 0..<vSamp {
+                        for x in 0..<hSamp { sum += field.strength(x: block * hSamp + x, y: index * vSamp + y) }
+                    }
+                    return sum / Float(hSamp * vSamp)
+                }
+            }
+        }
+        var output: UnsafeMutablePointer<UInt8>?
+        var length: UInt = 0
+        try check(iec_jpeg_coefficient_encoder_finish(encoder, &output, &length), encoder)
+        guard let output else { throw .outOfMemory }
+        let fitted = realloc(output, max(1, Int(length)))?.assumingMemoryBound(to: UInt8.self) ?? output
+        return Data(bytesNoCopy: fitted, count: Int(length), deallocator: .free)
+    }
+
+    /// Transforms and quantizes every block of one block row of `component`: `load` puts block
+    /// `x`'s samples into the 8 rows it is handed and returns its masking strength.
+    private static func fill(
+        _ encoder: OpaquePointer, component: Int, blockRow: Int,
+        tables: ([SIMD8<Float>], [SIMD8<Float>], [SIMD8<Float>]),
+        load: (UnsafeMutablePointer<SIMD8<Float>>, Int) -> Float
+    ) throws(ImageCodecError) {
+        var row: UnsafeMutablePointer<JCOEF>?
+        try check(iec_jpeg_coefficient_row(encoder, Int32(component), UInt32(blockRow), &row), encoder)
+        guard let row else { throw .encodingFailed("libjpeg returned no coefficient row") }
+        let blocksWide = Int(iec_jpeg_coefficient_blocks_wide(encoder, Int32(component)))
+        let basis = ForwardDCT.basis
+        basis.withUnsafeBufferPointer { basis in
+            tables.0.withUnsafeBufferPointer { reciprocals in
+                tables.1.withUnsafeBufferPointer { deadZone in
+                    tables.2.withUnsafeBufferPointer { masked in
+                        withUnsafeTemporaryAllocation(of: SIMD8<Float>.self, capacity: 16) { scratch in
+                            let samples = scratch.baseAddress!, transformed = samples + 8
+                            for block in 0..<blocksWide {
+                                let strength = load(samples, block)
+                                ForwardDCT.transform(samples, into: transformed, basis: basis.baseAddress!)
+                                PerceptualQuantization.quantize(
+                                    transformed, reciprocals: reciprocals.baseAddress!, deadZone: deadZone.baseAddress!,
+                                    maskedDeadZone: masked.baseAddress!, strength: strength, into: row + block * 64)
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    private static func check(_ status: iec_status, _ encoder: OpaquePointer) throws(ImageCodecError) {
+        guard status != IEC_OK else { return }
+        if status == IEC_OUT_OF_MEMORY { throw .outOfMemory }
+        throw .encodingFailed(String(cString: iec_jpeg_coefficient_encoder_message(encoder)).singleLine)
+    }
+}
+
+extension JPEGEncodingOptions.ChromaSubsampling {
+    /// Luma's horizontal and vertical sampling factors (chroma's are 1).
+    var lumaSamplingFactors: (Int, Int) {
+        switch self {
+        case .s420: (2, 2)
+        case .s422: (2, 1)
+        case .s444: (1, 1)
+        }
+    }
+}

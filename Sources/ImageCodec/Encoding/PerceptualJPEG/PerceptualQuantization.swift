@@ -1,0 +1,85 @@
+import Foundation
+
+/// The perceptual encoder's quantization: one table per plane kind, shaped by a smooth function
+/// of radial frequency instead of Annex K's visibility thresholds, and a dead zone per block that
+/// the masking field widens where texture hides the error.
+struct PerceptualQuantization {
+    /// 64 steps, natural order, for the shim.
+    let lumaTable: [UInt32]
+    let chromaTable: [UInt32]
+    /// 1/step, one vector per row of the natural order (lane v of [u] is (u, v)), as ForwardDCT
+    /// returns coefficients.
+    let lumaReciprocals: [SIMD8<Float>]
+    let chromaReciprocals: [SIMD8<Float>]
+    /// Dead zone of a flat block and its growth with masking strength, same layout; DC's is 0.
+    let lumaDeadZone: [SIMD8<Float>]
+    let lumaMaskedDeadZone: [SIMD8<Float>]
+    let chromaDeadZone: [SIMD8<Float>]
+    let chromaMaskedDeadZone: [SIMD8<Float>]
+
+    /// libjpeg's quality curve (jcparam.c): the percentage a quality scales a table by, so that a
+    /// quality means what users know from every other JPEG encoder: 50 is the table itself,
+    /// below it 5000/q %, above it 200 − 2q %.
+    static func scale(quality: Int) -> Float {
+        let q = Float(min(max(quality, 1), 100))
+        return q < 50 ? 50 / q : (200 - 2 * q) / 100
+    }
+
+    init(quality: Int, chromaQuality: Int, tuning: PerceptualJPEGTuning) {
+        func table(dc: Float, slope: Float, power: Float, scale: Float) -> [UInt32] {
+            (0..<64).map { index in
+                let radius = Float((index / 8) * (index / 8) + (index % 8) * (index % 8)).squareRoot()
+                let step = dc * (1 + slope * pow(radius, power)) * scale
+                return UInt32(min(max(step.rounded(), 1), 255))
+            }
+        }
+        lumaTable = table(dc: tuning.lumaDC, slope: tuning.lumaSlope, power: tuning.lumaPower, scale: Self.scale(quality: quality))
+        chromaTable = table(
+            dc: tuning.chromaDC, slope: tuning.chromaSlope, power: tuning.chromaPower, scale: Self.scale(quality: chromaQuality))
+        func rows(_ value: (Int) -> Float) -> [SIMD8<Float>] {
+            (0..<8).map { u in SIMD8<Float>((0..<8).map { v in value(u * 8 + v) }) }
+        }
+        let lumaSteps = lumaTable, chromaSteps = chromaTable
+        lumaReciprocals = rows { 1 / Float(lumaSteps[$0]) }
+        chromaReciprocals = rows { 1 / Float(chromaSteps[$0]) }
+        let maximumRadius = Float(98).squareRoot()
+        func radius(_ index: Int) -> Float { Float((index / 8) * (index / 8) + (index % 8) * (index % 8)).squareRoot() }
+        lumaDeadZone = rows { $0 == 0 ? 0 : tuning.flatDeadZone }
+        lumaMaskedDeadZone = rows { index in
+            index == 0
+                ? 0
+                : tuning.maskedDeadZoneLow + (tuning.maskedDeadZoneHigh - tuning.maskedDeadZoneLow) * radius(index) / maximumRadius
+        }
+        chromaDeadZone = lumaDeadZone
+        chromaMaskedDeadZone = rows { $0 == 0 ? 0 : tuning.chromaMaskedDeadZone }
+    }
+
+    /// Quantizes a transformed block (ForwardDCT's layout) into `coefficients` (natural order).
+    @inline(__always)
+    static func quantize(
+        _ transformed: UnsafePointer<SIMD8<Float>>, reciprocals: UnsafePointer<SIMD8<Float>>,
+        deadZone: UnsafePointer<SIMD8<Float>>, maskedDeadZone: UnsafePointer<SIMD8<Float>>, strength: Float,
+        into coefficients: UnsafeMutablePointer<Int16>
+    ) {
+        for u in 0..<8 {
+            let scaled = transformed[u] * reciprocals[u]
+            let threshold = deadZone[u] + strength * maskedDeadZone[u]
+            // Round to nearest by the magic-number trick: 1.5·2²³ + n is a float whose low bits
+            // are n (|n| < 2²²), so the bits minus the constant's are the rounded integer. Ties go
+            // to even, which no real coefficient lands on. The generic SIMD rounding and
+            // conversions are calls per lane.
+            let biased = unsafeBitCast(scaled + 12_582_912, to: SIMD8<Int32>.self) &- 0x4B40_0000
+            let kept = biased.replacing(with: 0, where: scaled.absolute .< threshold)
+            let row = coefficients + u &* 8
+            for v in 0..<8 { row[v] = Int16(truncatingIfNeeded: kept[v]) }
+        }
+    }
+}
+
+extension SIMD8 where Scalar == Float {
+    /// |x| lane by lane, by clearing the sign bits (the generic `abs` is not vectorised).
+    @inline(__always)
+    fileprivate var absolute: SIMD8<Float> {
+        unsafeBitCast(unsafeBitCast(self, to: SIMD8<UInt32>.self) & 0x7FFF_FFFF, to: SIMD8<Float>.self)
+    }
+}

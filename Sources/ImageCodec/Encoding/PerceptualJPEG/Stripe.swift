@@ -1,0 +1,128 @@
+/// One iMCU row of the image as level-shifted float planes: luma and full-resolution chroma
+/// (8 × vSamp rows, edges replicated out to whole MCUs), and chroma averaged down to its
+/// sampling (8 rows). Allocated once per encode and refilled for every iMCU row.
+struct Stripe: ~Copyable {
+    private let bitmap: Bitmap
+    private let hSamp: Int
+    private let vSamp: Int
+    /// Samples across a luma row: the luma blocks × 8.
+    private let width: Int
+    private let chromaWidth: Int
+    private let luma: UnsafeMutablePointer<Float>
+    private let blue: UnsafeMutablePointer<Float>
+    private let red: UnsafeMutablePointer<Float>
+    /// Downsampled Cb then Cr, chromaWidth × 8 each.
+    private let chroma: UnsafeMutablePointer<Float>
+    private let colour: Bool
+
+    init(bitmap: Bitmap, lumaBlocksWide: Int, hSamp: Int, vSamp: Int) {
+        self.bitmap = bitmap
+        self.hSamp = hSamp
+        self.vSamp = vSamp
+        width = lumaBlocksWide * 8
+        chromaWidth = width / hSamp
+        colour = bitmap.format.channels >= 3
+        let planeSize = width * 8 * vSamp
+        luma = .allocate(capacity: planeSize)
+        blue = .allocate(capacity: colour ? planeSize : 0)
+        red = .allocate(capacity: colour ? planeSize : 0)
+        chroma = .allocate(capacity: colour ? 2 * chromaWidth * 8 : 0)
+    }
+
+    deinit {
+        luma.deallocate()
+        blue.deallocate()
+        red.deallocate()
+        chroma.deallocate()
+    }
+
+    /// Converts the source rows of iMCU row `index` (JFIF's full-range BT.601 YCbCr, minus 128),
+    /// repeating the last column and row out to whole MCUs.
+    func load(iMCURow index: Int) {
+        let rows = 8 * vSamp, channels = bitmap.format.channels
+        let sourceWidth = bitmap.width, lastRow = bitmap.height - 1
+        let (width, luma, blue, red) = (width, luma, blue, red)
+        bitmap.pixels.withUnsafeBufferPointer { pixels in
+            let base = pixels.baseAddress!
+            for y in 0..<rows {
+                let source = base + min(index * rows + y, lastRow) * sourceWidth * channels
+                let at = y * width
+                if channels < 3 {
+                    for x in 0..<sourceWidth { luma[at + x] = Float(source[x]) - 128 }
+                } else {
+                    for x in 0..<sourceWidth {
+                        let r = Float(source[x * 3]), g = Float(source[x * 3 + 1]), b = Float(source[x * 3 + 2])
+                        luma[at + x] = 0.299 * r + 0.587 * g + 0.114 * b - 128
+                        blue[at + x] = -0.168_735_9 * r - 0.331_264_1 * g + 0.5 * b
+                        red[at + x] = 0.5 * r - 0.418_687_6 * g - 0.081_312_4 * b
+                    }
+                }
+                for x in sourceWidth..<width {
+                    luma[at + x] = luma[at + sourceWidth - 1]
+                    if channels >= 3 {
+                        blue[at + x] = blue[at + sourceWidth - 1]
+                        red[at + x] = red[at + sourceWidth - 1]
+                    }
+                }
+            }
+        }
+    }
+
+    /// Averages each hSamp × vSamp group of chroma samples.
+    func downsampleChroma() {
+        let (hSamp, vSamp, width, chromaWidth) = (hSamp, vSamp, width, chromaWidth)
+        let weight = 1 / Float(hSamp * vSamp)
+        for (plane, source) in [blue, red].enumerated() {
+            let output = chroma + plane * chromaWidth * 8
+            if hSamp == 1 && vSamp == 1 {
+                output.update(from: source, count: chromaWidth * 8)
+                continue
+            }
+            if hSamp == 2 {
+                // Eight outputs at a time: the even and odd samples of 16, from one or two rows.
+                for y in 0..<8 {
+                    let top = source + y * vSamp * width, bottom = top + (vSamp - 1) * width
+                    for x in stride(from: 0, to: chromaWidth, by: 8) {
+                        let pairs =
+                            vSamp == 2
+                            ? UnsafeRawPointer(top + 2 * x).loadUnaligned(as: SIMD16<Float>.self)
+                                + UnsafeRawPointer(bottom + 2 * x).loadUnaligned(as: SIMD16<Float>.self)
+                            : UnsafeRawPointer(top + 2 * x).loadUnaligned(as: SIMD16<Float>.self)
+                        UnsafeMutableRawPointer(output + y * chromaWidth + x).storeBytes(
+                            of: (pairs.evenHalf + pairs.oddHalf) * weight, as: SIMD8<Float>.self)
+                    }
+                }
+                continue
+            }
+            for y in 0..<8 {
+                for x in 0..<chromaWidth {
+                    var sum: Float = 0
+                    for dy in 0..<vSamp {
+                        let row = source + (y * vSamp + dy) * width + x * hSamp
+                        for dx in 0..<hSamp { sum += row[dx] }
+                    }
+                    output[y * chromaWidth + x] = sum * weight
+                }
+            }
+        }
+    }
+
+    /// Block `block` of luma block row `row` (0..<vSamp) of this stripe.
+    @inline(__always)
+    func luma(row: Int, block: Int, into samples: UnsafeMutablePointer<SIMD8<Float>>) {
+        Self.copy(luma + row * 8 * width + block * 8, width: width, into: samples)
+    }
+
+    /// Block `block` of chroma component 1 (Cb) or 2 (Cr).
+    @inline(__always)
+    func chroma(_ component: Int, block: Int, into samples: UnsafeMutablePointer<SIMD8<Float>>) {
+        Self.copy(chroma + (component - 1) * chromaWidth * 8 + block * 8, width: chromaWidth, into: samples)
+    }
+
+    @inline(__always)
+    private static func copy(_ start: UnsafeMutablePointer<Float>, width: Int, into samples: UnsafeMutablePointer<SIMD8<Float>>) {
+        for row in 0..<8 {
+            samples[row] = UnsafeRawPointer(start + row * width).loadUnaligned(as: SIMD8<Float>.self)
+        }
+    }
+}
