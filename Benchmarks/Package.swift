@@ -69,6 +69,12 @@ let package = Package(
             dependencies: ["BenchmarkSupport", .product(name: "ImageCodec", package: engine), .product(name: "ImageBudget", package: engine)],
             path: "Sources/thumbnail-stages"
         ),
+        // The perceptual JPEG encoder against libjpeg-turbo and jpegli at equal bytes.
+        .executableTarget(
+            name: "jpeg-encoder-report",
+            dependencies: ["BenchmarkSupport", .product(name: "ImageCodec", package: engine), .product(name: "ImageBudget", package: engine)],
+            path: "Sources/jpeg-encoder-report"
+        ),
         // WebP's and AVIF's bytes and encode time at JPEG's SSIMULACRA2.
         .executableTarget(
             name: "format-report",

@@ -1,0 +1,198 @@
+import BenchmarkSupport
+import Foundation
+import ImageBudget
+@_spi(Tuning) import ImageCodec
+
+// The engine's perceptual JPEG encoder against libjpeg-turbo and jpegli, at equal bytes.
+//
+// Every photo is decoded in full (colour-managed to sRGB) and resampled with Lanczos to each
+// size on its longest side; that bitmap is what every encoder gets and what every output is
+// scored against (SSIMULACRA2, the engine's implementation). Each encoder runs over a grid of
+// qualities (4:2:0, progressive, optimised Huffman tables): libjpeg-turbo as the engine ran it
+// before (Annex K tables), the perceptual encoder, and jpegli from files jpegli_encode.py wrote
+// from the same pixels (`--jpegli DIR`, made losslessly progressive with jpegtran). At each of
+// one encoder's points, another's score at the same bytes is interpolated on its own curve
+// (linear in log bytes); the table gives the median and range of those differences over the
+// points whose score is in 50...85.
+//
+// Usage: jpeg-encoder-report [--sizes 640,1280] [--qualities 30,40,...] [--references DIR]
+//        [--jpegli DIR] [--tune name=value,...] DIR|FILE...
+// --references writes each resampled bitmap as NAME-SIZE.png (for jpegli_encode.py) and stops.
+
+var arguments = Array(CommandLine.arguments.dropFirst())
+@MainActor func option(_ name: String) -> String? {
+    guard let flag = arguments.firstIndex(of: name), flag + 1 < arguments.count else { return nil }
+    defer { arguments.removeSubrange(flag...(flag + 1)) }
+    return arguments[flag + 1]
+}
+let sizes = (option("--sizes") ?? "640,1280").split(separator: ",").compactMap { Int($0) }
+let qualities = (option("--qualities") ?? "30,40,50,60,65,70,75,80,85,90,95").split(separator: ",").compactMap { Int($0) }
+let referencesDirectory = option("--references")
+let jpegliDirectory = option("--jpegli")
+let repeats = Int(option("--repeat") ?? "1") ?? 1
+var tuning = PerceptualJPEGTuning.standard
+if let assignments = option("--tune") {
+    for assignment in assignments.split(separator: ",") {
+        let parts = assignment.split(separator: "=")
+        guard parts.count == 2, let value = Float(parts[1]) else { fatalError("bad --tune \(assignment)") }
+        switch parts[0] {
+        case "lumaDC": tuning.lumaDC = value
+        case "lumaSlope": tuning.lumaSlope = value
+        case "lumaPower": tuning.lumaPower = value
+        case "chromaDC": tuning.chromaDC = value
+        case "chromaSlope": tuning.chromaSlope = value
+        case "chromaPower": tuning.chromaPower = value
+        case "activityLow": tuning.activityLow = value
+        case "activityHigh": tuning.activityHigh = value
+        case "erosion": tuning.erosion = value
+        case "flatDeadZone": tuning.flatDeadZone = value
+        case "maskedDeadZoneLow": tuning.maskedDeadZoneLow = value
+        case "maskedDeadZoneHigh": tuning.maskedDeadZoneHigh = value
+        case "chromaMaskedDeadZone": tuning.chromaMaskedDeadZone = value
+        default: fatalError("unknown tuning constant \(parts[0])")
+        }
+    }
+}
+let photos: [URL] = arguments.flatMap { path -> [URL] in
+    let url = URL(fileURLWithPath: path)
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else { return [url] }
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+    return names.filter { [".jpg", ".png"].contains(where: $0.lowercased().hasSuffix) }.sorted().map { url.appendingPathComponent($0) }
+}
+guard !photos.isEmpty else {
+    FileHandle.standardError.write(Data("usage: jpeg-encoder-report [--sizes 640,1280] [--qualities Q,...] [--references DIR] [--jpegli DIR] [--tune k=v,...] DIR|FILE...\n".utf8))
+    exit(2)
+}
+
+struct Point {
+    var quality: Int
+    var bytes: Int
+    var score: Double
+}
+
+/// `curve`'s score at `bytes`, linear in log bytes between its neighbours; nil outside it.
+func interpolate(_ curve: [Point], at bytes: Int) -> Double? {
+    let sorted = curve.sorted { $0.bytes < $1.bytes }
+    guard let first = sorted.first, let last = sorted.last, bytes >= first.bytes, bytes <= last.bytes else { return nil }
+    for (low, high) in zip(sorted, sorted.dropFirst()) where bytes >= low.bytes && bytes <= high.bytes {
+        guard high.bytes > low.bytes else { return max(low.score, high.score) }
+        let t = (log(Double(bytes)) - log(Double(low.bytes))) / (log(Double(high.bytes)) - log(Double(low.bytes)))
+        return low.score + t * (high.score - low.score)
+    }
+    return nil
+}
+
+/// At `base`'s points scored 50...85, `other`'s score at the same bytes minus `base`'s.
+func differences(_ other: [Point], over base: [Point]) -> [Double] {
+    base.filter { (50...85).contains($0.score) }.compactMap { point in interpolate(other, at: point.bytes).map { $0 - point.score } }
+}
+
+final class Results: @unchecked Sendable {
+    let lock = NSLock()
+    var rows: [(name: String, size: Int, turbo: [Point], perceptual: [Point], jpegli: [Point], times: (Double, Double))] = []
+}
+let results = Results()
+var jobs: [(URL, Int)] = []
+for photo in photos { for size in sizes { jobs.append((photo, size)) } }
+let decoded = try photos.map { try ImageDecoder().decode(Data(contentsOf: $0)) }
+let names = photos.map { $0.deletingPathExtension().lastPathComponent }
+
+struct Context: Sendable {
+    let decoded: [Bitmap]
+    let names: [String]
+    let qualities: [Int]
+    let tuning: PerceptualJPEGTuning
+    let referencesDirectory: String?
+    let jpegliDirectory: String?
+    let results: Results
+    let repeats: Int
+
+func run(_ photoIndex: Int, size: Int) throws {
+    let full = decoded[photoIndex]
+    let scale = Double(size) / Double(max(full.width, full.height))
+    let bitmap = try full.resampled(
+        width: max(1, Int((Double(full.width) * scale).rounded())), height: max(1, Int((Double(full.height) * scale).rounded()))
+    ).flattened()
+    let name = names[photoIndex]
+    if let referencesDirectory {
+        try ImageEncoder.png(bitmap).write(to: URL(fileURLWithPath: referencesDirectory).appendingPathComponent("\(name)-\(size).png"))
+        return
+    }
+    let reference = SSIMULACRA2.Reference(bitmap)
+    func score(_ data: Data) throws -> Double { SSIMULACRA2.score(reference, try ImageDecoder().decode(data)) }
+    var turbo: [Point] = [], perceptual: [Point] = [], jpegli: [Point] = []
+    var turboTimes: [Double] = [], perceptualTimes: [Double] = []
+    for quality in qualities {
+        let old = JPEGEncodingOptions(quality: quality, progressive: true, encoder: .libjpegTurbo)
+        var oldData = Data(), newData = Data()
+        for _ in 0..<repeats {
+            let start = Measure.now()
+            oldData = try ImageEncoder.jpeg(bitmap, options: old)
+            turboTimes.append(Double(Measure.now() - start) / 1e6)
+        }
+        turbo.append(Point(quality: quality, bytes: oldData.count, score: try score(oldData)))
+        let new = JPEGEncodingOptions(quality: quality, progressive: true, encoder: .perceptual)
+        for _ in 0..<repeats {
+            let start = Measure.now()
+            newData = try ImageEncoder.jpeg(bitmap, options: new, tuning: tuning)
+            perceptualTimes.append(Double(Measure.now() - start) / 1e6)
+        }
+        perceptual.append(Point(quality: quality, bytes: newData.count, score: try score(newData)))
+        if let jpegliDirectory {
+            let file = URL(fileURLWithPath: jpegliDirectory).appendingPathComponent("\(name)-\(size)-q\(quality).jpg")
+            if let data = try? Data(contentsOf: file) { jpegli.append(Point(quality: quality, bytes: data.count, score: try score(data))) }
+        }
+    }
+    results.lock.withLock {
+        results.rows.append((name, size, turbo, perceptual, jpegli, (Measure.median(turboTimes), Measure.median(perceptualTimes))))
+    }
+}
+}
+let context = Context(
+    decoded: decoded, names: names, qualities: qualities, tuning: tuning, referencesDirectory: referencesDirectory,
+    jpegliDirectory: jpegliDirectory, results: results, repeats: repeats)
+let jobList = jobs.map { (photos.firstIndex(of: $0.0)!, $0.1) }
+
+// Timed runs (--repeat > 1) go one at a time, so encoders do not share the cores.
+DispatchQueue.concurrentPerform(iterations: repeats > 1 ? 1 : jobList.count) { first in
+    for index in repeats > 1 ? Array(jobList.indices) : [first] {
+    let (photo, size) = jobList[index]
+    do { try context.run(photo, size: size) } catch { FileHandle.standardError.write(Data("\(context.names[photo]): \(error)\n".utf8)) }
+    }
+}
+if referencesDirectory != nil { exit(0) }
+
+func summary(_ values: [Double]) -> String {
+    guard !values.isEmpty else { return "–" }
+    let range = Measure.range(values)
+    return String(format: "%+.2f (%+.2f…%+.2f)", Measure.median(values), range.min, range.max)
+}
+print("| photo | px | perceptual − libjpeg-turbo | jpegli − libjpeg-turbo | perceptual − jpegli | ms turbo | ms perceptual |")
+print("|---|---|---|---|---|---|---|")
+var all = (overTurbo: [Double](), jpegliOverTurbo: [Double](), overJpegli: [Double](), underTurboWorst: Double.infinity)
+for row in results.rows.sorted(by: { ($0.name, $0.size) < ($1.name, $1.size) }) {
+    let overTurbo = differences(row.perceptual, over: row.turbo)
+    let jpegliOverTurbo = differences(row.jpegli, over: row.turbo)
+    let overJpegli = differences(row.perceptual, over: row.jpegli)
+    all.overTurbo += overTurbo
+    all.jpegliOverTurbo += jpegliOverTurbo
+    all.overJpegli += overJpegli
+    print("| \(row.name) | \(row.size) | \(summary(overTurbo)) | \(summary(jpegliOverTurbo)) | \(summary(overJpegli)) | \(String(format: "%.1f", row.times.0)) | \(String(format: "%.1f", row.times.1)) |")
+}
+print("| **all** | | \(summary(all.overTurbo)) | \(summary(all.jpegliOverTurbo)) | \(summary(all.overJpegli)) | | |")
+print("")
+// What a quality number means: the perceptual encoder against libjpeg-turbo at the same number.
+print("| quality | perceptual bytes / libjpeg-turbo's | perceptual SSIMULACRA2 − libjpeg-turbo's |")
+print("|---|---|---|")
+for quality in qualities {
+    var ratios: [Double] = [], gaps: [Double] = []
+    for row in results.rows {
+        guard let old = row.turbo.first(where: { $0.quality == quality }), let new = row.perceptual.first(where: { $0.quality == quality })
+        else { continue }
+        ratios.append(Double(new.bytes) / Double(old.bytes))
+        gaps.append(new.score - old.score)
+    }
+    guard !ratios.isEmpty else { continue }
+    print(String(format: "| %d | %.2f | %+.2f |", quality, Measure.median(ratios), Measure.median(gaps)))
+}
