@@ -111,6 +111,74 @@ struct PipelineCoordinatorTests {
         #expect(await pollUntil { coordinator.jobCount == 0 && memory.bytesInUse == 0 })
     }
 
+    /// Decode jobs that log their id when they start and then wait for their gate.
+    struct GatedDecodes {
+        let coordinator: PipelineCoordinator
+        let memory = MemoryBudget(capacity: 100)
+        let gates = (0..<4).map { _ in Gate() }
+        let log = Log()
+
+        init() { coordinator = PipelineCoordinatorTests.coordinator(decodes: 4, memory: memory) }
+
+        func job(_ id: Int, cost: Int, priority: ImageRequest.Priority) -> JobSubscription {
+            let (gates, log) = (gates, log)
+            return coordinator.subscribe(
+                CoordinatorProbe.slotJob("decode-\(id)", queue: .decode, cost: cost) {
+                    log.append(id)
+                    await gates[id].wait()
+                }, priority: priority
+            ) { _ in }.subscription
+        }
+
+        func finish() async {
+            gates.forEach { $0.open() }
+            #expect(await pollUntil { coordinator.jobCount == 0 && memory.bytesInUse == 0 })
+        }
+    }
+
+    @Test("D-B: an urgent decode that fits starts at once, ahead of a large waiter it outranks")
+    func urgentDecodeStartsAtOnce() async throws {
+        let decodes = GatedDecodes()
+        _ = decodes.job(0, cost: 60, priority: .low)
+        #expect(await pollUntil { decodes.log.values == [0] })
+        _ = decodes.job(1, cost: 60, priority: .low) // does not fit: waits
+        #expect(await pollUntil { decodes.coordinator.waitingCount(.decode) == 1 })
+        _ = decodes.job(2, cost: 30, priority: .veryHigh) // fits, and outranks the waiter
+        // Started in the subscribe's own step, while decode 0 still runs.
+        #expect(await pollUntil { decodes.log.values == [0, 2] })
+        #expect(decodes.coordinator.waitingCount(.decode) == 1 && decodes.memory.bytesInUse == 90)
+        await decodes.finish()
+        #expect(decodes.log.values == [0, 2, 1])
+    }
+
+    @Test("D-B: a cancelled head no longer holds up the waiters behind it; a raised priority starts what now fits")
+    func leavingAndRaisingDrainTheQueue() async throws {
+        let decodes = GatedDecodes()
+        _ = decodes.job(0, cost: 60, priority: .normal)
+        #expect(await pollUntil { decodes.log.values == [0] })
+        let head = decodes.job(1, cost: 60, priority: .normal)
+        #expect(await pollUntil { decodes.coordinator.waitingCount(.decode) == 1 })
+        _ = decodes.job(2, cost: 30, priority: .normal) // behind a waiter that does not fit: no overtaking
+        #expect(await pollUntil { decodes.coordinator.waitingCount(.decode) == 2 })
+        #expect(decodes.log.values == [0])
+        head.cancel()
+        #expect(await pollUntil { decodes.log.values == [0, 2] })
+        #expect(decodes.coordinator.waitingCount(.decode) == 0 && decodes.memory.bytesInUse == 90)
+
+        let raised = GatedDecodes()
+        _ = raised.job(0, cost: 60, priority: .normal)
+        #expect(await pollUntil { raised.log.values == [0] })
+        _ = raised.job(1, cost: 60, priority: .normal)
+        #expect(await pollUntil { raised.coordinator.waitingCount(.decode) == 1 })
+        let small = raised.job(2, cost: 30, priority: .low)
+        #expect(await pollUntil { raised.coordinator.waitingCount(.decode) == 2 })
+        #expect(raised.log.values == [0])
+        small.setPriority(.high)
+        #expect(await pollUntil { raised.log.values == [0, 2] })
+        await decodes.finish()
+        await raised.finish()
+    }
+
     @Test("N5: an image job's priority reaches the download it waits for, in the same step, every change")
     func priorityReachesTheDownload() async throws {
         let queued = try await QueuedDownload.start(priority: .low)

@@ -140,7 +140,9 @@ struct CoordinatorState {
         guard let job = jobs.removeValue(forKey: id) else { return nil }
         if let key = job.key, registry[key] == id { registry[key] = nil }
         for wait in job.waits {
-            if let waiter = queues[wait.queue.rawValue].remove(wait.id) { effects.append(.resume(waiter.continuation, granted: false)) }
+            let (removed, granted) = queues[wait.queue.rawValue].remove(wait.id)
+            if let removed { effects.append(.resume(removed.continuation, granted: false)) }
+            start(granted, in: wait.queue, effects: &effects)
         }
         for dependency in job.dependencies { unsubscribe(dependency, effects: &effects) }
         return job
@@ -151,23 +153,31 @@ struct CoordinatorState {
     private mutating func recompute(_ id: JobID, effects: inout [Effect]) {
         guard let job = jobs[id], let highest = job.subscribers.values.map(\.priority).max(), highest != job.priority else { return }
         jobs[id]?.priority = highest
-        for wait in job.waits { queues[wait.queue.rawValue].reprioritize(wait.id, to: highest) }
+        for wait in job.waits {
+            start(queues[wait.queue.rawValue].reprioritize(wait.id, to: highest), in: wait.queue, effects: &effects)
+        }
         for dependency in job.dependencies { setPriority(highest, of: dependency, effects: &effects) }
     }
 
     // MARK: - Slots
 
-    /// A slot for `id`'s work of `cost` bytes: taken at once (nil), or a wait at the job's
-    /// priority. `.none` for a job that is gone (abandoned while its operation ran).
+    /// A slot for `id`'s work of `cost` bytes: taken at once, or a wait at the job's priority;
+    /// other waiters the entry lets start are in `effects`. `.jobGone` for a job that is gone
+    /// (abandoned while its operation ran).
     mutating func enter(
-        _ queue: Queue, for id: JobID, cost: Int, continuation: CheckedContinuation<Bool, Never>
+        _ queue: Queue, for id: JobID, cost: Int, continuation: CheckedContinuation<Bool, Never>, effects: inout [Effect]
     ) -> SlotEntry {
         guard let job = jobs[id] else { return .jobGone }
-        guard let waiter = queues[queue.rawValue].enter(job: id, priority: job.priority, cost: cost, continuation: continuation) else {
-            return .granted
-        }
+        let (waiter, granted) = queues[queue.rawValue].enter(job: id, priority: job.priority, cost: cost, continuation: continuation)
         let wait = WaitRef(queue: queue, id: waiter)
         jobs[id]?.waits.insert(wait)
+        // The caller resumes its own continuation when it starts at once.
+        let others = granted.filter { $0.arrival != waiter }
+        start(others, in: queue, effects: &effects)
+        guard others.count == granted.count else {
+            jobs[id]?.waits.remove(wait)
+            return .granted
+        }
         return .waiting(wait)
     }
 
@@ -175,16 +185,24 @@ struct CoordinatorState {
         case granted, waiting(WaitRef), jobGone
     }
 
-    /// A waiter leaves the queue without a slot (its task was cancelled).
+    /// A waiter leaves the queue without a slot (its task was cancelled); the waiters it held up
+    /// start.
     mutating func leave(_ wait: WaitRef, effects: inout [Effect]) {
-        guard let waiter = queues[wait.queue.rawValue].remove(wait.id) else { return }
-        jobs[waiter.job]?.waits.remove(wait)
-        effects.append(.resume(waiter.continuation, granted: false))
+        let (removed, granted) = queues[wait.queue.rawValue].remove(wait.id)
+        guard let removed else { return }
+        jobs[removed.job]?.waits.remove(wait)
+        effects.append(.resume(removed.continuation, granted: false))
+        start(granted, in: wait.queue, effects: &effects)
     }
 
     /// A slot is given back: the waiters that fit now start.
     mutating func release(_ queue: Queue, cost: Int, effects: inout [Effect]) {
-        for waiter in queues[queue.rawValue].release(cost: cost) {
+        start(queues[queue.rawValue].release(cost: cost), in: queue, effects: &effects)
+    }
+
+    /// Waiters the queue granted a slot: no longer waits of their jobs, resumed after the unlock.
+    private mutating func start(_ granted: [SlotQueue.Waiter], in queue: Queue, effects: inout [Effect]) {
+        for waiter in granted {
             // A waiter's id is its arrival number.
             jobs[waiter.job]?.waits.remove(WaitRef(queue: queue, id: waiter.arrival))
             effects.append(.resume(waiter.continuation, granted: true))

@@ -130,7 +130,8 @@ final class PipelineCoordinator: @unchecked Sendable {
         let pending = PendingCancellation<CoordinatorState.WaitRef>()
         let granted = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-                switch lock.withLock({ state.enter(queue, for: job, cost: cost, continuation: continuation) }) {
+                let entry = mutate { state, effects in state.enter(queue, for: job, cost: cost, continuation: continuation, effects: &effects) }
+                switch entry {
                 case .granted: continuation.resume(returning: true)
                 case .jobGone: continuation.resume(returning: false)
                 case .waiting(let wait): if !pending.attach(wait) { leave(wait) }

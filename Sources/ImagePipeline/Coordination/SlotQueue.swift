@@ -9,6 +9,10 @@ import ImageCodec
 /// change and a release cost O(log n); skipped entries are counted and the heap is rebuilt
 /// from the live waiters once they outnumber them, so cancelled and re-prioritised waiters
 /// never pile up. The invariant: every waiter has exactly one live entry, at its priority.
+///
+/// Every change drains the queue (entering, a priority change, leaving, a release): what fits
+/// now starts now, so a small urgent decode never waits for unrelated work to finish, a raised
+/// priority takes effect at once, and a cancelled head does not block the waiters behind it.
 struct SlotQueue {
     struct Waiter {
         let job: JobID
@@ -45,35 +49,38 @@ struct SlotQueue {
         self.memory = memory
     }
 
-    /// Takes a slot now if one is free, nobody waits ahead and the cost fits; else queues a
-    /// waiter at `priority` and returns its id.
+    /// Queues a waiter at `priority` and drains the queue: `id` is the new waiter's, and
+    /// `granted` the waiters that may start now, in order (the new one among them when it is
+    /// the highest waiter and fits).
     mutating func enter(
         job: JobID, priority: ImageRequest.Priority, cost: Int, continuation: CheckedContinuation<Bool, Never>
-    ) -> Int? {
-        if waiters.isEmpty, admits(cost) { return nil }
+    ) -> (id: Int, granted: [Waiter]) {
         nextArrival += 1
         let id = nextArrival
         waiters[id] = Waiter(job: job, priority: priority, arrival: id, cost: cost, continuation: continuation)
         heap.insert(Entry(priority: priority, arrival: id, id: id))
-        return id
+        return (id, grant())
     }
 
-    /// The waiter's job changed priority: its entry moves with it.
-    mutating func reprioritize(_ id: Int, to priority: ImageRequest.Priority) {
-        guard var waiter = waiters[id], waiter.priority != priority else { return }
+    /// The waiter's job changed priority: its entry moves with it. Returns the waiters that
+    /// may start now.
+    mutating func reprioritize(_ id: Int, to priority: ImageRequest.Priority) -> [Waiter] {
+        guard var waiter = waiters[id], waiter.priority != priority else { return [] }
         waiter.priority = priority
         waiters[id] = waiter
         heap.insert(Entry(priority: priority, arrival: waiter.arrival, id: id))
         staleEntries += 1
         compactIfNeeded()
+        return grant()
     }
 
-    /// Removes a waiter that leaves without a slot (cancelled); nil if it is gone already.
-    mutating func remove(_ id: Int) -> Waiter? {
-        guard let waiter = waiters.removeValue(forKey: id) else { return nil }
+    /// Removes a waiter that leaves without a slot (cancelled): the waiter, nil if it is gone
+    /// already, and the waiters that may start now it no longer stands in their way.
+    mutating func remove(_ id: Int) -> (removed: Waiter?, granted: [Waiter]) {
+        guard let waiter = waiters.removeValue(forKey: id) else { return (nil, []) }
         staleEntries += 1
         compactIfNeeded()
-        return waiter
+        return (waiter, grant())
     }
 
     /// A slot (and its `cost`) is given back; returns the waiters that may start now, in order.
