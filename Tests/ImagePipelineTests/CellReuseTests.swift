@@ -210,6 +210,50 @@ struct CellReuseTests {
         await #expect(throws: ImagePipelineError.cancelled) { try await cell.value }
     }
 
+    @Test("D-A: the result is resumed to `response`, then cancel() before the awaiting code runs: it throws .cancelled, as the completion gets")
+    @MainActor
+    func responseAgreesWithCancel() async throws {
+        let fixture = try await PipelineFixture.start()
+        // Completions wait in a suspended queue: cancel() comes before any delivery.
+        let callbacks = DispatchQueue(label: "callbacks")
+        callbacks.suspend()
+        let pipeline = fixture.pipeline { $0.callbackQueue = callbacks }
+        let request = ImageRequest(url: fixture.url("kite.jpg"), maxPixelSize: 64)
+        fixture.server.hold("kite.jpg")
+        let completed = Completions()
+        let task = pipeline.imageTask(with: request) { completed.record($0) }
+        let cell = Task { @MainActor in try await task.response }
+        #expect(await Self.heldRequest(fixture.server))
+        // A second subscriber, on another executor: results are handed out in subscription
+        // order, so once it has its image, `cell`'s continuation has been resumed.
+        let delivered = DispatchSemaphore(value: 0)
+        let sibling = Task.detached {
+            _ = try await pipeline.image(for: request)
+            delivered.signal()
+        }
+        fixture.server.release("kite.jpg")
+        // This main-actor job holds the main actor: the resumed cell cannot run before it ends.
+        #expect(delivered.wait(timeout: .now() + 30) == .success)
+        #expect(task.result.map { (try? $0.get()) != nil } == true, "finished with the image")
+        task.cancel()
+        await #expect(throws: ImagePipelineError.cancelled) { try await cell.value }
+        callbacks.resume()
+        #expect(await Self.oneCompletion(completed))
+        #expect(completed.results.first.map { $0 == .failure(.cancelled) } == true)
+        _ = try await sibling.value
+    }
+
+    nonisolated static func oneCompletion(_ completions: Completions) async -> Bool {
+        await pollUntil { completions.results.count == 1 }
+    }
+
+    final class Completions: @unchecked Sendable {
+        private let lock = NSLock()
+        private var stored: [Result<ImageResponse, ImagePipelineError>] = []
+        func record(_ result: Result<ImageResponse, ImagePipelineError>) { lock.withLock { stored.append(result) } }
+        var results: [Result<ImageResponse, ImagePipelineError>] { lock.withLock { stored } }
+    }
+
     nonisolated static func heldRequest(_ server: ImageServer) async -> Bool {
         await pollUntil { server.heldRequests == 1 }
     }

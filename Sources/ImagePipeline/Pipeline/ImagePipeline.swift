@@ -86,14 +86,7 @@ public final class ImagePipeline: Sendable {
     public nonisolated(nonsending) func image(for request: ImageRequest) async throws(ImagePipelineError) -> ImageResponse {
         try Task.checkCancellation(or: ImagePipelineError.cancelled)
         if let response = memoryResponse(for: request, decodingEncoded: false) { return response }
-        let task = ImageTask(request: request, pipeline: self)
-        let result = await withTaskCancellationHandler {
-            await task.result()
-        } onCancel: {
-            task.cancel()
-        }
-        try Task.checkCancellation(or: ImagePipelineError.cancelled)
-        return try result.get()
+        return try await ImageTask(request: request, pipeline: self).response
     }
 
     /// Loads the image's original bytes, through the same caches and coalesced with every other

@@ -100,15 +100,28 @@ public final class ImageTask: @unchecked Sendable {
 
     /// The image, waiting for it if needed. Cancelling the awaiting task cancels this task,
     /// and the getter throws `.cancelled` at once.
-    public var response: ImageResponse {
+    ///
+    /// `nonisolated(nonsending)`: the outcome is read on the caller's executor (the main actor,
+    /// for a cell) after the wait, so a `cancel()` that the caller's own code made meanwhile (the
+    /// cell was reused) is seen, and the getter throws `.cancelled` instead of handing over the
+    /// previous product's image.
+    public nonisolated(nonsending) var response: ImageResponse {
         get async throws(ImagePipelineError) {
-            let result = await withTaskCancellationHandler {
-                await self.result()
+            await withTaskCancellationHandler {
+                _ = await self.result()
             } onCancel: {
                 cancel()
             }
             try Task.checkCancellation(or: ImagePipelineError.cancelled)
-            return try result.get()
+            // The outcome as it is now, not as it was when the waiter was resumed: a `cancel()`
+            // in between has made it `.cancelled`. Reading it hands it over, as a delivery does,
+            // so a later `cancel()` cannot make the completion disagree with what was returned.
+            let outcome = lock.withLock { () -> Result<ImageResponse, ImagePipelineError>? in
+                delivered = true
+                return self.outcome
+            }
+            guard let outcome else { throw .cancelled }
+            return try outcome.get()
         }
     }
 
