@@ -27,6 +27,37 @@ struct HTTPCachingTests {
         #expect(pipeline.statistics.diskHits == 1 && pipeline.statistics.memoryHits == 1)
     }
 
+    @Test("D-C: a 304 refreshes the stored thumbnail only if the 304 confirmed the response it was made from")
+    func notModifiedRefreshesOnlyTheConfirmedThumbnail() async throws {
+        let clock = ManualClock()
+        let fixture = try await PipelineFixture.start(cacheControl: "max-age=60", clock: clock)
+        let disk = try fixture.diskCache()
+        let pipeline = fixture.pipeline(disk: disk, storesThumbnails: true, clock: clock)
+        let request = ImageRequest(url: fixture.url("kite.jpg"), maxPixelSize: 64)
+        _ = try await pipeline.image(for: request)
+        await pipeline.flushDiskWrites()
+        let key = try #require(pipeline.thumbnailKey(for: request))
+        let oldThumbnail = try #require(try disk.entry(forKey: key, allowingExpired: true))
+        // The photo changes on the server; a reload brings the new one into memory and to disk.
+        let newPhoto = try #require(PipelineFixture.photos["ladybird.jpg"])
+        fixture.server.serve("kite.jpg", ImageServer.Resource(data: newPhoto, cacheControl: "max-age=60"))
+        var reload = request
+        reload.cachePolicy = .reloadIgnoringCache
+        let new = try await pipeline.image(for: reload)
+        await pipeline.flushDiskWrites()
+        // Its thumbnail's write was lost (a full backlog drops writes): the old one is still there.
+        try disk.setValue(oldThumbnail.data, forKey: key, metadata: oldThumbnail.metadata)
+        clock.advance(by: 61)
+        let revalidated = try await pipeline.image(for: request)
+        #expect(revalidated.source == .revalidated && revalidated.bitmap == new.bitmap)
+        await pipeline.flushDiskWrites()
+        #expect(try disk.entry(forKey: key, allowingExpired: true) == nil, "the old photo's thumbnail is gone, not made fresh")
+        // A cold start shows the new photo.
+        let cold = fixture.pipeline(disk: disk, storesThumbnails: true, clock: clock)
+        let shown = try await cold.image(for: request)
+        #expect(shown.bitmap == new.bitmap)
+    }
+
     @Test("a stale entry is revalidated: If-None-Match and If-Modified-Since sent, 304, no body sent again", arguments: ["disk", "memory"])
     func staleEntryRevalidates(_ layer: String) async throws {
         let clock = ManualClock()

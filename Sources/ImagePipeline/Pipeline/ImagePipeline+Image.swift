@@ -26,7 +26,7 @@ extension ImagePipeline {
             let memoryKey = memoryKey(for: request)
             if let info = original.info {
                 imageMemory?.setValue(CachedImage(bitmap: stale.bitmap, info: info), forKey: memoryKey, cost: stale.bitmap.byteCount)
-                refreshThumbnail(for: request, info: info)
+                refreshThumbnail(for: request, info: info, confirmed: confirmed)
             } else {
                 imageMemory?.removeValue(forKey: memoryKey)
             }

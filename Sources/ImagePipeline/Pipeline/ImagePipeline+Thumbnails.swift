@@ -57,14 +57,21 @@ extension ImagePipeline {
         }
     }
 
-    /// A 304 confirmed the image in memory: the stored thumbnail takes the new freshness too, or
-    /// the next cold start would judge it by the old one.
-    func refreshThumbnail(for request: ImageRequest, info: HTTPCacheInfo) {
+    /// A 304 confirmed the image in memory (made from the response with `confirmed`
+    /// validators): the stored thumbnail takes the new freshness too, or the next cold start
+    /// would judge it by the old one. Only if it was made from that same response: a thumbnail
+    /// of another (an older one, whose replacement's write was lost) is removed instead, never
+    /// relabelled as fresh.
+    func refreshThumbnail(for request: ImageRequest, info: HTTPCacheInfo, confirmed: Validators) {
         guard let key = thumbnailKey(for: request), let diskQueue else { return }
         let (disk, recorder) = (diskQueue.disk, recorder)
         diskQueue.store(forKey: key, holding: 0) {
             do throws(DiskCacheError) {
                 guard let entry = try disk.entry(forKey: key, allowingExpired: true) else { return nil }
+                guard Validators(HTTPCacheInfo(entry.metadata)) == confirmed else {
+                    try disk.removeValue(forKey: key)
+                    return nil
+                }
                 var metadata = info.metadata
                 metadata.contentType = entry.metadata.contentType
                 return (entry.data, metadata)
