@@ -48,3 +48,18 @@ public final class NSCacheReference: @unchecked Sendable {
 
     public init(keys: [String]) { self.keys = keys.map { $0 as NSString } }
 }
+
+/// The photos a report runs on.
+public enum Photos {
+    /// Each path that is a directory stands for its `.jpg` and `.png` files, sorted by name; any
+    /// other path stands for itself.
+    public static func files(_ paths: [String]) -> [URL] {
+        paths.flatMap { path -> [URL] in
+            let url = URL(fileURLWithPath: path)
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else { return [url] }
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+            return names.filter { [".jpg", ".png"].contains(where: $0.lowercased().hasSuffix) }.sorted().map { url.appendingPathComponent($0) }
+        }
+    }
+}

@@ -28,13 +28,7 @@ let jpegQuality = option("--jpeg-quality", default: 80)
 let avifSpeed = option("--avif-speed", default: AVIFEncodingOptions().speed)
 let webpMethod = option("--webp-method", default: WebPEncodingOptions().method)
 let webpSharpYUV = option("--webp-sharp-yuv", default: WebPEncodingOptions().sharpYUV ? 1 : 0) != 0
-let photos: [URL] = arguments.flatMap { path -> [URL] in
-    let url = URL(fileURLWithPath: path)
-    var isDirectory: ObjCBool = false
-    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else { return [url] }
-    let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
-    return names.filter { [".jpg", ".png"].contains(where: $0.lowercased().hasSuffix) }.sorted().map { url.appendingPathComponent($0) }
-}
+let photos = Photos.files(arguments)
 guard !photos.isEmpty else {
     FileHandle.standardError.write(Data("usage: format-report [--size PX] [--jpeg-quality Q] [--avif-speed S] [--webp-method M] [--webp-sharp-yuv 0|1] DIR|FILE...\n".utf8))
     exit(2)

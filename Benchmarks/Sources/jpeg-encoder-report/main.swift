@@ -53,13 +53,7 @@ if let assignments = option("--tune") {
         }
     }
 }
-let photos: [URL] = arguments.flatMap { path -> [URL] in
-    let url = URL(fileURLWithPath: path)
-    var isDirectory: ObjCBool = false
-    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else { return [url] }
-    let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
-    return names.filter { [".jpg", ".png"].contains(where: $0.lowercased().hasSuffix) }.sorted().map { url.appendingPathComponent($0) }
-}
+let photos = Photos.files(arguments)
 guard !photos.isEmpty else {
     FileHandle.standardError.write(Data("usage: jpeg-encoder-report [--sizes 640,1280] [--qualities Q,...] [--references DIR] [--jpegli DIR] [--tune k=v,...] DIR|FILE...\n".utf8))
     exit(2)
