@@ -106,6 +106,34 @@ struct PipelineCoordinatorConcurrencyTests {
         #expect(coordinator.waitingCount(.download) == 0 && coordinator.heapCount(.download) <= 65)
     }
 
+    @Test("D-E: a setter held on its way to the coordinator: the setter behind it waits, so task and job end agreeing")
+    func heldPriorityChangeKeepsAgreement() async throws {
+        let queued = try await QueuedDownload.start(priority: .normal)
+        let (task, coordinator) = (queued.task, queued.pipeline.coordinator)
+        let held = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0), lowArrived = DispatchSemaphore(value: 0)
+        coordinator.interceptPriorityChanges { priority in
+            if priority == .high {
+                held.signal()
+                release.wait()
+            } else if priority == .low {
+                lowArrived.signal()
+            }
+        }
+        let first = Thread { task.priority = .high }
+        first.start()
+        #expect(held.wait(timeout: .now() + 10) == .success)
+        let second = Thread { task.priority = .low }
+        second.start()
+        // With one copy of the priority, the second setter cannot pass the first: it never
+        // reaches the coordinator while the first is held (the bound only ends the wait).
+        let overtook = lowArrived.wait(timeout: .now() + 2) == .success
+        release.signal()
+        #expect(!overtook, "the second setter reached the coordinator while the first was held")
+        #expect(await pollUntil { coordinator.priority(of: queued.dataKey) == .low && task.priority == .low })
+        #expect(coordinator.waitingPriorities(.download) == [.low])
+        try await queued.finish()
+    }
+
     @Test("N5: an image job's priority flipped on two threads ends where the last change put it, on the download too")
     func lastPriorityWins() async throws {
         let queued = try await QueuedDownload.start(priority: .normal)
@@ -115,6 +143,9 @@ struct PipelineCoordinatorConcurrencyTests {
                 group.addTask { for _ in 0..<50 { task.priority = .low } }
                 group.addTask { for _ in 0..<50 { task.priority = .high } }
             }
+            // D-E: whichever setter came last, the task and its queued work agree on it.
+            let settled = task.priority
+            #expect(coordinator.priority(of: queued.dataKey) == settled && coordinator.waitingPriorities(.download) == [settled], "round \(round)")
             let final: ImageRequest.Priority = round % 2 == 0 ? .veryLow : .veryHigh
             task.priority = final
             #expect(coordinator.priority(of: queued.dataKey) == final && coordinator.waitingPriorities(.download) == [final])

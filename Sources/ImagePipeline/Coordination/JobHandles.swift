@@ -46,4 +46,7 @@ struct JobSubscription: Sendable {
     /// Changes this subscriber's priority, and with it the job's, its queued work's and its
     /// dependencies', in one step.
     func setPriority(_ priority: ImageRequest.Priority) { coordinator.setPriority(priority, of: ref) }
+
+    /// This subscriber's priority as the coordinator holds it; nil once it has left.
+    var priority: ImageRequest.Priority? { coordinator.priority(of: ref) }
 }

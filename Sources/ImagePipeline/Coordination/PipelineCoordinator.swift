@@ -73,8 +73,26 @@ final class PipelineCoordinator: @unchecked Sendable {
         }
     }
 
+    /// A priority change's only effects are slot grants (continuations resumed): no handler
+    /// runs, so a caller may hold its own lock around this call (ImageTask does, so that its
+    /// priority and its subscriber's never disagree).
     func setPriority(_ priority: ImageRequest.Priority, of ref: SubscriberRef) {
+        lock.withLock { priorityChangeSeam }?(priority)
         mutate { state, effects in state.setPriority(priority, of: ref, effects: &effects) }
+    }
+
+    /// Called with each priority change before the coordinator takes it (tests hold a change
+    /// here to force an interleaving).
+    private var priorityChangeSeam: (@Sendable (ImageRequest.Priority) -> Void)?
+
+    /// Installs the seam above (tests only).
+    func interceptPriorityChanges(_ seam: @escaping @Sendable (ImageRequest.Priority) -> Void) {
+        lock.withLock { priorityChangeSeam = seam }
+    }
+
+    /// The subscriber's priority; nil once it has left or its job finished.
+    func priority(of ref: SubscriberRef) -> ImageRequest.Priority? {
+        lock.withLock { state.jobs[ref.job]?.subscribers[ref.subscriber]?.priority }
     }
 
     func cancel(_ ref: SubscriberRef) {

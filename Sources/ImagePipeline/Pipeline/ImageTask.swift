@@ -31,6 +31,7 @@ public final class ImageTask: @unchecked Sendable {
     private let callbackQueue: DispatchQueue
     private let lock = Lock()
     private var subscription: JobSubscription?
+    /// The priority before the task subscribed and after it finished (a memory hit has none).
     private var currentPriority: ImageRequest.Priority
     private var cancelled = false
     /// The result; a success becomes `.cancelled` if `cancel()` comes before it is delivered.
@@ -69,14 +70,18 @@ public final class ImageTask: @unchecked Sendable {
     }
 
     /// The priority of this request; raising it moves its queued work ahead at once.
+    ///
+    /// One copy: while the task runs, the coordinator's subscriber entry holds it, changed under
+    /// the task's lock so that concurrent setters leave the task and its job agreeing (the
+    /// last setter wins in both). Lock order: the task's, then the coordinator's, which calls
+    /// no handler for a priority change.
     public var priority: ImageRequest.Priority {
-        get { lock.withLock { currentPriority } }
+        get { lock.withLock { subscription?.priority ?? currentPriority } }
         set {
-            let subscription = lock.withLock { () -> JobSubscription? in
+            lock.withLock {
                 currentPriority = newValue
-                return self.subscription
+                subscription?.setPriority(newValue)
             }
-            subscription?.setPriority(newValue)
         }
     }
 
