@@ -57,6 +57,24 @@ struct CoalescingTests {
         #expect(pipeline.statistics.decodes == 2 && pipeline.statistics.sharedDownloads == 1)
     }
 
+    @Test("D-F: two sizes of one URL share the download when one of them is stale in memory and the other is not")
+    func twoSizesOneStale() async throws {
+        let clock = ManualClock()
+        let fixture = try await PipelineFixture.start(cacheControl: "max-age=60", clock: clock)
+        let pipeline = fixture.pipeline(clock: clock)
+        let url = fixture.url("ladybird.jpg")
+        _ = try await pipeline.image(for: ImageRequest(url: url, maxPixelSize: 100))
+        clock.advance(by: 61)
+        fixture.server.hold("ladybird.jpg")
+        let stale = Task { try await pipeline.image(for: ImageRequest(url: url, maxPixelSize: 100)) }
+        let missing = Task { try await pipeline.image(for: ImageRequest(url: url, maxPixelSize: 400)) }
+        #expect(await pollUntil { pipeline.statistics.sharedDownloads == 1 && fixture.server.heldRequests == 1 })
+        #expect(fixture.server.heldRequests == 1, "one request at a time for one URL")
+        fixture.server.release("ladybird.jpg")
+        #expect(try await stale.value.bitmap == (try PipelineFixture.expected("ladybird.jpg", maxPixelSize: 100)))
+        #expect(try await missing.value.bitmap == (try PipelineFixture.expected("ladybird.jpg", maxPixelSize: 400)))
+    }
+
     @Test("cancelling one of two subscribers leaves the other untouched; the download completes")
     func cancelOne() async throws {
         let fixture = try await PipelineFixture.start()

@@ -4,7 +4,7 @@ struct DataJobKey: Hashable, Sendable {
     let policy: ImageRequest.CachePolicy
     /// The request's method and headers: a `Vary`ing server may answer them differently.
     let variant: RequestVariant
-    /// What is known of a stale image in memory when there is no disk entry to revalidate: all
-    /// of its stored information, so that a 304 is merged into its real headers.
-    let staleInMemory: HTTPCacheInfo?
+    // Not a stale image in memory: requests for one URL share one download whatever each
+    // holds in memory. The job revalidates what its creator held; a joiner whose image the
+    // answer did not confirm gets bytes, or downloads again after it (ImagePipeline+Image).
 }

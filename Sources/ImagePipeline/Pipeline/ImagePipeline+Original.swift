@@ -9,9 +9,10 @@ import ImageCodec
 extension ImagePipeline {
     /// The one way a data job is made: its key (requests with the same key share the
     /// download) and its operation. `staleInMemory` is a stale decoded image's information,
-    /// revalidated when there is no disk entry.
+    /// revalidated when there is no disk entry; it is not part of the key (D-F: two sizes of one
+    /// URL, one stale in memory and one not, share the download).
     func dataJob(for request: ImageRequest, staleInMemory: HTTPCacheInfo?) -> JobSpec<OriginalData> {
-        let key = DataJobKey(dataKey: request.dataKey, policy: request.cachePolicy, variant: request.variant, staleInMemory: staleInMemory)
+        let key = DataJobKey(dataKey: request.dataKey, policy: request.cachePolicy, variant: request.variant)
         return JobSpec(key: .data(key)) { [self] job throws(ImagePipelineError) in
             try await loadOriginal(request, staleInMemory: staleInMemory, job: job)
         }

@@ -11,7 +11,7 @@ enum CoordinatorProbe {
     /// A job key of its own for `name` (any value type may be used with it, consistently).
     static func key(_ name: String) -> JobKey {
         .data(
-            DataJobKey(dataKey: name, policy: .useCache, variant: RequestVariant(URLRequest(url: URL(string: "http://test/")!)), staleInMemory: nil))
+            DataJobKey(dataKey: name, policy: .useCache, variant: RequestVariant(URLRequest(url: URL(string: "http://test/")!))))
     }
 
     /// A job that runs `body` in a slot of `queue`.
