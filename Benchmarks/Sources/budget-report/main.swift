@@ -106,16 +106,20 @@ for collection in collections {
         let (shared, sharedWall) = try await timed { try Strategies.sharedQuality(files, budget: budget) }
         _ = try report("one shared quality at 1280 px", shared.data, chroma: subsampled, wall: sharedWall, encodes: shared.encodes)
         let sources: [UploadSource] = files.enumerated().map { .data($1, name: set[$0]) }
-        // The two metrics alternate, twice each; the faster run of each counts.
+        // The three runs alternate, twice each; the faster run of each counts: --metric ssim,
+        // --metric ssimulacra2 with libjpeg-turbo's encoder (the engine before the perceptual
+        // encoder) and with the perceptual one (the engine now).
         var luma = options
         luma.metric = .ssim
-        var runs: [UploadQualityMetric: (set: CompressedUploadSet, wall: Double)] = [:]
+        var turbo = options
+        turbo.jpegEncoder = .libjpegTurbo
+        var runs: [String: (set: CompressedUploadSet, wall: Double)] = [:]
         for _ in 0..<2 {
-            for metric in [UploadQualityMetric.ssim, .ssimulacra2] {
+            for (name, runOptions) in [("ssim", luma), ("turbo", turbo), ("ssimulacra2", options)] {
                 let start = DispatchTime.now().uptimeNanoseconds
-                let result = try await UploadCompressor(options: metric == .ssim ? luma : options).compress(sources)
+                let result = try await UploadCompressor(options: runOptions).compress(sources)
                 let wall = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-                if wall < runs[metric]?.wall ?? .infinity { runs[metric] = (result, wall) }
+                if wall < runs[name]?.wall ?? .infinity { runs[name] = (result, wall) }
             }
         }
         // Subsampling, and the chroma table's quality where it differs from the luma quality.
@@ -124,9 +128,11 @@ for collection in collections {
                 (image.chroma?.rawValue ?? "–") + (image.chromaQuality.map { $0 == image.quality ? "" : "@c\($0)/q\(image.quality ?? 0)" } ?? "")
             }
         }
-        let before = runs[.ssim]!, after = runs[.ssimulacra2]!
+        let before = runs["ssim"]!, after = runs["ssimulacra2"]!, oldEncoder = runs["turbo"]!
         let lumaScores = try report("allocator, --metric ssim (before)", before.set.images.map(\.data), chroma: chroma(before.set),
                                     wall: before.wall, encodes: before.set.encodeCount)
+        let turboScores = try report("allocator, libjpeg-turbo encoder (before the perceptual encoder)", oldEncoder.set.images.map(\.data),
+                                     chroma: chroma(oldEncoder.set), wall: oldEncoder.wall, encodes: oldEncoder.set.encodeCount)
         let colourScores = try report("allocator, --metric ssimulacra2 (this engine)", after.set.images.map(\.data), chroma: chroma(after.set),
                                       wall: after.wall, encodes: after.set.encodeCount)
         for (name, (file, reference)) in zip(set, zip(files, references)) where oracleCandidates[name] == nil {
@@ -167,6 +173,8 @@ for collection in collections {
             let met = [gains.overSSIM >= 2, gains.overOracle >= 2, gains.mean >= 0, gains.ssim >= -0.01, gains.wall <= 1.25]
             line += "; targets (+2, +2, mean ≥, SSIM ≥ −0.01, wall ≤ 1.25×): " + met.map { $0 ? "met" : "MISSED" }.joined(separator: " ")
         }
+        line += "; perceptual encoder against libjpeg-turbo's: worst SSIMULACRA2 \(format(colourScores.worstColour - turboScores.worstColour, "%+.2f")), "
+            + "mean \(format(colourScores.meanColour - turboScores.meanColour, "%+.2f")), wall \(format(after.wall / oldEncoder.wall, "%.2f"))×"
         summary.append(line)
     }
     print()
