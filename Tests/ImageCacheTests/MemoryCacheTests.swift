@@ -20,6 +20,18 @@ struct MemoryCacheTests {
         #expect(cache.statistics.evictions == 2 && cache.statistics.count == 3)
     }
 
+    @Test("replaceValue is a compare-and-set: only over a present value the predicate accepts, with its cost")
+    func compareAndSet() {
+        let cache = MemoryCache<String, Int>(configuration: MemoryCacheConfiguration(costLimit: 1000, countLimit: 10))
+        #expect(!cache.replaceValue(1, forKey: "a", cost: 5) { _ in true }, "nothing to replace: a removed entry is not brought back")
+        #expect(cache.value(forKey: "a") == nil)
+        cache.setValue(1, forKey: "a", cost: 5)
+        #expect(!cache.replaceValue(2, forKey: "a", cost: 7) { $0 == 99 })
+        #expect(cache.value(forKey: "a") == 1 && cache.statistics.totalCost == 5)
+        #expect(cache.replaceValue(3, forKey: "a", cost: 7) { $0 == 1 })
+        #expect(cache.value(forKey: "a") == 3 && cache.statistics.totalCost == 7 && cache.statistics.count == 1)
+    }
+
     @Test("the cost limit holds after every insert; replacing updates the cost")
     func costLimit() {
         let cache = MemoryCache<Int, String>(configuration: MemoryCacheConfiguration(costLimit: 100, maximumEntryCostFraction: 1))

@@ -58,6 +58,44 @@ struct HTTPCachingTests {
         #expect(shown.bitmap == new.bitmap)
     }
 
+    @Test("D-G: a 304 that arrives after a newer response was stored writes nothing back over it, on disk or in memory")
+    func lateNotModifiedKeepsTheNewerEntry() async throws {
+        let clock = ManualClock()
+        let loader = AnsweringLoader()
+        let directory = try TemporaryDirectory()
+        let disk = try DiskCache(directory: directory.url)
+        let pipeline = ImagePipeline(configuration: .init(dataLoader: loader, diskCache: disk, clock: clock))
+        let request = ImageRequest(url: URL(string: "http://test/photo.jpg")!, maxPixelSize: 64)
+        let (oldPhoto, newPhoto) = (try #require(PipelineFixture.photos["kite.jpg"]), try #require(PipelineFixture.photos["ladybird.jpg"]))
+        func ok(_ data: Data, _ etag: String) -> DataLoadingResponse {
+            DataLoadingResponse(statusCode: 200, headers: ["ETag": etag, "Cache-Control": "max-age=60", "Content-Type": "image/jpeg"], data: data)
+        }
+        let first = Task { try await pipeline.image(for: request) }
+        #expect(await loader.waitForRequests(1))
+        loader.answer(0, ok(oldPhoto, "\"v1\""))
+        _ = try await first.value
+        await pipeline.flushDiskWrites()
+        clock.advance(by: 61)
+        // The stale entry is revalidated; the 304 is held back while a reload stores a newer photo.
+        let revalidating = Task { try await pipeline.image(for: request) }
+        #expect(await loader.waitForRequests(2))
+        #expect(loader.received[1].value(forHTTPHeaderField: "If-None-Match") == "\"v1\"")
+        var reload = request
+        reload.cachePolicy = .reloadIgnoringCache
+        let reloading = Task { try await pipeline.image(for: reload) }
+        #expect(await loader.waitForRequests(3))
+        loader.answer(2, ok(newPhoto, "\"v2\""))
+        let newer = try await reloading.value
+        await pipeline.flushDiskWrites()
+        loader.answer(1, DataLoadingResponse(statusCode: 304, headers: ["ETag": "\"v1\"", "Cache-Control": "max-age=60"]))
+        #expect(try await revalidating.value.source == .revalidated)
+        await pipeline.flushDiskWrites()
+        let stored = try #require(try disk.entry(forKey: request.dataKey, allowingExpired: true))
+        #expect(stored.metadata.etag == "\"v2\"" && stored.data == newPhoto)
+        let shown = try await pipeline.image(for: request)
+        #expect(shown.bitmap == newer.bitmap && loader.received.count == 3)
+    }
+
     @Test("a stale entry is revalidated: If-None-Match and If-Modified-Since sent, 304, no body sent again", arguments: ["disk", "memory"])
     func staleEntryRevalidates(_ layer: String) async throws {
         let clock = ManualClock()

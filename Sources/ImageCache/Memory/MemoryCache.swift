@@ -93,6 +93,29 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
         return true // `replaced` is released here, after the lock
     }
 
+    /// Replaces the value for `key` with `value` only if there is one and `current` accepts it,
+    /// in one step under the cache's lock: a compare-and-set for writers that refresh what they
+    /// read earlier (a 304 confirming an entry) and must not overwrite a newer value stored
+    /// meanwhile, nor bring back one removed meanwhile. Returns whether it stored `value`.
+    @inlinable @discardableResult
+    public func replaceValue(
+        _ value: Value, forKey key: Key, cost: Int, timeToLive: TimeInterval? = nil, if current: (Value) -> Bool
+    ) -> Bool {
+        let cost = max(0, cost)
+        guard cost <= configuration.maximumEntryCost, configuration.countLimit > 0 else { return false }
+        let lifetime = timeToLive ?? configuration.defaultTimeToLive
+        let expiry = lifetime.map { clock.now.addingTimeInterval($0) }
+        let shard = shard(for: key)
+        let (stored, replaced) = shard.lock.withLock { () -> (Bool, LRUList<Key, Value>.Entry?) in
+            guard let existing = shard.list.peek(key), current(existing.value) else { return (false, nil) }
+            return (true, shard.list.insert(key, value: value, cost: cost, expiry: expiry, stamp: MonotonicStamp.now()))
+        }
+        guard stored else { return false }
+        totals.add(cost: cost - (replaced?.cost ?? 0), count: replaced == nil ? 1 : 0)
+        evictIfNeeded()
+        return true
+    }
+
     /// Removes and returns the value for `key`, if any.
     @inlinable @discardableResult
     public func removeValue(forKey key: Key) -> Value? {

@@ -25,7 +25,10 @@ extension ImagePipeline {
             // 304 for the image in memory: keep it, fresh again, without decoding anything.
             let memoryKey = memoryKey(for: request)
             if let info = original.info {
-                imageMemory?.setValue(CachedImage(bitmap: stale.bitmap, info: info), forKey: memoryKey, cost: stale.bitmap.byteCount)
+                // Only over the image the 304 confirmed: not over a newer one stored meanwhile.
+                imageMemory?.replaceValue(CachedImage(bitmap: stale.bitmap, info: info), forKey: memoryKey, cost: stale.bitmap.byteCount) {
+                    Validators($0.info) == confirmed
+                }
                 refreshThumbnail(for: request, info: info, confirmed: confirmed)
             } else {
                 imageMemory?.removeValue(forKey: memoryKey)

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import ImageCache
 import ImageCodec
 
 /// The job that produces an image's original bytes: memory (`.encodedResponse`), disk, then
@@ -86,7 +87,7 @@ extension ImagePipeline {
                 removeOriginal(request.dataKey)
                 return OriginalData(data: cached.data, info: nil, source: .revalidated, bytesDownloaded: 0, confirmed: validators)
             case .store(let info):
-                if let data = cached.data { storeOriginal(data, info: info, forKey: request.dataKey) }
+                if let data = cached.data { refreshOriginal(data, info: info, confirmed: validators, forKey: request.dataKey) }
                 return OriginalData(
                     data: cached.data, info: info, source: .revalidated, bytesDownloaded: response.data.count, confirmed: validators)
             }
@@ -164,6 +165,27 @@ extension ImagePipeline {
     func storeOriginal(_ data: Data, info: HTTPCacheInfo, forKey key: String) {
         dataMemory?.setValue(CachedData(data: data, info: info), forKey: key, cost: data.count)
         diskQueue?.store(data, metadata: info.metadata, forKey: key)
+    }
+
+    /// A 304 confirmed the original with `confirmed` validators, read before the request: it
+    /// takes the new freshness in memory and on disk, but only where the entry is still the one
+    /// confirmed. A newer response stored meanwhile is not overwritten, and an entry removed
+    /// meanwhile (invalidated) is not brought back (D-G).
+    func refreshOriginal(_ data: Data, info: HTTPCacheInfo, confirmed: Validators, forKey key: String) {
+        dataMemory?.replaceValue(CachedData(data: data, info: info), forKey: key, cost: data.count) { Validators($0.info) == confirmed }
+        guard let diskQueue else { return }
+        let (disk, recorder) = (diskQueue.disk, recorder)
+        diskQueue.store(forKey: key, holding: data.count) {
+            do throws(DiskCacheError) {
+                guard let entry = try disk.entry(forKey: key, allowingExpired: true),
+                    Validators(HTTPCacheInfo(entry.metadata)) == confirmed
+                else { return nil }
+                return (data, info.metadata)
+            } catch {
+                recorder.add(.diskErrors)
+                return nil
+            }
+        }
     }
 
     /// Drops cached original bytes (a no-store answer, or bytes that turned out undecodable).
