@@ -92,8 +92,8 @@ struct CompressCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var options = UploadBudgetOptions(budget: budget.bytes, maxPixelSize: maxPixelSize, minPixelSize: minPixelSize)
-        options.jpegEncoder = jpegEncoder
+        var options = UploadBudgetOptions(
+            budget: budget.bytes, maxPixelSize: maxPixelSize, minPixelSize: minPixelSize, jpegEncoder: jpegEncoder)
         options.keepsPNGWhenSmaller = keepPNG
         options.metric = metric
         let set: CompressedUploadSet

@@ -111,8 +111,7 @@ for collection in collections {
         // encoder) and with the perceptual one (the engine now).
         var luma = options
         luma.metric = .ssim
-        var turbo = options
-        turbo.jpegEncoder = .libjpegTurbo
+        let turbo = UploadBudgetOptions(budget: budget, jpegEncoder: .libjpegTurbo)
         var runs: [String: (set: CompressedUploadSet, wall: Double)] = [:]
         for _ in 0..<2 {
             for (name, runOptions) in [("ssim", luma), ("turbo", turbo), ("ssimulacra2", options)] {

@@ -21,9 +21,11 @@ import ImageCodec
 /// 5. a second levelling round, moving each image along the cheaper way: luma, or the chroma
 ///    step its probe measured.
 /// Every choice in between and at the end is the allocator's max-min then knapsack over the
-/// measured candidates, on SSIMULACRA2. No candidate may lose more than `ssimAllowance` of
-/// luma SSIM below the SSIM choice's worst image, so the colour gain never costs visible luma
-/// detail.
+/// measured candidates, on SSIMULACRA2. With libjpeg-turbo's encoder no candidate may lose more
+/// than `ssimAllowance` of luma SSIM below the SSIM choice's worst image, so the colour gain
+/// never costs visible luma detail. The perceptual encoder has no such floor: its dead zones
+/// lower luma SSIM by design where texture hides the loss, so SSIM would hold it back from its
+/// gains (SSIMULACRA2, which the search maximises, counts lost detail itself).
 struct ChromaRefinement {
     let options: UploadBudgetOptions
     let store: EvaluationStore
@@ -46,7 +48,8 @@ struct ChromaRefinement {
     /// Chroma quality steps probed around each chosen candidate's (about ±5 SSIMULACRA2 points
     /// and ±3-15% of bytes on the sample photos).
     static let chromaStep = 15
-    /// How far below the SSIM choice's worst luma SSIM a candidate may go.
+    /// How far below the SSIM choice's worst luma SSIM a candidate may go (libjpeg-turbo's
+    /// encoder only).
     static let ssimAllowance = 0.009
 
     private var allocator: BudgetAllocator { BudgetAllocator(options: options, store: store) }
@@ -54,7 +57,8 @@ struct ChromaRefinement {
 
     /// The refined choice; `choice` and `measured` come from ``BudgetAllocator``.
     func refine(_ choice: [Evaluation], measured: [[Evaluation]]) async throws(UploadBudgetError) -> [Evaluation] {
-        let ssimFloor = (choice.map(\.ssim).min() ?? 0) - Self.ssimAllowance
+        let ssimFloor =
+            options.jpegEncoder == .libjpegTurbo ? (choice.map(\.ssim).min() ?? 0) - Self.ssimAllowance : -Double.infinity
         var pool = try await scored(choice.enumerated().map { [$1] })
         var current = pool.map { $0[0] }
 

@@ -9,7 +9,8 @@ public struct UploadBudgetOptions: Sendable, Hashable {
     public var maxPixelSize: Int
     /// Below this longest side, images lose quality instead of resolution.
     public var minPixelSize: Int
-    /// JPEG qualities the allocator may choose from.
+    /// JPEG qualities the allocator may choose from. Both encoders' qualities look about the
+    /// same (the perceptual encoder's tables were scaled so), so one range covers both.
     public var qualityRange: ClosedRange<Int>
     /// Keep a PNG source as PNG when that is smaller than the chosen JPEG (screenshots,
     /// flat graphics). Otherwise every output is JPEG, alpha flattened on white.
@@ -26,7 +27,8 @@ public struct UploadBudgetOptions: Sendable, Hashable {
     /// below the best worst score (1 point at 0.2).
     public var worstDistortionSlack: Double
     /// The JPEG encoder: the perceptual one by default, which reaches a higher SSIMULACRA2 at
-    /// the same bytes; `.libjpegTurbo` reproduces the outputs of earlier releases.
+    /// the same bytes; `.libjpegTurbo` reproduces the outputs of earlier releases (and keeps
+    /// their luma SSIM floor in the search, see "Fitting photos into a budget").
     public var jpegEncoder: JPEGEncodingOptions.Encoder
     /// Luma quantization of the `.libjpegTurbo` encoder's outputs. `.ssimTuned` spends fewer
     /// bytes for the same SSIM than the standard table, and chroma is encoded as with the
