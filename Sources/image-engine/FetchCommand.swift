@@ -90,6 +90,9 @@ struct FetchCommand: AsyncParsableCommand {
             }
             return await group.reduce(into: [String: Result<Success, Failure>]()) { $0[$1.0] = $1.1 }
         }
+        // The disk cache writes after delivering: without waiting for it, a write still queued
+        // when the process exits is lost, and the next run downloads again.
+        await pipeline.flushDiskWrites()
         var failed = false
         for url in urls {
             switch results[url] {
