@@ -16,7 +16,8 @@ import ImageBudget
 // points whose score is in 50...85.
 //
 // Usage: jpeg-encoder-report [--sizes 640,1280] [--qualities 30,40,...] [--references DIR]
-//        [--jpegli DIR] [--tune name=value,...] DIR|FILE...
+//        [--jpegli DIR] [--tune name=value,...] [--repeat N] [--baseline] DIR|FILE...
+// --repeat N times each encode N times, one at a time, and reports the medians.
 // --references writes each resampled bitmap as NAME-SIZE.png (for jpegli_encode.py) and stops.
 
 var arguments = Array(CommandLine.arguments.dropFirst())
@@ -30,6 +31,9 @@ let qualities = (option("--qualities") ?? "30,40,50,60,65,70,75,80,85,90,95").sp
 let referencesDirectory = option("--references")
 let jpegliDirectory = option("--jpegli")
 let repeats = Int(option("--repeat") ?? "1") ?? 1
+// --baseline: sequential scans, as thumbnails are written by default (progressive otherwise).
+let progressive = !arguments.contains("--baseline")
+arguments.removeAll { $0 == "--baseline" }
 var tuning = PerceptualJPEGTuning.standard
 if let assignments = option("--tune") {
     for assignment in assignments.split(separator: ",") {
@@ -101,6 +105,7 @@ struct Context: Sendable {
     let jpegliDirectory: String?
     let results: Results
     let repeats: Int
+    let progressive: Bool
 
 func run(_ photoIndex: Int, size: Int) throws {
     let full = decoded[photoIndex]
@@ -118,7 +123,7 @@ func run(_ photoIndex: Int, size: Int) throws {
     var turbo: [Point] = [], perceptual: [Point] = [], jpegli: [Point] = []
     var turboTimes: [Double] = [], perceptualTimes: [Double] = []
     for quality in qualities {
-        let old = JPEGEncodingOptions(quality: quality, progressive: true, encoder: .libjpegTurbo)
+        let old = JPEGEncodingOptions(quality: quality, progressive: progressive, encoder: .libjpegTurbo)
         var oldData = Data(), newData = Data()
         for _ in 0..<repeats {
             let start = Measure.now()
@@ -126,7 +131,7 @@ func run(_ photoIndex: Int, size: Int) throws {
             turboTimes.append(Double(Measure.now() - start) / 1e6)
         }
         turbo.append(Point(quality: quality, bytes: oldData.count, score: try score(oldData)))
-        let new = JPEGEncodingOptions(quality: quality, progressive: true, encoder: .perceptual)
+        let new = JPEGEncodingOptions(quality: quality, progressive: progressive, encoder: .perceptual)
         for _ in 0..<repeats {
             let start = Measure.now()
             newData = try ImageEncoder.jpeg(bitmap, options: new, tuning: tuning)
@@ -145,7 +150,7 @@ func run(_ photoIndex: Int, size: Int) throws {
 }
 let context = Context(
     decoded: decoded, names: names, qualities: qualities, tuning: tuning, referencesDirectory: referencesDirectory,
-    jpegliDirectory: jpegliDirectory, results: results, repeats: repeats)
+    jpegliDirectory: jpegliDirectory, results: results, repeats: repeats, progressive: progressive)
 let jobList = jobs.map { (photos.firstIndex(of: $0.0)!, $0.1) }
 
 // Timed runs (--repeat > 1) go one at a time, so encoders do not share the cores.
