@@ -173,11 +173,20 @@ public enum ImageEncoder {
         status: iec_status, output: UnsafeMutablePointer<UInt8>?, length: Int,
         message: [CChar]
     ) throws(ImageCodecError) -> Data {
-        guard status == IEC_OK, let output else {
-            if status == IEC_OUT_OF_MEMORY { throw .outOfMemory }
-            let text = message.shimMessage
-            throw .encodingFailed(text)
-        }
+        try checkEncoder(status, message: message.shimMessage)
+        guard let output else { throw .encodingFailed(message.shimMessage) }
+        return adopt(output, length: length)
+    }
+
+    /// The error for an encoder's failed status: running out of memory, or the library's message.
+    static func checkEncoder(_ status: iec_status, message: @autoclosure () -> String) throws(ImageCodecError) {
+        guard status != IEC_OK else { return }
+        if status == IEC_OUT_OF_MEMORY { throw .outOfMemory }
+        throw .encodingFailed(message())
+    }
+
+    /// `Data` over an encoder's malloc'd output, without copying.
+    static func adopt(_ output: UnsafeMutablePointer<UInt8>, length: Int) -> Data {
         // The encoders grow their buffer by doubling, so up to half of it can be slack; a cache
         // holding thousands of thumbnails would keep that slack resident. Shrinking in place is
         // cheap (glibc splits the block) and, should it fail, the larger block is still valid.

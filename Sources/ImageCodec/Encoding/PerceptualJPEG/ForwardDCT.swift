@@ -20,29 +20,28 @@ enum ForwardDCT {
         return rows + columns
     }()
 
-    /// Transforms the block whose row y is `block[y]` (level-shifted samples) into `output`:
-    /// `output[u]` lane v is F(u, v), u the vertical frequency (natural order, row by row).
-    /// `block` is overwritten.
+    /// Transforms, in place, the block whose row y is `block[y]` (level-shifted samples):
+    /// afterwards `block[u]` lane v is F(u, v), u the vertical frequency (natural order, row by
+    /// row). `scratch` holds 8 vectors between the passes.
     @inline(__always)
     static func transform(
-        _ block: UnsafeMutablePointer<SIMD8<Float>>, into output: UnsafeMutablePointer<SIMD8<Float>>,
+        _ block: UnsafeMutablePointer<SIMD8<Float>>, scratch: UnsafeMutablePointer<SIMD8<Float>>,
         basis m: UnsafePointer<SIMD8<Float>>
     ) {
-        // Column pass: g[u] = Σ_y M[u][y] · f[y] (lanes: x), kept in `output`.
+        // Column pass: g[u] = Σ_y M[u][y] · f[y] (lanes: x), into `scratch`.
         for u in 0..<8 {
             let weights = m[u]
             var sum = weights[0] * block[0]
             for y in 1..<8 { sum += weights[y] * block[y] }
-            output[u] = sum
+            scratch[u] = sum
         }
-        // Row pass: F[u] = Σ_x g[u][x] · Mᵀ[x] (lanes: v).
+        // Row pass: F[u] = Σ_x g[u][x] · Mᵀ[x] (lanes: v), back into `block`.
         let transposed = m + 8
         for u in 0..<8 {
-            let row = output[u]
+            let row = scratch[u]
             var sum = row[0] * transposed[0]
             for x in 1..<8 { sum += row[x] * transposed[x] }
             block[u] = sum
         }
-        output.update(from: block, count: 8)
     }
 }

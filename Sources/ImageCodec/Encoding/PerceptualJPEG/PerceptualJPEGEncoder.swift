@@ -43,7 +43,7 @@ enum PerceptualJPEGEncoder {
             stripe.load(iMCURow: index)
             for row in 0..<vSamp {
                 let blockRow = index * vSamp + row
-                let tables = (quantization.lumaReciprocals, quantization.lumaDeadZone, quantization.lumaMaskedDeadZone)
+                let tables = (quantization.lumaReciprocals, quantization.flatDeadZone, quantization.lumaMaskedDeadZone)
                 try fill(encoder, component: 0, blockRow: blockRow, tables: tables) { blocks, block in
                     stripe.luma(row: row, block: block, into: blocks)
                     return field.strength(x: block, y: blockRow)
@@ -52,7 +52,7 @@ enum PerceptualJPEGEncoder {
             guard colour else { continue }
             stripe.downsampleChroma()
             for component in 1...2 {
-                let tables = (quantization.chromaReciprocals, quantization.chromaDeadZone, quantization.chromaMaskedDeadZone)
+                let tables = (quantization.chromaReciprocals, quantization.flatDeadZone, quantization.chromaMaskedDeadZone)
                 try fill(encoder, component: component, blockRow: index, tables: tables) { blocks, block in
                     stripe.chroma(component, block: block, into: blocks)
                     var sum: Float = 0
@@ -67,8 +67,7 @@ enum PerceptualJPEGEncoder {
         var length: UInt = 0
         try check(iec_jpeg_coefficient_encoder_finish(encoder, &output, &length), encoder)
         guard let output else { throw .outOfMemory }
-        let fitted = realloc(output, max(1, Int(length)))?.assumingMemoryBound(to: UInt8.self) ?? output
-        return Data(bytesNoCopy: fitted, count: Int(length), deallocator: .free)
+        return ImageEncoder.adopt(output, length: Int(length))
     }
 
     /// Transforms and quantizes every block of one block row of `component`: `load` puts block
@@ -88,12 +87,12 @@ enum PerceptualJPEGEncoder {
                 tables.1.withUnsafeBufferPointer { deadZone in
                     tables.2.withUnsafeBufferPointer { masked in
                         withUnsafeTemporaryAllocation(of: SIMD8<Float>.self, capacity: 16) { scratch in
-                            let samples = scratch.baseAddress!, transformed = samples + 8
+                            let samples = scratch.baseAddress!
                             for block in 0..<blocksWide {
                                 let strength = load(samples, block)
-                                ForwardDCT.transform(samples, into: transformed, basis: basis.baseAddress!)
+                                ForwardDCT.transform(samples, scratch: samples + 8, basis: basis.baseAddress!)
                                 PerceptualQuantization.quantize(
-                                    transformed, reciprocals: reciprocals.baseAddress!, deadZone: deadZone.baseAddress!,
+                                    samples, reciprocals: reciprocals.baseAddress!, deadZone: deadZone.baseAddress!,
                                     maskedDeadZone: masked.baseAddress!, strength: strength, into: row + block * 64)
                             }
                         }
@@ -104,9 +103,7 @@ enum PerceptualJPEGEncoder {
     }
 
     private static func check(_ status: iec_status, _ encoder: OpaquePointer) throws(ImageCodecError) {
-        guard status != IEC_OK else { return }
-        if status == IEC_OUT_OF_MEMORY { throw .outOfMemory }
-        throw .encodingFailed(String(cString: iec_jpeg_coefficient_encoder_message(encoder)).singleLine)
+        try ImageEncoder.checkEncoder(status, message: String(cString: iec_jpeg_coefficient_encoder_message(encoder)).singleLine)
     }
 }
 

@@ -12,9 +12,9 @@ struct PerceptualQuantization {
     let lumaReciprocals: [SIMD8<Float>]
     let chromaReciprocals: [SIMD8<Float>]
     /// Dead zone of a flat block and its growth with masking strength, same layout; DC's is 0.
-    let lumaDeadZone: [SIMD8<Float>]
+    /// One for every plane: a flat block's dead zone does not depend on the plane.
+    let flatDeadZone: [SIMD8<Float>]
     let lumaMaskedDeadZone: [SIMD8<Float>]
-    let chromaDeadZone: [SIMD8<Float>]
     let chromaMaskedDeadZone: [SIMD8<Float>]
 
     /// libjpeg's quality curve (jcparam.c): the percentage a quality scales a table by, so that a
@@ -44,13 +44,12 @@ struct PerceptualQuantization {
         chromaReciprocals = rows { 1 / Float(chromaSteps[$0]) }
         let maximumRadius = Float(98).squareRoot()
         func radius(_ index: Int) -> Float { Float((index / 8) * (index / 8) + (index % 8) * (index % 8)).squareRoot() }
-        lumaDeadZone = rows { $0 == 0 ? 0 : tuning.flatDeadZone }
+        flatDeadZone = rows { $0 == 0 ? 0 : tuning.flatDeadZone }
         lumaMaskedDeadZone = rows { index in
             index == 0
                 ? 0
                 : tuning.maskedDeadZoneLow + (tuning.maskedDeadZoneHigh - tuning.maskedDeadZoneLow) * radius(index) / maximumRadius
         }
-        chromaDeadZone = lumaDeadZone
         chromaMaskedDeadZone = rows { $0 == 0 ? 0 : tuning.chromaMaskedDeadZone }
     }
 
