@@ -173,14 +173,35 @@ extension ImagePipeline {
     /// meanwhile (invalidated) is not brought back (D-G).
     func refreshOriginal(_ data: Data, info: HTTPCacheInfo, confirmed: Validators, forKey key: String) {
         dataMemory?.replaceValue(CachedData(data: data, info: info), forKey: key, cost: data.count) { Validators($0.info) == confirmed }
+        refreshStored(forKey: key, holding: data.count, confirmed: confirmed, otherwise: .keep) { _ in (data, info.metadata) }
+    }
+
+    /// What a refresh does with a stored entry that is not the one a 304 confirmed.
+    enum UnconfirmedEntry {
+        /// A newer response's: it stays.
+        case keep
+        /// Made from another response than the one in memory (a thumbnail): it goes.
+        case remove
+    }
+
+    /// Queues the disk half of a compare-and-set after a 304: on the writer's queue, the entry
+    /// for `key` is read again and replaced by what `refreshed` makes of it only if its
+    /// validators are still `confirmed`; otherwise `otherwise` says what becomes of it. A
+    /// missing entry stays missing. `holding` is what `refreshed` keeps alive until then.
+    func refreshStored(
+        forKey key: String, holding bytes: Int, confirmed: Validators, otherwise: UnconfirmedEntry,
+        _ refreshed: @escaping @Sendable (DiskCacheEntry) -> (Data, DiskCacheMetadata)
+    ) {
         guard let diskQueue else { return }
         let (disk, recorder) = (diskQueue.disk, recorder)
-        diskQueue.store(forKey: key, holding: data.count) {
+        diskQueue.store(forKey: key, holding: bytes) {
             do throws(DiskCacheError) {
-                guard let entry = try disk.entry(forKey: key, allowingExpired: true),
-                    Validators(HTTPCacheInfo(entry.metadata)) == confirmed
-                else { return nil }
-                return (data, info.metadata)
+                guard let entry = try disk.entry(forKey: key, allowingExpired: true) else { return nil }
+                guard Validators(HTTPCacheInfo(entry.metadata)) == confirmed else {
+                    if otherwise == .remove { try disk.removeValue(forKey: key) }
+                    return nil
+                }
+                return refreshed(entry)
             } catch {
                 recorder.add(.diskErrors)
                 return nil

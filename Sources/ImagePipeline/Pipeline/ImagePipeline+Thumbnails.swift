@@ -63,22 +63,11 @@ extension ImagePipeline {
     /// of another (an older one, whose replacement's write was lost) is removed instead, never
     /// relabelled as fresh.
     func refreshThumbnail(for request: ImageRequest, info: HTTPCacheInfo, confirmed: Validators) {
-        guard let key = thumbnailKey(for: request), let diskQueue else { return }
-        let (disk, recorder) = (diskQueue.disk, recorder)
-        diskQueue.store(forKey: key, holding: 0) {
-            do throws(DiskCacheError) {
-                guard let entry = try disk.entry(forKey: key, allowingExpired: true) else { return nil }
-                guard Validators(HTTPCacheInfo(entry.metadata)) == confirmed else {
-                    try disk.removeValue(forKey: key)
-                    return nil
-                }
-                var metadata = info.metadata
-                metadata.contentType = entry.metadata.contentType
-                return (entry.data, metadata)
-            } catch {
-                recorder.add(.diskErrors)
-                return nil
-            }
+        guard let key = thumbnailKey(for: request) else { return }
+        refreshStored(forKey: key, holding: 0, confirmed: confirmed, otherwise: .remove) { entry in
+            var metadata = info.metadata
+            metadata.contentType = entry.metadata.contentType
+            return (entry.data, metadata)
         }
     }
 }
