@@ -35,26 +35,24 @@ let repeats = Int(option("--repeat") ?? "1") ?? 1
 let progressive = !arguments.contains("--baseline")
 arguments.removeAll { $0 == "--baseline" }
 var tuning = PerceptualJPEGTuning.standard
+/// The constants --tune may set, by name.
+let tuningConstants: [String: WritableKeyPath<PerceptualJPEGTuning, Float>] = [
+    "lumaDC": \.lumaDC, "lumaSlope": \.lumaSlope, "lumaPower": \.lumaPower, "chromaDC": \.chromaDC,
+    "chromaSlope": \.chromaSlope, "chromaPower": \.chromaPower, "activityLow": \.activityLow,
+    "activityHigh": \.activityHigh, "erosion": \.erosion, "flatDeadZone": \.flatDeadZone,
+    "maskedDeadZoneLow": \.maskedDeadZoneLow, "maskedDeadZoneHigh": \.maskedDeadZoneHigh,
+    "chromaMaskedDeadZone": \.chromaMaskedDeadZone,
+]
+func usageError(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("jpeg-encoder-report: \(message)\n".utf8))
+    exit(2)
+}
 if let assignments = option("--tune") {
     for assignment in assignments.split(separator: ",") {
         let parts = assignment.split(separator: "=")
-        guard parts.count == 2, let value = Float(parts[1]) else { fatalError("bad --tune \(assignment)") }
-        switch parts[0] {
-        case "lumaDC": tuning.lumaDC = value
-        case "lumaSlope": tuning.lumaSlope = value
-        case "lumaPower": tuning.lumaPower = value
-        case "chromaDC": tuning.chromaDC = value
-        case "chromaSlope": tuning.chromaSlope = value
-        case "chromaPower": tuning.chromaPower = value
-        case "activityLow": tuning.activityLow = value
-        case "activityHigh": tuning.activityHigh = value
-        case "erosion": tuning.erosion = value
-        case "flatDeadZone": tuning.flatDeadZone = value
-        case "maskedDeadZoneLow": tuning.maskedDeadZoneLow = value
-        case "maskedDeadZoneHigh": tuning.maskedDeadZoneHigh = value
-        case "chromaMaskedDeadZone": tuning.chromaMaskedDeadZone = value
-        default: fatalError("unknown tuning constant \(parts[0])")
-        }
+        guard parts.count == 2, let value = Float(parts[1]) else { usageError("--tune wants NAME=NUMBER, got \(assignment)") }
+        guard let constant = tuningConstants[String(parts[0])] else { usageError("unknown tuning constant \(parts[0]) (one of \(tuningConstants.keys.sorted().joined(separator: ", ")))") }
+        tuning[keyPath: constant] = value
     }
 }
 let photos = Photos.files(arguments)
