@@ -23,12 +23,12 @@ struct RefusedSourceTests {
         let harness = try await ServiceHarness.start()
         for url in Self.refusedURLs(port: counter.port) {
             for plain in [false, true] {
-                let started = ContinuousClock.now
+                // Refused before any connection attempt: the counter below sees none (a time
+                // bound here would only measure how busy the machine is).
                 let reply = try await harness.get(harness.path("w:10", url, plain: plain))
                 #expect(
                     reply.status == 404 && reply.text.hasPrefix("source not allowed: ") && reply.header("Cache-Control") == "no-store",
                     "\(url): \(reply.status) \(reply.text)")
-                #expect(ContinuousClock.now - started < .seconds(3), "\(url): refused before any connection attempt")
             }
         }
         try await Task.sleep(for: .milliseconds(100))
