@@ -1,4 +1,5 @@
 import Foundation
+import ImageCodec
 @testable import ImageService
 import Testing
 import TestSupport
@@ -82,6 +83,83 @@ struct CPUAdmissionTests {
         }
         #expect(await early.value == .failure(.cancelled))
         #expect(admission.snapshot.waiting == 0)
+    }
+
+    /// `admit(reserving:)` running in a task of its own.
+    private struct Admitting {
+        let task: Task<Result<Bool, CPUAdmission.Refusal>, Never>
+        let ended: Recorder
+
+        init(_ admission: CPUAdmission, _ bytes: Int) {
+            let ended = Recorder()
+            self.ended = ended
+            task = Task {
+                defer { ended.append("ended") }
+                do throws(CPUAdmission.Refusal) { try await admission.admit(reserving: bytes) } catch { return .failure(error) }
+                return .success(true)
+            }
+        }
+
+        /// How it ended; one that has not ended by the hang guard is cancelled (and so answers
+        /// `.cancelled`): a waiter stranded by a bug fails the test instead of hanging it.
+        var outcome: Result<Bool, CPUAdmission.Refusal> {
+            get async {
+                if !(await pollUntil { !ended.names.isEmpty }) { task.cancel() }
+                return await task.value
+            }
+        }
+    }
+
+    @Test("a render whose bytes do not fit waits while another runs, and is admitted with them when that one ends")
+    func waitsForMemory() async throws {
+        let memory = MemoryBudget(capacity: 100)
+        let admission = CPUAdmission(workers: 2, queueLimit: 4, memory: memory)
+        try await admission.admit(reserving: 80)
+        // A worker is free, the memory is not: it waits instead of being refused.
+        let second = Admitting(admission, 50)
+        #expect(await pollUntil { admission.snapshot.waiting == 1 || !second.ended.names.isEmpty })
+        #expect(admission.snapshot == .init(busy: 1, waiting: 1) && memory.bytesInUse == 80)
+        admission.release(reserved: 80)
+        #expect(await second.outcome == .success(true))
+        #expect(admission.snapshot == .init(busy: 1, waiting: 0) && memory.bytesInUse == 50)
+        admission.release(reserved: 50)
+        #expect(memory.bytesInUse == 0)
+    }
+
+    @Test("with no render running, one whose bytes do not fit is refused at once: only a running render frees memory for it")
+    func memoryFullWithNothingRunning() async throws {
+        let memory = MemoryBudget(capacity: 100)
+        let admission = CPUAdmission(workers: 2, queueLimit: 4, memory: memory)
+        // Sources hold the budget; nothing this queue admits would give it back.
+        #expect(memory.reserve(60))
+        #expect(await Admitting(admission, 50).outcome == .failure(.memoryFull))
+        #expect(admission.snapshot.waiting == 0)
+        // The last running render ends and the head still does not fit: refused, not stranded.
+        try await admission.admit(reserving: 30)
+        let stranded = Admitting(admission, 50)
+        #expect(await pollUntil { admission.snapshot.waiting == 1 })
+        admission.release(reserved: 30)
+        #expect(await stranded.outcome == .failure(.memoryFull))
+        #expect(admission.snapshot == .init(busy: 0, waiting: 0) && memory.bytesInUse == 60)
+    }
+
+    @Test("first come, first served for memory too; a waiter that leaves lets the one behind it in")
+    func memoryOrder() async throws {
+        let memory = MemoryBudget(capacity: 100)
+        let admission = CPUAdmission(workers: 3, queueLimit: 4, memory: memory)
+        try await admission.admit(reserving: 80)
+        let large = Admitting(admission, 50)
+        #expect(await pollUntil { admission.snapshot.waiting == 1 })
+        // It would fit, but it came later: it does not pass the large one by (no starvation).
+        let small = Admitting(admission, 10)
+        #expect(await pollUntil { admission.snapshot.waiting == 2 })
+        large.task.cancel()
+        #expect(await large.outcome == .failure(.cancelled))
+        #expect(await small.outcome == .success(true))
+        #expect(admission.snapshot == .init(busy: 2, waiting: 0) && memory.bytesInUse == 90)
+        admission.release(reserved: 10)
+        admission.release(reserved: 80)
+        #expect(memory.bytesInUse == 0)
     }
 
     @Test("downloads: per host and in all, waiters from a busy host do not hold back another host, the queue is bounded")

@@ -22,7 +22,13 @@ struct ServiceDownloadTests {
             server.serve("/grey.jpg", .init(data: try SmallPhotos.data("grey.jpg")))
             others.append(server)
         }
-        let harness = try await ServiceHarness.start { $0.sourcePolicy.allowsPrivateAddresses = true }
+        let harness = try await ServiceHarness.start {
+            $0.sourcePolicy.allowsPrivateAddresses = true
+            // The slow request waits for all 40 others: on a busy machine longer than the
+            // default deadlines, which are not what this test is about.
+            $0.requestTimeout = 120
+            $0.downloadTimeout = 120
+        }
         harness.origin.serve("/slow.jpg", .init(data: try SmallPhotos.data("kite.jpg")))
         harness.origin.hold("/slow.jpg")
         let slow = Task { try await harness.get(harness.path("w:50", harness.source("slow.jpg"))) }
@@ -85,6 +91,37 @@ struct ServiceDownloadTests {
         #expect(idle["image_engine_workers_busy"] == 0 && idle["image_engine_queue_length"] == 0)
         // What stays held is the sources the pipeline's memory cache keeps.
         #expect((idle["image_engine_memory_bytes"] ?? .infinity) <= Double(harness.service.configuration.sourceMemoryLimit))
+        await harness.stop()
+    }
+
+    @Test("downloads from many hosts, each with room: beyond the ones running and the loader's queue, 429 at once")
+    func downloadQueueAcrossHosts() async throws {
+        let harness = try await ServiceHarness.start(resolver: TestResolver()) {
+            $0.maximumConcurrentDownloads = 4
+            $0.downloadQueueLimit = 4
+        }
+        let port = harness.origin.port
+        let photo = try SmallPhotos.data("grey.jpg")
+        for index in 0...8 {
+            harness.origin.serve("/held-\(index).jpg", .init(data: photo))
+            harness.origin.hold("/held-\(index).jpg")
+        }
+        // One host each: no per-host bound holds any back, only the global one and the queue.
+        let held = (0..<8).map { index in
+            Task { try await harness.get(harness.path("w:30", "http://host-\(index).test:\(port)/held-\(index).jpg")) }
+        }
+        #expect(await pollUntil { harness.service.loader.admission.snapshot == .init(running: 4, waiting: 4) })
+        let gauges = try await harness.metricSamples()
+        #expect(gauges["image_engine_downloads_in_progress"] == 4 && gauges["image_engine_download_queue_length"] == 4)
+        // No other queue in front of the loader's holds the next one without bound.
+        let refused = try await harness.get(harness.path("w:30", "http://host-8.test:\(port)/held-8.jpg"))
+        #expect(refused.status == 429 && refused.header("Retry-After") == "1", "\(refused.status) \(refused.text)")
+        #expect(harness.origin.requests("/held-8.jpg") == 0)
+        for index in 0...8 { harness.origin.release("/held-\(index).jpg") }
+        for task in held {
+            let reply = try await task.value
+            #expect(reply.status == 200, "\(reply.status) \(reply.text)")
+        }
         await harness.stop()
     }
 

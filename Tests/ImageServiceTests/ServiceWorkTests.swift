@@ -194,6 +194,28 @@ struct ServiceWorkTests {
         await harness.stop()
     }
 
+    @Test("a render that does not fit the memory budget beside a running one waits its turn instead of a 429")
+    func renderWaitsForMemory() async throws {
+        let gate = Gate()
+        let harness = try await ServiceHarness.start(gate: gate) {
+            $0.workers = 2
+            $0.memoryBudget = 10 << 20
+        }
+        // 700² in WebP: about 6.2 MB planned (decode and encoder), so one fits in 10 MiB and two do not.
+        let options = "rs:fit:700:700/el:1/f:webp"
+        let first = Task { try await harness.get(harness.path(options, harness.source("kite.jpg"))) }
+        #expect(await gate.waitForArrivals(1))
+        #expect(harness.service.memory.bytesInUse > 5 << 20, "the premise: a second render does not fit beside the first")
+        let second = Task { try await harness.get(harness.path(options, harness.source("ladybird.jpg"))) }
+        #expect(await pollUntil { harness.service.admission.snapshot.waiting == 1 })
+        #expect(harness.service.admission.snapshot == .init(busy: 1, waiting: 1), "a worker is free: it waits for memory")
+        gate.open()
+        let replies = [try await first.value, try await second.value]
+        #expect(replies.map(\.status) == [200, 200], "\(replies.map(\.text))")
+        #expect(harness.service.statistics.decodes == 2 && harness.service.memory.bytesInUse < 1 << 20)
+        await harness.stop()
+    }
+
     @Test("a client that disconnects while its render holds a worker: the decode is skipped and the worker freed")
     func disconnectWhileAdmitted() async throws {
         let gate = Gate()

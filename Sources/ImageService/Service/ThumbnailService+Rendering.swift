@@ -45,25 +45,27 @@ extension ThumbnailService {
         if input.format == .webp || input.format == .avif, outputPixels > Self.maximumLossyOutputPixels {
             return .failure(.outputTooLarge(width: plan.width, height: plan.height, format: input.format.rawValue))
         }
-        // The decode's planned memory and the encoder's, reserved before the render waits for a
-        // worker (so a worker never waits for memory), or refused at once: what sources,
-        // decodes and encodes hold never passes --max-memory.
+        // The decode's planned memory and the encoder's, reserved as the render is admitted (so
+        // a worker never waits for memory): what sources, decodes and encodes hold never passes
+        // --max-memory, and a render that does not fit yet waits its turn while others run.
         let channels = input.header.hasAlpha ? 4 : 3
         let encoding = ImageEncoder.plannedBytes(width: plan.width, height: plan.height, channels: channels, format: input.format.codecFormat)
         let (needed, overflow) = plan.memoryBytes.addingReportingOverflow(encoding)
         guard !overflow, needed <= memory.capacity else { return .failure(.needsMoreMemory(overflow ? .max : needed, budget: memory.capacity)) }
-        guard memory.reserve(needed) else { return .failure(.memoryFull) }
-        defer { memory.release(needed) }
         let queued = ContinuousClock.now
         do {
-            try await admission.admit()
+            try await admission.admit(reserving: needed)
         } catch {
-            return .failure(error == .queueFull ? .queueFull : .cancelled)
+            switch error {
+            case .queueFull: return .failure(.queueFull)
+            case .memoryFull: return .failure(.memoryFull)
+            case .cancelled: return .failure(.cancelled)
+            }
         }
         let queue = (ContinuousClock.now - queued).milliseconds
         await whileAdmitted?()
         guard !Task.isCancelled else {
-            admission.release()
+            admission.release(reserved: needed)
             return .failure(.cancelled)
         }
         counters.addDecode()
@@ -89,7 +91,7 @@ extension ThumbnailService {
                     })
             }
         }
-        admission.release()
+        admission.release(reserved: needed)
         switch outcome {
         case .success(let (data, decode, encode)):
             let timing = PhaseTiming(queue: queue, download: input.download, decode: decode, encode: encode)

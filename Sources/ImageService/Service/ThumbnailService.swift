@@ -17,9 +17,9 @@ import Synchronization
 /// A request goes: signature (403) → options (400) → expiry (410) → source policy (404) →
 /// result cache (memory, then disk: served without touching the source) → source, through the
 /// pipeline (its memory and disk caches, coalescing, the guarded fetcher) → `If-None-Match`
-/// (304 without decoding) → one coalesced render per identical request: a worker slot within
-/// the memory budget (429 when the queue is full), decode at the DCT-scaled size with the crop
-/// taken while decoding, encode → result cache.
+/// (304 without decoding) → one coalesced render per identical request: a worker slot with the
+/// render's memory reserved (waiting in the queue for both; 429 when it is full), decode at the
+/// DCT-scaled size with the crop taken while decoding, encode → result cache.
 ///
 /// ```swift
 /// let service = try ThumbnailService(configuration: .init(keys: [key]))
@@ -104,16 +104,17 @@ public final class ThumbnailService: Sendable {
         pipeline = ImagePipeline(
             configuration: ImagePipeline.Configuration(
                 dataLoader: loader, strategy: .encodedResponse, memoryCacheLimit: configuration.sourceMemoryLimit, diskCache: sourceDisk,
-                // The loader admits downloads (in flight, per host, its bounded queue): the
-                // pipeline passes on every one that bound leaves room for.
-                maximumConcurrentDownloads: configuration.maximumConcurrentDownloads + configuration.downloadQueueLimit,
+                // The loader admits downloads (in flight, per host, its bounded queue, gauged):
+                // it is the one queue. A second one here would hold, without bound or gauge,
+                // whatever the loader's queue would have refused with 429.
+                maximumConcurrentDownloads: .max,
                 // The service answers many clients: a shared cache (no `private`, `s-maxage`).
                 isSharedCache: true, maximumResponseSize: configuration.maxSourceBytes,
                 decodingLimits: limits))
         results = ResultCache(
             memoryLimit: configuration.resultMemoryLimit, disk: resultDisk, lifetime: TimeInterval(configuration.timeToLive),
             onDiskError: { metrics.diskErrors.increment() })
-        admission = CPUAdmission(workers: configuration.workers, queueLimit: configuration.queueLimit) { snapshot in
+        admission = CPUAdmission(workers: configuration.workers, queueLimit: configuration.queueLimit, memory: memory) { snapshot in
             metrics.workersBusy.set(snapshot.busy)
             metrics.queued.set(snapshot.waiting)
         }
