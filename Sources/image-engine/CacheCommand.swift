@@ -3,7 +3,7 @@ import Foundation
 import ImageCache
 import ImageCodec
 
-/// `image-engine cache --dir DIR [--size-limit BYTES] <put|put-dir|get|stats|verify|clear>`.
+/// `image-engine cache --dir DIR [--size-limit SIZE] <put|put-dir|get|stats|verify|clear>`.
 struct CacheCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cache",
@@ -28,15 +28,14 @@ struct CacheCommand: ParsableCommand {
     var dir: String?
 
     @Option(
-        name: .long,
+        name: .customLong("size-limit"),
         help: ArgumentHelp(
-            "New size limit for the directory, in bytes (put, put-dir and clear). Default: the directory's recorded limit, 256 MiB for a new one.",
-            valueName: "bytes"))
-    var sizeLimit: Int?
+            "New size limit for the directory (put, put-dir and clear): 100MB, 256MiB, 1GB or bytes. Default: the directory's recorded limit, 256 MiB for a new one.",
+            valueName: "size"))
+    var sizeLimitArgument: ByteCount?
 
-    func validate() throws {
-        if let sizeLimit, sizeLimit < 1 { throw ValidationError("--size-limit must be a positive number of bytes") }
-    }
+    /// The limit in bytes; at least one (`ByteCount` refuses less).
+    var sizeLimit: Int? { sizeLimitArgument?.bytes }
 
     var directory: URL { URL(fileURLWithPath: dir ?? ".", isDirectory: true) }
 
@@ -48,7 +47,7 @@ struct CacheCommand: ParsableCommand {
 
     /// The usage line of a subcommand, with the parent's options it needs.
     static func usage(_ subcommand: String) -> String {
-        "image-engine cache --dir <dir> [--size-limit <bytes>] \(subcommand)"
+        "image-engine cache --dir <dir> [--size-limit <size>] \(subcommand)"
     }
 
     /// Opens the cache for a command that writes: a `--size-limit` is recorded and applied.

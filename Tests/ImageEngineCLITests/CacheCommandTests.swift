@@ -40,7 +40,7 @@ struct CacheCommandTests {
         #expect(stats["count"] == 10 && stats["sizeLimit"] == 256 << 20)
     }
 
-    @Test("a put rejected for --size-limit changes nothing; an accepted one records the new limit")
+    @Test("a put rejected for --size-limit changes nothing; an accepted one (given as 25KB) records the new limit")
     func rejectedPutChangesNothing() async throws {
         let filled = try await Filled()
         let before = try await filled.stats()
@@ -50,7 +50,7 @@ struct CacheCommandTests {
         #expect(rejected.status == 1 && rejected.stderr.contains("exceeds the cache size limit of 10 bytes"))
         #expect(try await filled.stats() == before)
         let accepted = try await CLIRunner.run([
-            "cache", "--dir", filled.cache, "--size-limit", "25000", "put", "small", filled.source.appendingPathComponent("f0").path
+            "cache", "--dir", filled.cache, "--size-limit", "25KB", "put", "small", filled.source.appendingPathComponent("f0").path
         ])
         #expect(accepted.status == 0)
         let after = try await filled.stats()
