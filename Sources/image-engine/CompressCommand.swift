@@ -24,7 +24,7 @@ struct CompressCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("JPEG or PNG files (one product's photos).", valueName: "file"))
+    @Argument(help: ArgumentHelp("JPEG, PNG, WebP, HEIC or AVIF files (one product's photos).", valueName: "file"))
     var files: [String]
 
     @Option(name: .long, help: ArgumentHelp("Directory for the outputs (created if missing).", valueName: "dir"))

@@ -22,7 +22,7 @@ struct FetchCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("http or https URLs of JPEG or PNG images.", valueName: "url"))
+    @Argument(help: ArgumentHelp("http or https URLs of JPEG, PNG, WebP, HEIC or AVIF images.", valueName: "url"))
     var urls: [String]
 
     @Option(name: .long, help: ArgumentHelp("Directory for the images (created if missing).", valueName: "dir"))

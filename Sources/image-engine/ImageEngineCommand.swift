@@ -6,7 +6,7 @@ import Foundation
 struct ImageEngineCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "image-engine",
-        abstract: "Decode, downsample and encode JPEG and PNG images.",
+        abstract: "Decode JPEG, PNG, WebP, HEIC and AVIF at the size shown; encode JPEG, PNG, WebP and AVIF.",
         discussion: """
             Errors: one line on stderr naming the file or option, or, where a command prints JSON, \
             one JSON record on stdout (see each command's help). Exit status: 0 success, 1 an \

@@ -18,7 +18,7 @@ struct InspectCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("JPEG or PNG files.", valueName: "file"))
+    @Argument(help: ArgumentHelp("JPEG, PNG, WebP, HEIC or AVIF files.", valueName: "file"))
     var files: [String]
 
     struct Report: Encodable {

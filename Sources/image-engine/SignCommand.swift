@@ -24,7 +24,7 @@ struct SignCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Processing options, '/'-separated (rs:fill:400:400/g:no/q:80).", valueName: "options"))
     var options: String
 
-    @Option(name: .long, help: ArgumentHelp("Output format extension (jpg, png).", valueName: "ext"))
+    @Option(name: .long, help: ArgumentHelp("Output format extension (jpg, png, webp, avif); none lets serve choose.", valueName: "ext"))
     var ext: String?
 
     @Flag(name: .long, help: "Put the source percent-encoded after /plain/ instead of base64url.")

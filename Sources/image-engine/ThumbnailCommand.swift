@@ -21,7 +21,7 @@ struct ThumbnailCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("JPEG or PNG files.", valueName: "file"))
+    @Argument(help: ArgumentHelp("JPEG, PNG, WebP, HEIC or AVIF files.", valueName: "file"))
     var files: [String]
 
     @Option(name: .long, help: ArgumentHelp("Directory for the thumbnails (created if missing).", valueName: "dir"))

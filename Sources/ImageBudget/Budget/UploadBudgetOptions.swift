@@ -59,9 +59,9 @@ public struct UploadBudgetOptions: Sendable, Hashable {
 
 /// One image to upload: a file, or bytes with a name.
 public enum UploadSource: Sendable, Hashable {
-    /// A JPEG or PNG file, read when the set is compressed.
+    /// A JPEG, PNG, WebP, HEIC or AVIF file, read when the set is compressed.
     case file(URL)
-    /// JPEG or PNG bytes already in memory; `name` stands in for a file name.
+    /// JPEG, PNG, WebP, HEIC or AVIF bytes already in memory; `name` stands in for a file name.
     case data(Data, name: String)
 
     /// What results and errors call this source: the file's last path component, or the name

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Decodes JPEG and PNG data into upright, optionally downsampled 8-bit bitmaps.
+/// Decodes JPEG, PNG, WebP, HEIC and AVIF data into upright, optionally downsampled 8-bit bitmaps.
 ///
 /// A value type holding only its options: it has no mutable state, so one decoder can be used
 /// from any number of tasks at once.

@@ -1,6 +1,6 @@
-/// What the header of a JPEG or PNG says, read without decoding any pixels.
+/// What the header of a JPEG, PNG, WebP, HEIC or AVIF says, read without decoding any pixels.
 public struct ImageHeader: Sendable, Hashable {
-    /// JPEG or PNG.
+    /// JPEG, PNG, WebP, HEIC or AVIF.
     public var format: ImageFormat
     /// Stored width, before orientation is applied.
     public var width: Int

@@ -18,7 +18,7 @@ import ImageCodec
 ///   stale ones revalidated with `If-None-Match`/`If-Modified-Since` (a 304 updates the stored
 ///   headers), `no-store` and `Vary: *` kept nowhere, `Vary` honoured.
 /// - Nothing half-downloaded is cached; downloaded bytes are kept once their header checks out
-///   (a JPEG or PNG within the decoding limits) and dropped again if they do not decode.
+///   (a JPEG, PNG, WebP, HEIC or AVIF within the decoding limits) and dropped again if they do not decode.
 /// - Disk reads and writes, and encoding stored thumbnails, run on the pipeline's own threads;
 ///   writes happen after the result is delivered.
 ///
@@ -91,7 +91,7 @@ public final class ImagePipeline: Sendable {
 
     /// Loads the image's original bytes, through the same caches and coalesced with every other
     /// request for the URL, for callers that decode themselves (`resize` is ignored). The bytes
-    /// are a JPEG or PNG whose header is within the decoding limits; a caller that then finds
+    /// are a JPEG, PNG, WebP, HEIC or AVIF whose header is within the decoding limits; a caller that then finds
     /// them undecodable should `removeCachedData(for:)`.
     public nonisolated(nonsending) func data(for request: ImageRequest) async throws(ImagePipelineError) -> DataResponse {
         try Task.checkCancellation(or: ImagePipelineError.cancelled)

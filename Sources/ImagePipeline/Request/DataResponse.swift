@@ -5,7 +5,7 @@ import ImageCodec
 /// memory, disk and network layers, coalesced with every other request for the URL), for
 /// callers that decode themselves: a thumbnail service admitting its own CPU work, say.
 public struct DataResponse: Sendable, Equatable {
-    /// The bytes with their header read once (a JPEG or PNG within the pipeline's decoding
+    /// The bytes with their header read once (a JPEG, PNG, WebP, HEIC or AVIF within the pipeline's decoding
     /// limits): plan and decode from it instead of reading the header again.
     public var image: ImageSource
     /// The bytes as the server sent them.
