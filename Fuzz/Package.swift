@@ -1,4 +1,4 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.2
 // Coverage-guided fuzz targets (libFuzzer), in a package of their own so the main build and
 // `swift test` never compile them. Built and run by scripts/fuzz.sh with -sanitize=fuzzer,address.
 import Foundation

@@ -4,7 +4,7 @@
 # Swift itself must already be installed (https://www.swift.org/install/linux/).
 set -euo pipefail
 
-packages=(pkg-config libjpeg62-turbo-dev libpng-dev liblcms2-dev libwebp-dev libheif-dev)
+packages=(pkg-config libjpeg-dev libpng-dev liblcms2-dev libwebp-dev libheif-dev)
 if [[ "${1:-}" == "--tests" ]]; then
     # transicc: Little CMS' own converter, the reference the colour-management tests check against.
     packages+=(liblcms2-utils)
@@ -33,7 +33,7 @@ if (( ${#missing[@]} > 0 )); then
 fi
 
 if ! command -v swift >/dev/null 2>&1; then
-    echo "swift is not on PATH: install a Swift 6.1+ toolchain first (https://www.swift.org/install/linux/)" >&2
+    echo "swift is not on PATH: install a Swift 6.2+ toolchain first (https://www.swift.org/install/linux/)" >&2
     exit 1
 fi
 pkg-config --exists libjpeg libpng lcms2 libwebp libheif || { echo "pkg-config cannot find libjpeg, libpng, lcms2, libwebp and libheif" >&2; exit 1; }
