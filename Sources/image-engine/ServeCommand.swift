@@ -17,8 +17,9 @@ struct ServeCommand: AsyncParsableCommand {
             /SIGNATURE/OPTIONS/BASE64URL-SOURCE[.EXT], signed with HMAC-SHA256 over salt + path \
             (see 'image-engine sign'). Keys come from IMAGE_ENGINE_KEY and IMAGE_ENGINE_SALT (hex; \
             comma-separated pairs rotate keys); without them serve refuses to start unless --unsafe. \
-            GET /health is 200 while the process runs; GET /ready is 503 while the queue is full or \
-            the server drains. SIGTERM or SIGINT drains: in-flight requests finish within \
+            GET /health is 200 while the process runs; GET /ready is 503 while a queue is full, the \
+            memory budget is nearly full, or the server drains. Every flag, its default and what it \
+            protects: the "Configuring the service" article. SIGTERM or SIGINT drains: in-flight requests finish within \
             --shutdown-timeout, then the exit status is 0. One log line per request on stdout. Exit \
             status 1 when an address cannot be bound or the cache cannot be opened, 64 for a usage mistake.
 

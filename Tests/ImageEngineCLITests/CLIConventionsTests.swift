@@ -20,6 +20,21 @@ struct CLIConventionsTests {
         return ([lines[start]] + rest).joined(separator: " ")
     }
 
+    @Test("every serve flag and environment variable is in the configuration reference, and it names no flag serve lacks")
+    func serveConfigurationReference() async throws {
+        let help = try await CLIRunner.run(["serve", "--help"])
+        #expect(help.status == 0)
+        let flags = Set(help.stdout.matches(of: /^  (--[a-z-]+)/.anchorsMatchLineEndings()).map { String($0.output.1) })
+        #expect(flags.count > 25 && flags.contains("--bind"), "\(flags)")
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let article = try String(
+            contentsOf: root.appendingPathComponent("Sources/ImageService/Documentation.docc/ConfiguringTheService.md"), encoding: .utf8)
+        let documented = Set(article.matches(of: /\| `(--[a-z-]+)/).map { String($0.output.1) })
+        #expect(flags.subtracting(["--help", "--version"]).subtracting(documented).isEmpty, "not documented: \(flags.subtracting(documented))")
+        #expect(documented.subtracting(flags).isEmpty, "documented but not a flag: \(documented.subtracting(flags))")
+        for variable in ["IMAGE_ENGINE_KEY", "IMAGE_ENGINE_SALT", "IMAGE_ENGINE_SIGNATURE_SIZE"] { #expect(article.contains("`\(variable)`")) }
+    }
+
     @Test("help shows defaults as a user types them, once each, and describes every argument")
     func help() async throws {
         let compress = try await CLIRunner.run(["compress", "--help"])
