@@ -2,8 +2,9 @@
 # The cache-strategy benchmark in one command: installs what is missing (the engine's C
 # libraries; matplotlib from PyPI for the charts), builds in release, starts the loopback image
 # server, runs every strategy on the same scrolled grid, and writes Benchmarks/Results/
-# strategies.md, strategies.json and strategies-*.png. About 15 minutes on 2 cores with the
-# default 3 repetitions; --quick (128 MiB only, one repetition) takes about 3.
+# strategies.md, strategies.json and strategies-*.png. About 23 minutes on 2 cores with the
+# default 3 repetitions (the committed results took 1315 s); --quick (128 MiB only, one
+# repetition) about 8.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 scripts/install-dependencies.sh
