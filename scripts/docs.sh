@@ -26,7 +26,7 @@ for module in $modules; do
     docc convert "Sources/$module/Documentation.docc" --additional-symbol-graph-dir "$work/$module" \
         --fallback-display-name "$module" --fallback-bundle-identifier "image-engine.$module" \
         --transform-for-static-hosting --hosting-base-path "$module" --output-dir "out/docs/$module" >/dev/null
-    abstract=$(sed -n '3,/^$/p' "Sources/$module/Documentation.docc/$module.md" | tr '\n' ' ' | sed 's/``//g; s/  */ /g; s/ $//')
+    abstract=$(sed -n '3,/^$/p' "Sources/$module/Documentation.docc/$module.md" | tr '\n' ' ' | sed 's/``//g; s/`\([^`]*\)`/<code>\1<\/code>/g; s/  */ /g; s/ $//')
     links+="<li><a href=\"$module/documentation/$lower/\">$module</a> — ${abstract}</li>"$'\n'
     echo "out/docs/$module/documentation/$lower/index.html" >&2
 done
