@@ -10,7 +10,8 @@ import NIOHTTPTypes
 /// while a request waits for its answer, the watcher writes a `103 Early Hints` interim
 /// response, which HTTP/1.1 clients must read past: a half-closed client reads it and goes on
 /// waiting for its answer; a gone one makes its kernel reset the connection, which closes the
-/// channel — and only that cancels the request's work.
+/// channel — and only that cancels the request's work. An HTTP/1.0 client is never probed
+/// (RFC 9110 forbids 1xx answers to it): its request runs on to its answer or its deadline.
 ///
 /// It also bounds what any request may send after its head — the service reads no bodies: body
 /// bytes beyond `maximumIgnoredBody` are dropped unread (the answer still goes out, then the
@@ -47,6 +48,15 @@ final class DisconnectWatcher: ChannelDuplexHandler, RemovableChannelHandler {
     /// closes after the answer.
     private var cutShort = false
     private var probed = false
+    /// Where the request heads' HTTP version is read (`RequestVersionSniffer`).
+    private let version = RequestVersionSniffer()
+    /// The request being answered came as HTTP/1.0.
+    private var answeringHTTP10 = false
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        // Behind the decoder, ahead of the codec that drops the version.
+        _ = RequestVersionSniffer.install(version, in: context.pipeline.syncOperations)
+    }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let part = unwrapInboundIn(data)
@@ -60,6 +70,7 @@ final class DisconnectWatcher: ChannelDuplexHandler, RemovableChannelHandler {
         case .head(let request):
             awaitingAnswers += 1
             ignoredBody = 0
+            answeringHTTP10 = version.lastHeadIsHTTP10
             let length = request.headerFields[.contentLength].flatMap { Int($0) } ?? 0
             requestHadBody = length > 0 || request.headerFields[.transferEncoding] != nil
         case .body(let bytes):
@@ -102,7 +113,7 @@ final class DisconnectWatcher: ChannelDuplexHandler, RemovableChannelHandler {
             context.close(promise: nil)
             return
         }
-        if let event = event as? ChannelEvent, event == .inputClosed, awaitingAnswers > 0, !probed {
+        if let event = event as? ChannelEvent, event == .inputClosed, awaitingAnswers > 0, !probed, !answeringHTTP10 {
             // Half-closed or gone: ask the connection (see the type's comment).
             probed = true
             context.writeAndFlush(wrapOutboundOut(.head(HTTPResponse(status: .earlyHints))), promise: nil)
