@@ -56,6 +56,35 @@ struct ServiceObservabilityTests {
         await harness.stop()
     }
 
+    @Test("failed source fetches are counted by reason: refused addresses apart from origin and network failures")
+    func sourceFailures() async throws {
+        let harness = try await ServiceHarness.start { $0.downloadTimeout = 1 }
+        harness.origin.setFault("/redirected.jpg", .redirect(location: "http://169.254.169.254/latest/meta-data/"))
+        harness.origin.setFault("/broken.jpg", .status(500))
+        harness.origin.setFault("/missing.jpg", .status(404))
+        harness.origin.setFault("/reset.jpg", .connectionReset)
+        harness.origin.setFault("/stalled.jpg", .stall(.seconds(5)))
+        let statuses = [
+            try await harness.get(harness.path("w:10", harness.source("redirected.jpg"))).status,
+            try await harness.get(harness.path("w:10", harness.source("broken.jpg"))).status,
+            try await harness.get(harness.path("w:10", harness.source("missing.jpg"))).status,
+            try await harness.get(harness.path("w:10", harness.source("reset.jpg"))).status,
+            try await harness.get(harness.path("w:10", harness.source("stalled.jpg"))).status,
+            try await harness.get(harness.path("w:10", harness.source("kite.jpg"))).status
+        ]
+        #expect(statuses == [404, 502, 404, 502, 504, 200])
+        let samples = try await harness.metricSamples()
+        let counted = samples.filter { $0.key.hasPrefix("image_engine_source_failures_total") }
+        #expect(
+            counted == [
+                "image_engine_source_failures_total{reason=\"refused\"}": 1,
+                "image_engine_source_failures_total{reason=\"origin_status\"}": 2,
+                "image_engine_source_failures_total{reason=\"transfer\"}": 1,
+                "image_engine_source_failures_total{reason=\"timeout\"}": 1
+            ], "\(counted)")
+        await harness.stop()
+    }
+
     @Test("one JSON log line per request: method, path, status, bytes, milliseconds, cache layer")
     func requestLog() async throws {
         let harness = try await ServiceHarness.start()

@@ -87,3 +87,22 @@ public struct ServiceError: Error, Sendable, Hashable {
         }
     }
 }
+
+extension ServiceError {
+    /// Why a request's source could not be had, as `image_engine_source_failures_total` labels
+    /// it: refusals (the policy's, or the service's own back-pressure) apart from failures of
+    /// the origin or the network. Nil for a cancelled fetch and for a source that arrived but is
+    /// not a usable image (the render's failure, not the fetch's).
+    static func sourceFailureReason(_ error: ImagePipelineError) -> String? {
+        switch error {
+        case .cancelled, .network(.cancelled): nil
+        case .network(.notPermitted): "refused"
+        case .network(.overloaded): "overloaded"
+        case .network(.timedOut): "timeout"
+        case .network(.bodyTooLarge), .tooLarge: "too_large"
+        case .badStatus: "origin_status"
+        case .network, .notCached: "transfer"
+        case .notAnImage, .decodingFailed, .invalidRequest: nil
+        }
+    }
+}

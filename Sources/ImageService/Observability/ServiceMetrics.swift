@@ -11,6 +11,7 @@ final class ServiceMetrics: @unchecked Sendable {
     private let lock = Lock()
     private var requestCounters: [Int: Counter] = [:]
     private var layerCounters: [String: Counter] = [:]
+    private var sourceFailureCounters: [String: Counter] = [:]
 
     private let requestDuration: Metrics.Timer
     private let queueDuration: Metrics.Timer
@@ -69,6 +70,17 @@ final class ServiceMetrics: @unchecked Sendable {
         }
         counter.increment()
         requestDuration.record(duration: duration)
+    }
+
+    /// A request whose source fetch failed, by `ServiceError.sourceFailureReason`.
+    func recordSourceFailure(reason: String) {
+        let counter = lock.withLock { () -> Counter in
+            if let counter = sourceFailureCounters[reason] { return counter }
+            let counter = Counter(label: "image_engine_source_failures_total", dimensions: [("reason", reason)], factory: factory)
+            sourceFailureCounters[reason] = counter
+            return counter
+        }
+        counter.increment()
     }
 
     /// A hit in a cache layer (`result-memory`, `result-disk`, `source-memory`, `source-disk`).

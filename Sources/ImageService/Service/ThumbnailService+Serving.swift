@@ -62,6 +62,7 @@ extension ThumbnailService {
         do {
             source = try await pipeline.data(for: sourceRequest(job.source))
         } catch {
+            if let reason = ServiceError.sourceFailureReason(error) { metrics.recordSourceFailure(reason: reason) }
             return .failure(ServiceError(error))
         }
         let layer: String
