@@ -4,7 +4,8 @@
 # the same bytes, and the same path with ?1 and ?2 added, or its colons spelled %3A, is the same
 # cache entry; Accept values are folded into one entry per format; a URL with exp: is never
 # stored; status lists
-# both processes; stop leaves none of them running; a run directory another user owns, or
+# both processes; started as root, nginx's workers run as www-data; stop leaves none of them
+# running; a run directory another user owns, or
 # others may write to, is refused; keys.env is mode 600.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,6 +13,8 @@ binary="${IMAGE_ENGINE:-$PWD/.build/debug/image-engine}"
 export IMAGE_ENGINE="$binary"
 run_dir="$(mktemp -d)"
 work="$(mktemp -d)"
+# As root, nginx's workers (www-data) must pass through $work to the cache directory in it.
+if [[ $(id -u) == 0 ]]; then chmod 711 "$work"; fi
 port=$((20000 + RANDOM % 20000))
 origin_port=$((port + 2000))
 origin_pid=""
@@ -111,7 +114,15 @@ status=$(scripts/cluster.sh status) || fail "status says something is down: $sta
 grep -q "^instance 1 pid [0-9]* port $((port + 1)) ready$" <<<"$status" || fail "status: $status"
 grep -q "^nginx pid [0-9]* port $port$" <<<"$status" || fail "status: $status"
 pids=$(grep -o "pid [0-9]*" <<<"$status" | cut -d' ' -f2)
+if [[ $(id -u) == 0 ]]; then
+    # Started as root, nginx's workers still never run as root.
+    nginx_pid=$(sed -n 's/^nginx pid \([0-9]*\) .*/\1/p' <<<"$status")
+    workers=$(ps -o user= --ppid "$nginx_pid" | sort -u | tr '\n' ' ')
+    [[ "$workers" == "www-data " ]] || fail "nginx's workers run as: $workers"
+    workers_dir=$(cat "$run_dir/nginx-workers-dir" 2>/dev/null || true)
+fi
 scripts/cluster.sh stop 2>/dev/null
+[[ -z "${workers_dir:-}" || ! -e "$workers_dir" ]] || fail "stop left nginx's workers' directory $workers_dir"
 for pid in $pids; do
     [[ -z "$(tr -d '\0' <"/proc/$pid/cmdline" 2>/dev/null)" ]] || fail "pid $pid still runs after stop"
 done
