@@ -121,7 +121,8 @@ enum PNGDecoder {
     /// Non-interlaced: one row in memory at a time, so memory follows the output size.
     private static func readSequential(_ reader: PNGReader, rowBytes: Int, height: Int, into sink: any RowSink) throws(ImageCodecError) {
         var row = [UInt8](repeating: 0, count: rowBytes)
-        for _ in 0..<height {
+        for y in 0..<height {
+            if y % ImageCodecError.rowsBetweenCancellationChecks == 0 { try ImageCodecError.checkCancellation() }
             try row.withUnsafeMutableBufferPointer { (buffer) throws(ImageCodecError) in
                 var pointer: UnsafeMutablePointer<UInt8>? = buffer.baseAddress
                 try reader.readRows(&pointer, count: 1)
@@ -142,6 +143,7 @@ enum PNGDecoder {
             let scratch = base + kept.count * rowBytes
             var rows: [UnsafeMutablePointer<UInt8>?] = (0..<height).map { kept.contains($0) ? base + ($0 - kept.lowerBound) * rowBytes : scratch }
             for _ in 0..<passes {
+                try ImageCodecError.checkCancellation()
                 try rows.withUnsafeMutableBufferPointer { (pointers) throws(ImageCodecError) in
                     try reader.readRows(pointers.baseAddress!, count: height)
                 }

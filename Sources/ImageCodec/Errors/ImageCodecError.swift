@@ -34,6 +34,9 @@ public enum ImageCodecError: Error, Sendable, Hashable, CustomStringConvertible 
     case encodingFailed(String)
     /// The caller passed an argument the codec cannot honour (for example quality 0).
     case invalidArgument(String)
+    /// The task the decode or encode ran in was cancelled, and it stopped between rows (see
+    /// ``ImageCodecError/checkCancellation()``): nothing is wrong with the image.
+    case cancelled
 
     /// What unsupported bytes were recognised as.
     public enum UnsupportedFormat: Sendable, Hashable, CustomStringConvertible {
@@ -84,6 +87,7 @@ public enum ImageCodecError: Error, Sendable, Hashable, CustomStringConvertible 
         case .io(let path, let code): "\(path): \(Self.reason(code))"
         case .encodingFailed(let message): "encoding failed: \(message)"
         case .invalidArgument(let message): "invalid argument: \(message)"
+        case .cancelled: "cancelled before it finished"
         }
     }
 

@@ -82,6 +82,8 @@ public struct ServiceError: Error, Sendable, Hashable {
             self.init(status: 503, message: "unavailable: out of memory")
         case .io:
             self.init(status: 500, message: "internal error")
+        case .cancelled:
+            self = .cancelled
         default:
             self.init(status: 422, message: "unprocessable: \(error)")
         }

@@ -72,23 +72,21 @@ extension ThumbnailService {
         let quality = input.quality
         let format = input.format
         // Decoding and encoding block a thread for up to a second: not one of the cooperative
-        // pool's, which every request's async code shares.
-        let outcome = await withCheckedContinuation { (continuation: CheckedContinuation<Result<(Data, Double, Double), ImageCodecError>, Never>) in
-            DispatchQueue.global(qos: .userInitiated).async {
-                continuation.resume(
-                    returning: Result { () throws(ImageCodecError) -> (Data, Double, Double) in
-                        let decodeStarted = ContinuousClock.now
-                        let bitmap = try input.image.decode(decoding).bitmap
-                        let encodeStarted = ContinuousClock.now
-                        let data =
-                            switch format {
-                            case .jpeg: try ImageEncoder.jpeg(bitmap, options: JPEGEncodingOptions(quality: quality, encoder: jpegEncoder))
-                            case .png: try ImageEncoder.png(bitmap)
-                            case .webp: try ImageEncoder.webp(bitmap, options: WebPEncodingOptions(quality: quality))
-                            case .avif: try ImageEncoder.avif(bitmap, options: AVIFEncodingOptions(quality: quality))
-                            }
-                        return (data, (encodeStarted - decodeStarted).milliseconds, (ContinuousClock.now - encodeStarted).milliseconds)
-                    })
+        // pool's, which every request's async code shares; but inside this task, so a cancelled
+        // request stops its decode or encode between rows.
+        let outcome = await withTaskExecutorPreference(CodecExecutor.shared) { () async -> Result<(Data, Double, Double), ImageCodecError> in
+            Result { () throws(ImageCodecError) -> (Data, Double, Double) in
+                let decodeStarted = ContinuousClock.now
+                let bitmap = try input.image.decode(decoding).bitmap
+                let encodeStarted = ContinuousClock.now
+                let data =
+                    switch format {
+                    case .jpeg: try ImageEncoder.jpeg(bitmap, options: JPEGEncodingOptions(quality: quality, encoder: jpegEncoder))
+                    case .png: try ImageEncoder.png(bitmap)
+                    case .webp: try ImageEncoder.webp(bitmap, options: WebPEncodingOptions(quality: quality))
+                    case .avif: try ImageEncoder.avif(bitmap, options: AVIFEncodingOptions(quality: quality))
+                    }
+                return (data, (encodeStarted - decodeStarted).milliseconds, (ContinuousClock.now - encodeStarted).milliseconds)
             }
         }
         admission.release(reserved: needed)
@@ -101,6 +99,9 @@ extension ThumbnailService {
                 sourceHasAlpha: input.header.hasAlpha, timing: timing)
             results.store(image, encoded: data, forKey: input.resultKey)
             return .success(image)
+        case .failure(.cancelled):
+            // Stopped for its request, not for its bytes: the source stays cached.
+            return .failure(.cancelled)
         case .failure(let error):
             // Bytes that do not decode are of no use to the next request either.
             pipeline.removeCachedData(for: sourceRequest(input.source))

@@ -40,6 +40,8 @@ enum PerceptualJPEGEncoder {
             bitmap: bitmap, lumaBlocksWide: Int(iec_jpeg_coefficient_blocks_wide(encoder, 0)), hSamp: hSamp, vSamp: vSamp)
         let stripes = Int(iec_jpeg_coefficient_blocks_high(encoder, 0)) / vSamp
         for index in 0..<stripes {
+            // A stripe is 8 or 16 rows.
+            try ImageCodecError.checkCancellation()
             stripe.load(iMCURow: index)
             for row in 0..<vSamp {
                 let blockRow = index * vSamp + row
