@@ -21,14 +21,25 @@ elif [[ "${1:-}" == "--benchmarks" ]]; then
     packages+=(libvips-tools python3-skimage python3-pil time webp libheif-examples)
 fi
 
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 missing=()
 for package in "${packages[@]}"; do
-    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+    installed "$package" || missing+=("$package")
+done
+export DEBIAN_FRONTEND=noninteractive
+updated=false
+if (( ${#missing[@]} > 0 )); then
+    apt-get update -qq
+    updated=true
+fi
+# Ubuntu 24.04 and Debian 13 package libheif's codecs apart, as plug-ins (HEIC decode, AVIF decode,
+# AVIF encode); Debian 12 builds them into libheif1 and has no such packages.
+for plugin in libheif-plugin-libde265 libheif-plugin-dav1d libheif-plugin-aomenc; do
+    if ! installed "$plugin" && apt-cache show "$plugin" >/dev/null 2>&1; then missing+=("$plugin"); fi
 done
 if (( ${#missing[@]} > 0 )); then
     echo "Installing: ${missing[*]}" >&2
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq
+    [[ "$updated" == true ]] || apt-get update -qq
     apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
