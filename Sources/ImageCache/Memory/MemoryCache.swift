@@ -77,20 +77,11 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
     /// single use.
     @inlinable @discardableResult
     public func setValue(_ value: Value, forKey key: Key, cost: Int, timeToLive: TimeInterval? = nil) -> Bool {
-        let cost = max(0, cost)
-        guard cost <= configuration.maximumEntryCost, configuration.countLimit > 0 else {
+        guard let stored = insert(value, forKey: key, cost: cost, timeToLive: timeToLive, if: nil) else {
             removeValue(forKey: key) // a stale smaller version must not outlive the new one
             return false
         }
-        let lifetime = timeToLive ?? configuration.defaultTimeToLive
-        let expiry = lifetime.map { clock.now.addingTimeInterval($0) }
-        let shard = shard(for: key)
-        let replaced = shard.lock.withLock {
-            shard.list.insert(key, value: value, cost: cost, expiry: expiry, stamp: MonotonicStamp.now())
-        }
-        totals.add(cost: cost - (replaced?.cost ?? 0), count: replaced == nil ? 1 : 0)
-        evictIfNeeded()
-        return true // `replaced` is released here, after the lock
+        return stored
     }
 
     /// Replaces the value for `key` with `value` only if there is one and `current` accepts it,
@@ -101,19 +92,30 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
     public func replaceValue(
         _ value: Value, forKey key: Key, cost: Int, timeToLive: TimeInterval? = nil, if current: (Value) -> Bool
     ) -> Bool {
+        withoutActuallyEscaping(current) { insert(value, forKey: key, cost: cost, timeToLive: timeToLive, if: $0) } ?? false
+    }
+
+    /// The store both writers share: nil (nothing stored) when `cost` is over the entry limit;
+    /// otherwise, under the shard's lock, `value` stored (only over a present value `current`
+    /// accepts, when there is a `current`), the totals moved and the cache evicted down to its
+    /// limits. Returns whether it stored `value`.
+    @inlinable
+    func insert(_ value: Value, forKey key: Key, cost: Int, timeToLive: TimeInterval?, if current: ((Value) -> Bool)?) -> Bool? {
         let cost = max(0, cost)
-        guard cost <= configuration.maximumEntryCost, configuration.countLimit > 0 else { return false }
+        guard cost <= configuration.maximumEntryCost, configuration.countLimit > 0 else { return nil }
         let lifetime = timeToLive ?? configuration.defaultTimeToLive
         let expiry = lifetime.map { clock.now.addingTimeInterval($0) }
         let shard = shard(for: key)
         let (stored, replaced) = shard.lock.withLock { () -> (Bool, LRUList<Key, Value>.Entry?) in
-            guard let existing = shard.list.peek(key), current(existing.value) else { return (false, nil) }
+            if let current {
+                guard let existing = shard.list.peek(key), current(existing.value) else { return (false, nil) }
+            }
             return (true, shard.list.insert(key, value: value, cost: cost, expiry: expiry, stamp: MonotonicStamp.now()))
         }
         guard stored else { return false }
         totals.add(cost: cost - (replaced?.cost ?? 0), count: replaced == nil ? 1 : 0)
         evictIfNeeded()
-        return true
+        return true // `replaced` is released here, after the lock
     }
 
     /// Removes and returns the value for `key`, if any.
