@@ -5,13 +5,18 @@ import Metrics
 /// The service's metrics, through swift-metrics (so any backend can take them; `serve`
 /// bootstraps Prometheus). Every name starts with `image_engine_`.
 final class ServiceMetrics: @unchecked Sendable {
-    // @unchecked: `requestCounters` is only touched while `lock` is held; the rest are
+    // @unchecked: `dimensionedCounters` is only touched while `lock` is held; the rest are
     // swift-metrics objects, which are thread-safe.
     private let factory: any MetricsFactory
     private let lock = Lock()
-    private var requestCounters: [Int: Counter] = [:]
-    private var layerCounters: [String: Counter] = [:]
-    private var sourceFailureCounters: [String: Counter] = [:]
+    /// Counters with one dimension, made on first use, by label, dimension and value.
+    private var dimensionedCounters: [CounterKey: Counter] = [:]
+
+    private struct CounterKey: Hashable {
+        let label: String
+        let dimension: String
+        let value: String
+    }
 
     private let requestDuration: Metrics.Timer
     private let queueDuration: Metrics.Timer
@@ -47,7 +52,9 @@ final class ServiceMetrics: @unchecked Sendable {
         sourceBytes = Counter(label: "image_engine_source_bytes_total", factory: factory)
         diskErrors = Counter(label: "image_engine_disk_errors_total", factory: factory)
         // Present from the start, so a scrape before the first request sees every series.
-        for layer in ["result-memory", "result-disk", "source-memory", "source-disk"] { _ = layerCounter(layer) }
+        for layer in ["result-memory", "result-disk", "source-memory", "source-disk"] {
+            _ = counter("image_engine_cache_hits_total", "layer", layer)
+        }
         for gauge in [inProgress, workersBusy, queued, downloadsInProgress, downloadQueue, memoryInUse, dnsLookupsInProgress, dnsLookupsWaiting] {
             gauge.set(0)
         }
@@ -62,30 +69,18 @@ final class ServiceMetrics: @unchecked Sendable {
 
     /// One finished request: its status and how long it took.
     func recordRequest(status: Int, duration: Duration) {
-        let counter = lock.withLock { () -> Counter in
-            if let counter = requestCounters[status] { return counter }
-            let counter = Counter(label: "image_engine_requests_total", dimensions: [("status", String(status))], factory: factory)
-            requestCounters[status] = counter
-            return counter
-        }
-        counter.increment()
+        counter("image_engine_requests_total", "status", String(status)).increment()
         requestDuration.record(duration: duration)
     }
 
     /// A request whose source fetch failed, by `ServiceError.sourceFailureReason`.
     func recordSourceFailure(reason: String) {
-        let counter = lock.withLock { () -> Counter in
-            if let counter = sourceFailureCounters[reason] { return counter }
-            let counter = Counter(label: "image_engine_source_failures_total", dimensions: [("reason", reason)], factory: factory)
-            sourceFailureCounters[reason] = counter
-            return counter
-        }
-        counter.increment()
+        counter("image_engine_source_failures_total", "reason", reason).increment()
     }
 
     /// A hit in a cache layer (`result-memory`, `result-disk`, `source-memory`, `source-disk`).
     func recordHit(layer: String) {
-        layerCounter(layer).increment()
+        counter("image_engine_cache_hits_total", "layer", layer).increment()
     }
 
     /// The phases of a render, in milliseconds (downloads are recorded by `recordDownload`, once
@@ -96,11 +91,13 @@ final class ServiceMetrics: @unchecked Sendable {
         if timing.decode != nil { processDuration.recordMilliseconds(process) }
     }
 
-    private func layerCounter(_ layer: String) -> Counter {
-        lock.withLock {
-            if let counter = layerCounters[layer] { return counter }
-            let counter = Counter(label: "image_engine_cache_hits_total", dimensions: [("layer", layer)], factory: factory)
-            layerCounters[layer] = counter
+    /// The counter `label` with `dimension` = `value`, made the first time it is asked for.
+    private func counter(_ label: String, _ dimension: String, _ value: String) -> Counter {
+        let key = CounterKey(label: label, dimension: dimension, value: value)
+        return lock.withLock {
+            if let counter = dimensionedCounters[key] { return counter }
+            let counter = Counter(label: label, dimensions: [(dimension, value)], factory: factory)
+            dimensionedCounters[key] = counter
             return counter
         }
     }
