@@ -48,14 +48,14 @@ final class DisconnectWatcher: ChannelDuplexHandler, RemovableChannelHandler {
     /// closes after the answer.
     private var cutShort = false
     private var probed = false
-    /// Where the request heads' HTTP version is read (`RequestVersionSniffer`).
+    /// Where the request heads' HTTP version is read (`RequestVersionSniffer`). It sees the
+    /// heads this watcher sees, in the same order, so its last one is the request awaiting an
+    /// answer.
     private let version = RequestVersionSniffer()
-    /// The request being answered came as HTTP/1.0.
-    private var answeringHTTP10 = false
 
     func handlerAdded(context: ChannelHandlerContext) {
         // Behind the decoder, ahead of the codec that drops the version.
-        _ = RequestVersionSniffer.install(version, in: context.pipeline.syncOperations)
+        RequestVersionSniffer.install(version, in: context.pipeline.syncOperations)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -70,7 +70,6 @@ final class DisconnectWatcher: ChannelDuplexHandler, RemovableChannelHandler {
         case .head(let request):
             awaitingAnswers += 1
             ignoredBody = 0
-            answeringHTTP10 = version.lastHeadIsHTTP10
             let length = request.headerFields[.contentLength].flatMap { Int($0) } ?? 0
             requestHadBody = length > 0 || request.headerFields[.transferEncoding] != nil
         case .body(let bytes):
@@ -113,7 +112,7 @@ final class DisconnectWatcher: ChannelDuplexHandler, RemovableChannelHandler {
             context.close(promise: nil)
             return
         }
-        if let event = event as? ChannelEvent, event == .inputClosed, awaitingAnswers > 0, !probed, !answeringHTTP10 {
+        if let event = event as? ChannelEvent, event == .inputClosed, awaitingAnswers > 0, !probed, !version.lastHeadIsHTTP10 {
             // Half-closed or gone: ask the connection (see the type's comment).
             probed = true
             context.writeAndFlush(wrapOutboundOut(.head(HTTPResponse(status: .earlyHints))), promise: nil)

@@ -21,18 +21,13 @@ final class RequestVersionSniffer: ChannelInboundHandler, RemovableChannelHandle
         context.fireChannelRead(data)
     }
 
-    /// Adds `sniffer` to `pipeline` behind the HTTP/1 decoding handlers; false when they are
-    /// not there (then no version is known, and the watcher treats every client as HTTP/1.1).
-    static func install(_ sniffer: RequestVersionSniffer, in pipeline: ChannelPipeline.SynchronousOperations) -> Bool {
+    /// Adds `sniffer` to `pipeline` behind the HTTP/1 decoding handlers. Without them (or if
+    /// adding it fails) no version is known, and the watcher treats every client as HTTP/1.1.
+    static func install(_ sniffer: RequestVersionSniffer, in pipeline: ChannelPipeline.SynchronousOperations) {
         let after: (any ChannelHandler)? =
             (try? pipeline.handler(type: HTTPServerPipelineHandler.self))
             ?? (try? pipeline.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self))
-        guard let after else { return false }
-        do {
-            try pipeline.addHandler(sniffer, position: .after(after))
-            return true
-        } catch {
-            return false
-        }
+        guard let after else { return }
+        try? pipeline.addHandler(sniffer, position: .after(after))
     }
 }
