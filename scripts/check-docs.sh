@@ -7,11 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 modules=$(scripts/library-modules.sh)
-# dump-symbol-graph builds the libraries but extracts every module, the test targets' too: a
-# fresh clone needs the test build first (a no-op when the test run already made it).
-swift build --build-tests >&2
-swift package dump-symbol-graph --minimum-access-level public --skip-synthesized-members >/dev/null
-graphs=$(find .build -maxdepth 3 -type d -name symbolgraph | head -1)
+graphs=$(scripts/symbol-graphs.sh)
 python3 scripts/doc-coverage.py "$graphs" $modules
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -6,11 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-dependencies.sh >&2
-# dump-symbol-graph builds the libraries but extracts every module, the test targets' too: a
-# fresh clone needs the test build first.
-swift build --build-tests >&2
-swift package dump-symbol-graph --minimum-access-level public --skip-synthesized-members >/dev/null
-graphs=$(find .build -maxdepth 3 -type d -name symbolgraph | head -1)
+graphs=$(scripts/symbol-graphs.sh)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 modules=$(scripts/library-modules.sh)
