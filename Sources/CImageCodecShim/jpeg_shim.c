@@ -30,6 +30,18 @@ typedef struct {
     char warning_messages[IEC_WARNINGS_MAX][IEC_MESSAGE_MAX];
 } iec_jpeg_error;
 
+/// libjpeg's progress monitor for every decoder and encoder here. libjpeg calls it on every
+/// scanline call and every iMCU row of a progressive file's input scans and of each compression
+/// pass, so it is where a call that is one library call long (a progressive decode's scans, a
+/// whole encode) can stop.
+typedef struct {
+    /// First member: cinfo->progress points at it, which is the monitor's address too.
+    struct jpeg_progress_mgr pub;
+    iec_stop_probe stop;
+    /// Progressive scans allowed before the file is rejected (0: no limit; decoders only).
+    int max_scans;
+} iec_jpeg_monitor;
+
 static void iec_jpeg_format_message(j_common_ptr cinfo, char *buffer) {
     char text[JMSG_LENGTH_MAX];
     (*cinfo->err->format_message)(cinfo, text);
@@ -120,8 +132,7 @@ struct iec_jpeg_decoder {
     /// First member: libjpeg's callbacks get a pointer to it, which is the decoder's too.
     struct jpeg_decompress_struct cinfo;
     iec_jpeg_error error;
-    struct jpeg_progress_mgr progress;
-    int max_scans;
+    iec_jpeg_monitor monitor;
     int created;
     /// Where the data was when the source was last pointed at it (see rebase).
     const uint8_t *data;
@@ -277,26 +288,41 @@ static boolean iec_jpeg_read_app_marker(j_decompress_ptr cinfo) {
     return TRUE;
 }
 
-/// Rejects progressive files with absurd scan counts: each scan re-walks the whole coefficient
-/// buffer, so a few KB of crafted scans can cost minutes of CPU.
-static void iec_jpeg_progress(j_common_ptr cinfo) {
-    iec_jpeg_decoder *decoder = (iec_jpeg_decoder *)cinfo;
-    if (decoder->max_scans > 0 && cinfo->is_decompressor &&
-        decoder->cinfo.input_scan_number > decoder->max_scans) {
-        snprintf(decoder->error.message, IEC_MESSAGE_MAX,
-                 "Progressive JPEG has more than %d scans", decoder->max_scans);
-        decoder->error.status = IEC_ERROR;
-        longjmp(decoder->error.jump, 1);
+/// Stops the call when the stop probe says so, and rejects progressive files with absurd scan
+/// counts: each scan re-walks the whole coefficient buffer, so a few KB of crafted scans can
+/// cost minutes of CPU.
+static void iec_jpeg_monitor_progress(j_common_ptr cinfo) {
+    iec_jpeg_monitor *monitor = (iec_jpeg_monitor *)cinfo->progress;
+    iec_jpeg_error *error = (iec_jpeg_error *)cinfo->err;
+    if (monitor->stop != NULL && monitor->stop()) {
+        strncpy(error->message, "Stopped: its task was cancelled", IEC_MESSAGE_MAX);
+        error->status = IEC_CANCELLED;
+        longjmp(error->jump, 1);
+    }
+    if (monitor->max_scans > 0 && cinfo->is_decompressor &&
+        ((j_decompress_ptr)cinfo)->input_scan_number > monitor->max_scans) {
+        snprintf(error->message, IEC_MESSAGE_MAX, "Progressive JPEG has more than %d scans", monitor->max_scans);
+        error->status = IEC_ERROR;
+        longjmp(error->jump, 1);
     }
 }
 
+/// Points cinfo at `monitor`: after jpeg_create_*, which clears cinfo->progress.
+static void iec_jpeg_install_monitor(j_common_ptr cinfo, iec_jpeg_monitor *monitor, iec_stop_probe stop,
+                                     int max_scans) {
+    monitor->pub.progress_monitor = iec_jpeg_monitor_progress;
+    monitor->stop = stop;
+    monitor->max_scans = max_scans;
+    cinfo->progress = &monitor->pub;
+}
+
 iec_jpeg_decoder *iec_jpeg_decoder_create(const uint8_t *data, size_t size, int strict,
-                                          long max_memory, int max_scans, size_t max_icc_bytes) {
+                                          long max_memory, int max_scans, size_t max_icc_bytes,
+                                          iec_stop_probe stop) {
     iec_jpeg_decoder *decoder = calloc(1, sizeof(iec_jpeg_decoder));
     if (decoder == NULL) return NULL;
     iec_jpeg_error_init(&decoder->error, strict);
     decoder->cinfo.err = &decoder->error.pub;
-    decoder->max_scans = max_scans;
     decoder->max_icc_bytes = max_icc_bytes;
     decoder->data = data;
     decoder->size = size;
@@ -305,8 +331,7 @@ iec_jpeg_decoder *iec_jpeg_decoder_create(const uint8_t *data, size_t size, int 
     decoder->created = 1;
     iec_jpeg_install_counting(decoder);
     decoder->cinfo.mem->max_memory_to_use = max_memory;
-    decoder->progress.progress_monitor = iec_jpeg_progress;
-    decoder->cinfo.progress = &decoder->progress;
+    iec_jpeg_install_monitor((j_common_ptr)&decoder->cinfo, &decoder->monitor, stop, max_scans);
     jpeg_set_marker_processor(&decoder->cinfo, JPEG_APP0 + 1, iec_jpeg_read_app_marker);
     jpeg_set_marker_processor(&decoder->cinfo, JPEG_APP0 + 2, iec_jpeg_read_app_marker);
     // Casting away const: libjpeg's memory source never writes to the buffer.
@@ -512,6 +537,7 @@ iec_status iec_jpeg_encode(const iec_jpeg_encode_params *params, const uint8_t *
     // Read after a longjmp: in memory the compiler cannot cache in a register.
     struct jpeg_compress_struct cinfo;
     iec_jpeg_error error;
+    iec_jpeg_monitor monitor;
     volatile iec_jpeg_destination destination;
     volatile int created = 0;
 
@@ -539,6 +565,7 @@ iec_status iec_jpeg_encode(const iec_jpeg_encode_params *params, const uint8_t *
     }
     jpeg_create_compress(&cinfo);
     created = 1;
+    iec_jpeg_install_monitor((j_common_ptr)&cinfo, &monitor, params->stop, 0);
     cinfo.dest = (struct jpeg_destination_mgr *)&destination;
     cinfo.image_width = params->width;
     cinfo.image_height = params->height;
@@ -590,6 +617,7 @@ iec_status iec_jpeg_encode(const iec_jpeg_encode_params *params, const uint8_t *
 struct iec_jpeg_coefficient_encoder {
     struct jpeg_compress_struct cinfo;
     iec_jpeg_error error;
+    iec_jpeg_monitor monitor;
     iec_jpeg_destination destination;
     jvirt_barray_ptr arrays[3];
     unsigned int blocks_wide[3];
@@ -633,6 +661,7 @@ iec_jpeg_coefficient_encoder *iec_jpeg_coefficient_encoder_create(const iec_jpeg
     }
     jpeg_create_compress(cinfo);
     encoder->created = 1;
+    iec_jpeg_install_monitor((j_common_ptr)cinfo, &encoder->monitor, params->stop, 0);
     encoder->components = params->components;
     cinfo->dest = &destination->pub;
     cinfo->image_width = params->width;

@@ -268,7 +268,6 @@ iec_status iec_png_encode(const iec_png_encode_params *params, const uint8_t *pi
     memset(&error, 0, sizeof(error));
     // Read after a longjmp: volatile, so never a stale register copy.
     volatile iec_png_buffer buffer = {NULL, 0, 0, params->max_output_bytes > 0 ? params->max_output_bytes : SIZE_MAX};
-    png_bytep *volatile rows = NULL;
     *output = NULL;
     *output_length = 0;
     // Both are created before setjmp (neither longjmps), so they are unchanged after a longjmp.
@@ -283,7 +282,6 @@ iec_status iec_png_encode(const iec_png_encode_params *params, const uint8_t *pi
     if (setjmp(png_jmpbuf(png))) {
         strncpy(message, error.message, IEC_MESSAGE_MAX);
         png_destroy_write_struct(&png, &info);
-        free(rows);
         free(buffer.bytes);
         return error.status == IEC_OK ? IEC_ERROR : error.status;
     }
@@ -301,16 +299,17 @@ iec_status iec_png_encode(const iec_png_encode_params *params, const uint8_t *pi
         png_set_iCCP(png, info, "icc", PNG_COMPRESSION_TYPE_BASE, params->icc_profile,
                      params->icc_length);
     }
-    rows = malloc(sizeof(png_bytep) * (params->height > 0 ? params->height : 1));
-    if (rows == NULL) png_error(png, "Out of memory for PNG rows");
-    for (uint32_t y = 0; y < params->height; y++) {
-        rows[y] = (png_bytep)(pixels + (size_t)y * bytes_per_row);
-    }
     png_write_info(png, info);
-    png_write_image(png, rows);
+    // Row by row rather than png_write_image, so that the stop probe is asked between rows.
+    for (uint32_t y = 0; y < params->height; y++) {
+        if (params->stop != NULL && params->stop()) {
+            iec_png_record(&error, "Stopped: its task was cancelled", IEC_CANCELLED);
+            png_longjmp(png, 1);
+        }
+        png_write_row(png, (png_const_bytep)(pixels + (size_t)y * bytes_per_row));
+    }
     png_write_end(png, info);
     png_destroy_write_struct(&png, &info);
-    free(rows);
     *output = buffer.bytes;
     *output_length = buffer.length;
     return IEC_OK;

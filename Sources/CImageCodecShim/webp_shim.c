@@ -52,8 +52,13 @@ iec_status iec_webp_get_features(const uint8_t *data, size_t size, iec_webp_feat
     return IEC_OK;
 }
 
+/// The first slice handed to the incremental decoder; each next one is a quarter of what it has,
+/// so that a decoder which re-parses a header it could not finish (VP8L's) parses at most five
+/// times the data in all, and the stop probe is still asked a dozen times or more per file.
+#define IEC_WEBP_FIRST_SLICE ((size_t)16 * 1024)
+
 iec_status iec_webp_decode(const uint8_t *data, size_t size, int channels, int width, int height,
-                           uint8_t *output, size_t stride, char message[IEC_MESSAGE_MAX]) {
+                           uint8_t *output, size_t stride, iec_stop_probe stop, char message[IEC_MESSAGE_MAX]) {
     WebPDecoderConfig config;
     if (!WebPInitDecoderConfig(&config)) {
         strncpy(message, "libwebp: version mismatch", IEC_MESSAGE_MAX);
@@ -71,10 +76,39 @@ iec_status iec_webp_decode(const uint8_t *data, size_t size, int channels, int w
     config.output.u.RGBA.rgba = output;
     config.output.u.RGBA.stride = (int)stride;
     config.output.u.RGBA.size = stride * (size_t)height;
-    code = WebPDecode(data, size, &config);
+    // WebPIUpdate reads the caller's buffer where it is (WebPIAppend would copy it).
+    WebPIDecoder *decoder = WebPIDecode(NULL, 0, &config);
+    if (decoder == NULL) {
+        strncpy(message, "libwebp decode: out of memory", IEC_MESSAGE_MAX);
+        return IEC_OUT_OF_MEMORY;
+    }
+    size_t fed = 0;
+    code = VP8_STATUS_SUSPENDED;
+    while (code == VP8_STATUS_SUSPENDED) {
+        if (stop != NULL && stop()) break;
+        if (fed == size) {
+            code = VP8_STATUS_NOT_ENOUGH_DATA;
+            break;
+        }
+        size_t slice = fed / 4 > IEC_WEBP_FIRST_SLICE ? fed / 4 : IEC_WEBP_FIRST_SLICE;
+        fed = size - fed > slice ? fed + slice : size;
+        code = WebPIUpdate(decoder, data, fed);
+    }
+    WebPIDelete(decoder);
     // Frees nothing of ours (the output is external), only what libwebp attached to it.
     WebPFreeDecBuffer(&config.output);
+    if (code == VP8_STATUS_SUSPENDED) {
+        strncpy(message, "libwebp decode: stopped, its task was cancelled", IEC_MESSAGE_MAX);
+        return IEC_CANCELLED;
+    }
     return iec_webp_status(code, "decode", message);
+}
+
+/// libwebp's encoder progress hook: 0 aborts the encode (VP8_ENC_ERROR_USER_ABORT).
+static int iec_webp_progress(int percent, const WebPPicture *picture) {
+    (void)percent;
+    const iec_webp_encode_params *params = picture->user_data;
+    return params->stop == NULL || !params->stop();
 }
 
 static const char *iec_webp_encoding_error(WebPEncodingError error) {
@@ -89,6 +123,8 @@ static const char *iec_webp_encoding_error(WebPEncodingError error) {
         return "partition overflow";
     case VP8_ENC_ERROR_FILE_TOO_BIG:
         return "file too big";
+    case VP8_ENC_ERROR_USER_ABORT:
+        return "stopped, its task was cancelled";
     default:
         return "encoder error";
     }
@@ -128,12 +164,16 @@ iec_status iec_webp_encode(const iec_webp_encode_params *params, const uint8_t *
     WebPMemoryWriterInit(&writer);
     picture.writer = WebPMemoryWrite;
     picture.custom_ptr = &writer;
+    picture.progress_hook = iec_webp_progress;
+    // Casting away const: libwebp hands it back to the hook untouched.
+    picture.user_data = (void *)params;
     int encoded = WebPEncode(&config, &picture);
     WebPEncodingError error = picture.error_code;
     WebPPictureFree(&picture);
     if (!encoded) {
         WebPMemoryWriterClear(&writer);
         snprintf(message, IEC_MESSAGE_MAX, "libwebp encode: %s", iec_webp_encoding_error(error));
+        if (error == VP8_ENC_ERROR_USER_ABORT) return IEC_CANCELLED;
         return error == VP8_ENC_ERROR_OUT_OF_MEMORY || error == VP8_ENC_ERROR_BITSTREAM_OUT_OF_MEMORY ? IEC_OUT_OF_MEMORY
                                                                                                       : IEC_ERROR;
     }

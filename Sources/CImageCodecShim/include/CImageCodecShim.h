@@ -33,8 +33,18 @@ typedef enum {
     /// The library asked for more than the ceiling set on the decoder (iec_memory_usage.limit).
     IEC_LIMIT_EXCEEDED = 4,
     /// The data uses a feature the library does not implement (libwebp).
-    IEC_UNSUPPORTED = 5
+    IEC_UNSUPPORTED = 5,
+    /// The stop probe asked the call to stop (its task was cancelled): nothing is wrong with the
+    /// data, and nothing is returned.
+    IEC_CANCELLED = 6
 } iec_status;
+
+/// Asked at the library's progress points — libjpeg's progress monitor (every scanline call,
+/// every iMCU row of a progressive file's scans and of each compression pass), libwebp's
+/// encoder progress hook, the shim's own row loops — and nonzero stops the call with
+/// IEC_CANCELLED. It is how a cancelled task stops a decode or an encode that is one library
+/// call long. Swift passes one that reads the current task's cancellation; NULL never stops.
+typedef int (*iec_stop_probe)(void);
 
 #define IEC_MESSAGE_MAX 256
 /// Tolerated warnings a decoder records for the caller (more are only counted).
@@ -64,8 +74,10 @@ typedef struct iec_jpeg_decoder iec_jpeg_decoder;
 /// dropped whole (iec_jpeg_decoder_icc_dropped). Of the other markers only the first EXIF APP1
 /// is kept; COM and every other APPn are skipped unread.
 /// Returns NULL only when the decoder object itself cannot be allocated.
+/// `stop`: see iec_stop_probe.
 iec_jpeg_decoder *iec_jpeg_decoder_create(const uint8_t *data, size_t size, int strict,
-                                          long max_memory, int max_scans, size_t max_icc_bytes);
+                                          long max_memory, int max_scans, size_t max_icc_bytes,
+                                          iec_stop_probe stop);
 /// The same data at a new address (the caller's buffer may have moved between calls): reading
 /// goes on at the same offset.
 void iec_jpeg_decoder_rebase(iec_jpeg_decoder *decoder, const uint8_t *data, size_t size);
@@ -147,6 +159,8 @@ typedef struct {
     const unsigned int *luma_quant_table;
     /// Largest output accepted (0: no limit); beyond it the encode fails as out of memory.
     size_t max_output_bytes;
+    /// See iec_stop_probe.
+    iec_stop_probe stop;
 } iec_jpeg_encode_params;
 
 /// Encodes a whole bitmap. On success *output is malloc'd (free with iec_free).
@@ -177,6 +191,8 @@ typedef struct {
     unsigned int icc_length;
     /// Largest output accepted (0: no limit); beyond it the encode fails as out of memory.
     size_t max_output_bytes;
+    /// See iec_stop_probe.
+    iec_stop_probe stop;
 } iec_jpeg_coefficient_params;
 
 /// Sets up the encoder and writes the file's header (and ICC profile). Returns NULL only when
@@ -257,6 +273,8 @@ typedef struct {
     uint32_t icc_length;
     /// Largest output accepted (0: no limit); beyond it the encode fails as out of memory.
     size_t max_output_bytes;
+    /// See iec_stop_probe.
+    iec_stop_probe stop;
 } iec_png_encode_params;
 
 iec_status iec_png_encode(const iec_png_encode_params *params, const uint8_t *pixels,
@@ -285,9 +303,11 @@ iec_status iec_webp_get_features(const uint8_t *data, size_t size, iec_webp_feat
 
 /// Decodes the bitstream into `output` (the caller's buffer of `height` rows of `stride` bytes) as
 /// RGB (`channels` 3) or non-premultiplied RGBA (4), scaled by libwebp's area-averaging rescaler
-/// to `width` × `height` unless that is the bitstream's own size.
+/// to `width` × `height` unless that is the bitstream's own size. libwebp's incremental decoder
+/// is handed the data a slice at a time (never copied), and `stop` is asked between slices.
 iec_status iec_webp_decode(const uint8_t *data, size_t size, int channels, int width, int height,
-                           uint8_t *output, size_t stride, char message[IEC_MESSAGE_MAX]);
+                           uint8_t *output, size_t stride, iec_stop_probe stop,
+                           char message[IEC_MESSAGE_MAX]);
 
 typedef struct {
     uint32_t width;
@@ -300,6 +320,8 @@ typedef struct {
     int method;
     /// libwebp's sharp RGB→YUV conversion: crisper colour edges, slower.
     int sharp_yuv;
+    /// See iec_stop_probe (asked through libwebp's progress hook).
+    iec_stop_probe stop;
 } iec_webp_encode_params;
 
 /// Encodes a whole bitmap as a lossy WebP (alpha kept, losslessly). On success *output is

@@ -195,7 +195,6 @@ enum JPEGDecoder {
         var scanline = [UInt8](repeating: 0, count: width * components)
         var rowsDone = 0
         while rowsDone < height {
-            if rowsDone % ImageCodecError.rowsBetweenCancellationChecks == 0 { try ImageCodecError.checkCancellation() }
             let read = try scanline.withUnsafeMutableBufferPointer { (buffer) throws(ImageCodecError) -> Int in
                 var row: UnsafeMutablePointer<UInt8>? = buffer.baseAddress
                 return try decompressor.readScanlines(&row, count: 1)

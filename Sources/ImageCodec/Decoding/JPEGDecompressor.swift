@@ -18,7 +18,7 @@ final class JPEGDecompressor {
         guard
             let handle = iec_jpeg_decoder_create(
                 base, bytes.count, strict ? 1 : 0, maxMemory ?? limits.jpegMemoryLimit,
-                Int32(clamping: limits.maxProgressiveScans), limits.maxICCProfileBytes)
+                Int32(clamping: limits.maxProgressiveScans), limits.maxICCProfileBytes, ImageCodecError.stopProbe)
         else {
             throw .outOfMemory
         }
@@ -130,6 +130,8 @@ final class JPEGDecompressor {
             return
         case IEC_TRUNCATED:
             throw .truncatedData
+        case IEC_CANCELLED:
+            throw .cancelled
         case IEC_OUT_OF_MEMORY:
             throw .tooLarge(
                 width: Int(info.pointee.image_width), height: Int(info.pointee.image_height),

@@ -141,7 +141,8 @@ enum WebPDecoder {
         let status = decoded.withUnsafeMutableBufferPointer { output in
             iec_webp_decode(
                 bitstream.baseAddress?.assumingMemoryBound(to: UInt8.self), bitstream.count, Int32(format.channels),
-                Int32(setup.decodedWidth), Int32(setup.decodedHeight), output.baseAddress, setup.decodedRowBytes, &message)
+                Int32(setup.decodedWidth), Int32(setup.decodedHeight), output.baseAddress, setup.decodedRowBytes,
+                ImageCodecError.stopProbe, &message)
         }
         try check(status, message)
         if setup.passesThrough {

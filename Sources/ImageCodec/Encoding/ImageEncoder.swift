@@ -34,7 +34,8 @@ public enum ImageEncoder {
                         optimize_coding: options.optimizesHuffmanCoding ? 1 : 0,
                         progressive: options.progressive ? 1 : 0, luma_h_samp: Int32(hSamp), luma_v_samp: Int32(vSamp),
                         icc_profile: icc.baseAddress, icc_length: UInt32(icc.count),
-                        luma_quant_table: table.isEmpty ? nil : table.baseAddress, max_output_bytes: maximumOutputBytes)
+                        luma_quant_table: table.isEmpty ? nil : table.baseAddress, max_output_bytes: maximumOutputBytes,
+                        stop: ImageCodecError.stopProbe)
                     return iec_jpeg_encode(&parameters, pixels.baseAddress, opaque.bytesPerRow, &output, &length, &message)
                 }
             }
@@ -95,7 +96,7 @@ public enum ImageEncoder {
                 var parameters = iec_png_encode_params(
                     width: UInt32(bitmap.width), height: UInt32(bitmap.height), color_type: colorType,
                     compression_level: Int32(options.compressionLevel), icc_profile: icc.baseAddress,
-                    icc_length: UInt32(icc.count), max_output_bytes: maximumOutputBytes)
+                    icc_length: UInt32(icc.count), max_output_bytes: maximumOutputBytes, stop: ImageCodecError.stopProbe)
                 return iec_png_encode(&parameters, pixels.baseAddress, bitmap.bytesPerRow, &output, &length, &message)
             }
         }
@@ -118,7 +119,8 @@ public enum ImageEncoder {
         let status = colour.pixels.withUnsafeBufferPointer { pixels in
             var parameters = iec_webp_encode_params(
                 width: UInt32(colour.width), height: UInt32(colour.height), channels: Int32(colour.format.channels),
-                quality: Float(options.quality), method: Int32(options.method), sharp_yuv: options.sharpYUV ? 1 : 0)
+                quality: Float(options.quality), method: Int32(options.method), sharp_yuv: options.sharpYUV ? 1 : 0,
+                stop: ImageCodecError.stopProbe)
             return iec_webp_encode(&parameters, pixels.baseAddress, colour.bytesPerRow, &output, &length, &message)
         }
         let data = try takeOutput(status: status, output: output, length: length, message: message)
@@ -182,6 +184,7 @@ public enum ImageEncoder {
     static func checkEncoder(_ status: iec_status, message: @autoclosure () -> String) throws(ImageCodecError) {
         guard status != IEC_OK else { return }
         if status == IEC_OUT_OF_MEMORY { throw .outOfMemory }
+        if status == IEC_CANCELLED { throw .cancelled }
         throw .encodingFailed(message())
     }
 

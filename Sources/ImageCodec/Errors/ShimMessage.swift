@@ -29,6 +29,7 @@ extension ImageCodecError {
             switch status {
             case IEC_TRUNCATED: .truncatedData
             case IEC_OUT_OF_MEMORY: .outOfMemory
+            case IEC_CANCELLED: .cancelled
             case IEC_UNSUPPORTED: .unsupportedFormat(variant(message))
             case IEC_LIMIT_EXCEEDED: .limitExceeded("the file passes one of the library's security limits (\(message))")
             default: .corruptData(message)

@@ -27,7 +27,8 @@ enum PerceptualJPEGEncoder {
                         width: UInt32(bitmap.width), height: UInt32(bitmap.height), components: colour ? 3 : 1,
                         luma_h_samp: Int32(hSamp), luma_v_samp: Int32(vSamp), progressive: options.progressive ? 1 : 0,
                         luma_quant_table: luma.baseAddress, chroma_quant_table: chroma.baseAddress,
-                        icc_profile: icc.baseAddress, icc_length: UInt32(icc.count), max_output_bytes: maximumOutputBytes)
+                        icc_profile: icc.baseAddress, icc_length: UInt32(icc.count), max_output_bytes: maximumOutputBytes,
+                        stop: ImageCodecError.stopProbe)
                     return iec_jpeg_coefficient_encoder_create(&parameters)
                 }
             }
