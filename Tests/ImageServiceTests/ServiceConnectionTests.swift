@@ -1,5 +1,6 @@
 import Foundation
 import ImageCodec
+import ImageServer
 @testable import ImageService
 import Testing
 import TestSupport
@@ -95,6 +96,43 @@ struct ServiceConnectionTests {
             _ = await client.answer(timeout: .seconds(1))
             #expect(client.serverClosed)
         }
+        await harness.stop()
+    }
+
+    @Test("a client that never reads its answer loses the connection at the write deadline, and the slot it held serves /health")
+    func responseWriteDeadline() async throws {
+        let harness = try await ServiceHarness.start(server: {
+            $0.maximumConnections = 1
+            // Long enough that only the write deadline can end the stalled connection.
+            $0.idleTimeout = .seconds(60)
+            $0.requestReadTimeout = .seconds(60)
+            $0.responseWriteTimeout = .seconds(1)
+        })
+        // Noise does not compress: a 2000² PNG answer is 12 MB, more than the kernel buffers
+        // between the server and a client whose receive window is 4 KiB (at most the 4 MB
+        // tcp_wmem ceiling on the server's side).
+        var generator = SeededGenerator()
+        let noise = try Bitmap(
+            width: 2000, height: 2000, format: .rgb, pixels: (0..<12_000_000).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        harness.origin.serve(
+            "/noise.png",
+            ImageServer.Resource(data: try ImageEncoder.png(noise, options: PNGEncodingOptions(compressionLevel: 1)), contentType: "image/png"))
+        let path = harness.path("f:png", harness.source("noise.png"))
+        let stalled = try RawConnection(
+            port: harness.port, request: "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", receiveBuffer: 4096)
+        // Its answer is rendered and being written (logged as it is handed to the server).
+        #expect(await pollUntil(timeout: .seconds(30)) { harness.logLines.records.contains { ($0["path"] as? String) == path } })
+        // The only connection slot is the stalled client's until the write deadline closes it.
+        let health = Task { try await harness.get("/health") }
+        let answered = await pollUntil(timeout: .seconds(30)) {
+            harness.logLines.records.contains { ($0["path"] as? String) == "/health" }
+        }
+        #expect(answered, "/health was not answered while the stalled client held the only slot")
+        if answered { #expect(try await health.value.status == 200) } else { health.cancel() }
+        // Reading now: what the kernel buffers held, then the close; never the whole answer.
+        let received = await stalled.answer(timeout: .seconds(10))
+        #expect(received.hasPrefix("HTTP/1.1 200"), "\(received.prefix(120))")
+        #expect(stalled.serverClosed && stalled.receivedBytes < 12_000_000, "\(stalled.receivedBytes) bytes; \(generator.replay)")
         await harness.stop()
     }
 

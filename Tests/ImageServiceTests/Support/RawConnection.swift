@@ -14,15 +14,24 @@ final class RawConnection: @unchecked Sendable {
     private var descriptor: Int32
     /// The server closed the connection during the last `readUntilClosed`.
     private(set) var serverClosed = false
+    /// Bytes the last `readUntilClosed` received (its text may be binary).
+    private(set) var receivedBytes = 0
 
     /// Connects to 127.0.0.1:`port` and sends `GET path`.
     convenience init(port: Int, path: String) throws {
         try self.init(port: port, request: "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
     }
 
-    /// Connects to 127.0.0.1:`port` and sends `request` as it is.
-    init(port: Int, request text: String) throws {
+    /// Connects to 127.0.0.1:`port` and sends `request` as it is. `receiveBuffer`, when given,
+    /// is the socket's SO_RCVBUF, set before connecting so that the window is small: a client
+    /// that does not read then stalls the server's writes after a few kilobytes.
+    init(port: Int, request text: String, receiveBuffer: Int32? = nil) throws {
         descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        if var size = receiveBuffer {
+            guard setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size)) == 0 else {
+                throw POSIXError(.EINVAL)
+            }
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -70,6 +79,7 @@ final class RawConnection: @unchecked Sendable {
             }
             received += buffer.prefix(count)
         }
+        receivedBytes = received.count
         return String(decoding: received, as: UTF8.self)
     }
 
