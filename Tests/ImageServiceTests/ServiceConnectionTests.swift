@@ -99,6 +99,43 @@ struct ServiceConnectionTests {
         await harness.stop()
     }
 
+    @Test("a full listener closes a connection that waits: slowloris heads, trickled bodies and idle keep-alives never lock out /health")
+    func sheddingWaitingConnections() async throws {
+        let harness = try await ServiceHarness.start(server: {
+            $0.maximumConnections = 4
+            // Long enough that no deadline frees a slot during the test: only shedding can.
+            $0.idleTimeout = .seconds(60)
+            $0.requestReadTimeout = .seconds(60)
+        })
+        // In the order they connect, each holding a slot in a different way: a keep-alive
+        // connection after its answer, two heads that never end, a body trickled after its 400.
+        func healthAnswers() -> Int { harness.logLines.records.filter { ($0["path"] as? String) == "/health" }.count }
+        let keepAlive = try RawConnection(port: harness.port, request: "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        #expect(await pollUntil(timeout: .seconds(30)) { healthAnswers() == 1 }, "the keep-alive request was not answered")
+        let heads = try (0..<2).map { _ in try RawConnection(port: harness.port, request: "GET /health HTTP/1.1\r\nHost: 12") }
+        let body = try RawConnection(
+            port: harness.port, request: "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000000\r\n\r\nx")
+        // Every slot is held by a client without a request in progress, and the deadlines are a
+        // minute away: /health gets a slot at once, and so does the next (each on a connection
+        // of its own).
+        for attempt in 2...3 {
+            let health = try RawConnection(port: harness.port, request: "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+            let answer = await health.answer(timeout: .seconds(30))
+            #expect(answer.hasPrefix("HTTP/1.1 200"), "/health was not answered while waiting clients held every slot (\(attempt))")
+            #expect(healthAnswers() == attempt)
+        }
+        // Room was made by closing waiting connections (which ones depends on when each
+        // answer's end was written: ConnectionShedderTests pins the order down).
+        var closed = 0
+        for connection in [keepAlive] + heads + [body] {
+            _ = await connection.answer(timeout: .seconds(1))
+            if connection.serverClosed { closed += 1 }
+        }
+        #expect(closed >= 1)
+        body.close()
+        await harness.stop()
+    }
+
     @Test("a client that never reads its answer loses the connection at the write deadline, and the slot it held serves /health")
     func responseWriteDeadline() async throws {
         let harness = try await ServiceHarness.start(server: {

@@ -15,6 +15,10 @@ import NIOHTTPTypes
 ///   `responseWrite`.
 ///
 /// Past either the connection is closed: there is no one to answer.
+///
+/// It also tells the listener's ``ConnectionShedder`` whether the connection has a request in
+/// progress (from a request's end until its answer's end is written) or is waiting, so that a
+/// full listener can close a waiting one at once rather than at its deadline.
 final class ConnectionDeadlines: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -31,21 +35,31 @@ final class ConnectionDeadlines: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     private let limits: Limits
+    private let shedder: ConnectionShedder
     private var readDeadline: Scheduled<Void>?
     private var writeDeadline: Scheduled<Void>?
     private var writing = false
+    /// Requests whose end has arrived and whose answer's end is not written yet (more than one
+    /// when a client pipelines).
+    private var inProgress = 0
 
-    init(limits: Limits) {
+    init(limits: Limits, shedder: ConnectionShedder) {
         self.limits = limits
+        self.shedder = shedder
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        if context.channel.isActive { armRead(context, limits.idle + limits.requestRead) }
+        if context.channel.isActive { started(context) }
     }
 
     func channelActive(context: ChannelHandlerContext) {
-        armRead(context, limits.idle + limits.requestRead)
+        started(context)
         context.fireChannelActive()
+    }
+
+    private func started(_ context: ChannelHandlerContext) {
+        armRead(context, limits.idle + limits.requestRead)
+        shedder.opened(context.channel)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -54,6 +68,8 @@ final class ConnectionDeadlines: ChannelDuplexHandler, RemovableChannelHandler {
         case .end:
             readDeadline?.cancel()
             readDeadline = nil
+            inProgress += 1
+            if inProgress == 1 { shedder.working(context.channel) }
         case .body: break
         }
         context.fireChannelRead(data)
@@ -85,6 +101,7 @@ final class ConnectionDeadlines: ChannelDuplexHandler, RemovableChannelHandler {
         readDeadline?.cancel()
         writeDeadline?.cancel()
         (readDeadline, writeDeadline) = (nil, nil)
+        shedder.closed(context.channel)
         context.fireChannelInactive()
     }
 
@@ -95,6 +112,8 @@ final class ConnectionDeadlines: ChannelDuplexHandler, RemovableChannelHandler {
         writing = false
         writeDeadline?.cancel()
         writeDeadline = nil
+        inProgress = max(0, inProgress - 1)
+        if inProgress == 0, context.channel.isActive { shedder.waiting(context.channel, since: .now()) }
         if readDeadline == nil, context.channel.isActive { armRead(context, limits.idle + limits.requestRead) }
     }
 

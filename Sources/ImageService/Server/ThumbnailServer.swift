@@ -95,8 +95,9 @@ public final class ThumbnailServer: Sendable {
         let limits = ConnectionDeadlines.Limits(
             idle: Self.timeAmount(configuration.idleTimeout), requestRead: Self.timeAmount(configuration.requestReadTimeout),
             responseWrite: Self.timeAmount(configuration.responseWriteTimeout))
+        let shedder = ConnectionShedder(maximum: configuration.maximumConnections)
         let http = HTTP1Channel.Configuration(
-            additionalChannelHandlers: [DisconnectWatcher(), ConnectionDeadlines(limits: limits)],
+            additionalChannelHandlers: [DisconnectWatcher(), ConnectionDeadlines(limits: limits, shedder: shedder)],
             idleTimeout: Self.timeAmount(configuration.idleTimeout),
             httpDecoderConfiguration: .init(maxHeaderFieldSize: 16 << 10, maxHeaderListSize: 32 << 10, maxHeaderFieldCount: 100))
         let app = Application(
@@ -116,8 +117,10 @@ public final class ThumbnailServer: Sendable {
             }
             // Scrapers are few: a small cap, and the same timeouts as the service's listener, so
             // idle or trickling connections to /metrics cannot use up the process's files.
+            let metricsShedder = ConnectionShedder(maximum: Self.maximumMetricsConnections)
             let metricsHTTP = HTTP1Channel.Configuration(
-                additionalChannelHandlers: [ConnectionDeadlines(limits: limits)], idleTimeout: Self.timeAmount(configuration.idleTimeout))
+                additionalChannelHandlers: [ConnectionDeadlines(limits: limits, shedder: metricsShedder)],
+                idleTimeout: Self.timeAmount(configuration.idleTimeout))
             services.append(
                 Application(
                     router: router, server: .http1(configuration: metricsHTTP),
