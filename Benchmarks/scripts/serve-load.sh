@@ -9,12 +9,13 @@
 #   D  2 instances behind nginx (scripts/cluster.sh), cold then warm
 #   soak    10 minutes at 80% of A's throughput: RSS and p99 over time (--soak)
 #   faults  kill -9, rolling restart, origin down, under load behind nginx (--faults)
+#   R  this build's serve against another build's (--parts R --baseline BINARY): A's shape, alternating runs
 # Installs what is missing (wrk from apt; thumbor and matplotlib from PyPI into
 # Benchmarks/.venv), builds the release binary, starts everything itself, prints a table and
 # writes Benchmarks/Results/serve-load.{md,json} and charts.
 #
 # Usage: Benchmarks/scripts/serve-load.sh [--duration S] [--runs N] [--soak] [--soak-minutes M]
-#                                         [--faults] [--parts A,B,C,D]
+#                                         [--faults] [--parts A,B,C,D,R] [--baseline BINARY]
 # Full run (A-D, 60 s × 3 runs, soak, faults): about 35 minutes on 2 cores.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"

@@ -411,14 +411,14 @@ def engine_env():
     return env
 
 
-def start_engine(args, extra=()):
+def start_engine(args, extra=(), engine=None):
     # Two ports picked apart may still meet another process's bind in between: a start that
     # lost its port is tried again on new ones.
     for attempt in range(3):
         port, metrics = free_port(), free_port()
         if port == metrics:
             continue
-        command = [args.engine, "serve", "--bind", f"127.0.0.1:{port}", "--metrics-bind", f"127.0.0.1:{metrics}",
+        command = [engine or args.engine, "serve", "--bind", f"127.0.0.1:{port}", "--metrics-bind", f"127.0.0.1:{metrics}",
                    "--allow-private-sources", *extra]
         try:
             server = Server("serve", command, port, env=engine_env())
@@ -525,6 +525,26 @@ def part_ab(args, origin, names, workdir, rng, label, sizes):
             print(f"   {which} at {connections} connections, run {run + 1}: {result['rps']:.1f} req/s, p99 {result['p99_ms']:.0f} ms, "
                   f"PSS {result['peak_pss_mb']:.0f} MB, origin {result['origin_cpu_ms_per_request']:.2f} ms/request, "
                   f"errors {result['errors']}", file=sys.stderr)
+    return runs
+
+
+def part_r(args, origin, names, workdir, rng):
+    """R: this build's serve against another build's (--baseline), A's shape, 2 and 8 connections."""
+    print("== R", file=sys.stderr)
+    count = int(args.duration * 400) + 1000
+    rows = [(which, connections) for which in ("baseline", "serve") for connections in (2, 8)]
+    runs = {row_key(which, connections): [] for which, connections in rows}
+    for run in range(args.runs):
+        for which, connections in (rows if run % 2 == 0 else list(reversed(rows))):
+            server = start_engine(args, engine=args.baseline if which == "baseline" else None)
+            try:
+                paths = unique_paths(engine_path, origin, names, f"R{run}{which}{connections}", count * connections // 2, rng)
+                result = measure(server, f"http://127.0.0.1:{server.port}", paths, args, workdir, connections)
+            finally:
+                server.stop()
+            runs[row_key(which, connections)].append(result)
+            print(f"   {which} at {connections} connections, run {run + 1}: {result['rps']:.1f} req/s, "
+                  f"CPU {result['cpu_s_per_image'] * 1000:.1f} ms/image, errors {result['errors']}", file=sys.stderr)
     return runs
 
 
@@ -772,7 +792,8 @@ def write_report(args, results):
              f"Seed {SEED}. Inputs: {results['inputs']}. Medians of {args.runs} runs of {args.duration} s, alternating servers; "
              "ranges are min-max over runs. Every request of A and B names a new source.", ""]
     for part, title in (("A", "A. imgproxy's benchmark shape: JPEGs of 1600-3000 px → fit 512×512, q80, 2 and 8 connections"),
-                        ("B", "B. Many sizes: each request a different (image, size, mode), 2 connections")):
+                        ("B", "B. Many sizes: each request a different (image, size, mode), 2 connections"),
+                        ("R", f"R. Against another build (`--baseline {results.get('baseline', '')}`): A's shape")):
         if part not in results:
             continue
         runs = results[part]
@@ -780,7 +801,7 @@ def write_report(args, results):
                   "| server | connections | req/s | p50 ms | p99 ms | peak PSS MB | peak RSS MB | CPU s/image | origin CPU ms/request | errors |",
                   "|---|---|---|---|---|---|---|---|---|---|"]
         names = {"serve": "image-engine serve (defaults)", "serve_fast": f"image-engine serve {' '.join(FAST)}",
-                 "thumbor": f"thumbor 7.8 ({results['thumbor_best']})"}
+                 "thumbor": f"thumbor 7.8 ({results.get('thumbor_best')})", "baseline": "baseline build's serve (defaults)"}
         for key, rs in runs.items():
             which, _, connections = key.partition("@")
 
@@ -792,6 +813,10 @@ def write_report(args, results):
                          f"{cell('cpu_s_per_image', '.3f')} | {cell('origin_cpu_ms_per_request', '.2f')} | {sum(r['errors'] for r in rs)} |")
         lines.append("")
         for suffix in ("", "@8"):
+            if "baseline" + suffix in runs:
+                ratio = lambda field: summary(runs["serve" + suffix], field)["median"] / summary(runs["baseline" + suffix], field)["median"]
+                lines.append(f"- this build / baseline at {suffix[1:] or 2} connections: req/s {ratio('rps'):.3f}×, "
+                             f"p99 {ratio('p99_ms'):.2f}×, CPU per image {ratio('cpu_s_per_image'):.3f}×.")
             if "thumbor" + suffix not in runs:
                 continue
             thumbor = runs["thumbor" + suffix]
@@ -855,6 +880,8 @@ def write_report(args, results):
 
 
 def charts(args, results):
+    if not any(part in results for part in ("A", "B", "soak")):
+        return
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -904,6 +931,7 @@ def main():
     parser.add_argument("--soak", action="store_true")
     parser.add_argument("--soak-minutes", type=float, default=10)
     parser.add_argument("--faults", action="store_true")
+    parser.add_argument("--baseline", help="part R: another build's image-engine binary to compare with")
     args = parser.parse_args()
     if args.origin:
         return run_origin(args.origin[0], int(args.origin[1]))
@@ -940,6 +968,9 @@ def main():
         if hasattr(args, "thumbor_best"):
             results["thumbor_best"] = f"--processes {args.thumbor_best[0]}, ENGINE_THREADPOOL_SIZE {args.thumbor_best[1]}"
             results["thumbor_sweep"] = args.thumbor_sweep
+        if "R" in parts:
+            results["baseline"] = args.baseline
+            results["R"] = part_r(args, static_origin, names, workdir, rng)
         if "C" in parts:
             if not hasattr(args, "thumbor_best"):
                 args.thumbor_best = (2, 0)

@@ -29,8 +29,9 @@ public final class ThumbnailServer: Sendable {
         public var shutdownTimeout: Duration
         /// Idle keep-alive connections are closed after this long (`--keep-alive-timeout`).
         public var idleTimeout: Duration
-        /// Client connections open at once (`--max-connections`); beyond it new ones wait in
-        /// the listen backlog until one closes.
+        /// Client connections open at once (`--max-connections`). As the last is taken, the one
+        /// that has waited longest for a request is closed; when every connection has a request
+        /// in progress, new ones wait in the listen backlog until one closes.
         public var maximumConnections: Int
         /// How long a request may take to arrive, from its head to its end, however slowly it
         /// trickles (`--request-read-timeout`); its head has the idle timeout to arrive first.
