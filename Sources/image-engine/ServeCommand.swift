@@ -108,7 +108,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Seconds in-flight requests get to finish after SIGTERM.", valueName: "seconds"))
     var shutdownTimeout: Double = 10
 
-    @Option(name: .long, help: ArgumentHelp(
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
             "Client connections open at once. As the last is taken, the one that has waited longest for a request is closed; "
                 + "when every connection has a request in progress, more wait to be accepted.", valueName: "n"))
     var maxConnections: Int = 2048
