@@ -32,6 +32,15 @@ struct MemoryCacheTests {
         #expect(cache.value(forKey: "a") == 3 && cache.statistics.totalCost == 7 && cache.statistics.count == 1)
     }
 
+    @Test("removeValues(where:) removes exactly the keys it picks, in every shard, and their cost and count")
+    func removeWhere() {
+        let cache = MemoryCache<String, Int>(configuration: MemoryCacheConfiguration(costLimit: 100_000, countLimit: 1000))
+        for index in 0..<200 { cache.setValue(index, forKey: "\(index % 2 == 0 ? "a" : "b")/\(index)", cost: 10) }
+        cache.removeValues { $0.hasPrefix("a/") }
+        #expect(cache.statistics.count == 100 && cache.statistics.totalCost == 1000)
+        #expect((0..<200).allSatisfy { (cache.value(forKey: "\($0 % 2 == 0 ? "a" : "b")/\($0)") != nil) == ($0 % 2 == 1) })
+    }
+
     @Test("the cost limit holds after every insert; replacing updates the cost")
     func costLimit() {
         let cache = MemoryCache<Int, String>(configuration: MemoryCacheConfiguration(costLimit: 100, maximumEntryCostFraction: 1))

@@ -58,6 +58,50 @@ struct HTTPCachingTests {
         #expect(shown.bitmap == new.bitmap)
     }
 
+    @Test("D-H: a response that may not be stored takes the URL's decoded images of every size and its stored thumbnails with it")
+    func invalidationTakesWhatWasMadeFromTheOldResponse() async throws {
+        let clock = ManualClock()
+        let fixture = try await PipelineFixture.start(cacheControl: "max-age=600", clock: clock)
+        let disk = try fixture.diskCache()
+        let pipeline = fixture.pipeline(disk: disk, storesThumbnails: true, clock: clock)
+        let (small, large) = (
+            ImageRequest(url: fixture.url("kite.jpg"), maxPixelSize: 64), ImageRequest(url: fixture.url("kite.jpg"), maxPixelSize: 96)
+        )
+        let oldSmall = try await pipeline.image(for: small)
+        let oldLarge = try await pipeline.image(for: large)
+        await pipeline.flushDiskWrites()
+        #expect(pipeline.cachedImage(for: large) != nil)
+        // The photo changes, and the server now forbids storing it: a reload of one size sees it.
+        clock.advance(by: 1)
+        let newPhoto = try #require(PipelineFixture.photos["ladybird.jpg"])
+        fixture.server.serve("kite.jpg", ImageServer.Resource(data: newPhoto, cacheControl: "no-store"))
+        var reload = small
+        reload.cachePolicy = .reloadIgnoringCache
+        let newSmall = try await pipeline.image(for: reload)
+        #expect(newSmall.bitmap != oldSmall.bitmap)
+        await pipeline.flushDiskWrites()
+        // The other size's decoded image went with it, and so did both stored thumbnails: the
+        // same pipeline and a cold one download again and show the new photo.
+        #expect(pipeline.cachedImage(for: large) == nil, "the old photo's other size is still in memory")
+        let warm = try await pipeline.image(for: large)
+        #expect(warm.source == .network && warm.bitmap != oldLarge.bitmap)
+        let cold = fixture.pipeline(disk: disk, storesThumbnails: true, clock: clock)
+        for (request, old) in [(small, oldSmall), (large, oldLarge)] {
+            let shown = try await cold.image(for: request)
+            #expect(shown.source == .network && shown.bitmap != old.bitmap, "a stored thumbnail of the old photo was served")
+        }
+        // Once the photo may be stored again, its new thumbnails are served (made after the mark).
+        clock.advance(by: 1)
+        fixture.server.serve("kite.jpg", ImageServer.Resource(data: newPhoto, cacheControl: "max-age=600"))
+        let stored = try await cold.image(for: reload)
+        await cold.flushDiskWrites()
+        let later = try await fixture.pipeline(disk: disk, storesThumbnails: true, clock: clock).image(for: small)
+        // The stored thumbnail is a JPEG of the new photo's pixels: the same size, within JPEG's error.
+        #expect(later.source == .disk && later.bitmap.width == stored.bitmap.width && later.bitmap.height == stored.bitmap.height)
+        let difference = zip(later.bitmap.pixels, stored.bitmap.pixels).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }
+        #expect(Double(difference) / Double(stored.bitmap.pixels.count) < 8)
+    }
+
     @Test("D-G: a 304 that arrives after a newer response was stored writes nothing back over it, on disk or in memory")
     func lateNotModifiedKeepsTheNewerEntry() async throws {
         let clock = ManualClock()

@@ -127,6 +127,19 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
         return removed.value
     }
 
+    /// Removes every value whose key `shouldRemove` picks, for example all sizes of one URL's
+    /// image when its response was invalidated. It looks at every key, one shard at a time
+    /// under that shard's lock: meant for rare events, not for every request. The values are
+    /// released after the locks are dropped.
+    public func removeValues(where shouldRemove: (Key) -> Bool) {
+        for shard in shards {
+            let removed = shard.lock.withLock { () -> [LRUList<Key, Value>.Entry] in
+                shard.list.positions.keys.filter(shouldRemove).compactMap { shard.list.remove($0) }
+            }
+            totals.subtract(cost: removed.reduce(0) { $0 + $1.cost }, count: removed.count)
+        }
+    }
+
     /// Empties the cache; the values are released after the locks are dropped.
     public func removeAll() {
         for shard in shards {

@@ -20,6 +20,10 @@ struct HTTPCacheInfo: Sendable, Hashable {
     /// For a response with `Vary`: each named request field's value when it was stored ("" when
     /// the request had none).
     var variedRequest: [String: String] = [:]
+    /// When the response arrived, by the pipeline's clock (a 304's arrival, once it refreshed
+    /// the entry): a stored thumbnail made from a response that arrived before its URL was last
+    /// invalidated is not served. nil for entries stored before it was recorded.
+    var received: Date?
 
     /// The response header fields kept: what freshness is computed from, and what a 304 updates.
     static let storedFields: Set<String> = [
@@ -40,7 +44,7 @@ struct HTTPCacheInfo: Sendable, Hashable {
 
     init(
         contentType: String? = nil, etag: String? = nil, lastModified: String? = nil, expires: Date?,
-        headers: [String: String] = [:], variedRequest: [String: String] = [:]
+        headers: [String: String] = [:], variedRequest: [String: String] = [:], received: Date? = nil
     ) {
         self.contentType = contentType
         self.etag = etag
@@ -48,6 +52,7 @@ struct HTTPCacheInfo: Sendable, Hashable {
         self.expires = expires
         self.headers = headers
         self.variedRequest = variedRequest
+        self.received = received
     }
 
     init(_ metadata: DiskCacheMetadata) {
@@ -58,15 +63,17 @@ struct HTTPCacheInfo: Sendable, Hashable {
         }
         self.init(
             contentType: metadata.contentType, etag: metadata.etag, lastModified: metadata.lastModified, expires: metadata.expires,
-            headers: headers, variedRequest: varied)
+            headers: headers, variedRequest: varied,
+            received: metadata.fields[Self.receivedField].flatMap { Double($0) }.map { Date(timeIntervalSince1970: $0) })
     }
 
     var metadata: DiskCacheMetadata {
         var fields: [String: String] = [:]
         for (name, value) in headers { fields[Self.headerPrefix + name] = value }
         for (name, value) in variedRequest { fields[Self.varyPrefix + name] = value }
+        if let received { fields[Self.receivedField] = String(received.timeIntervalSince1970) }
         return DiskCacheMetadata(contentType: contentType, etag: etag, lastModified: lastModified, expires: expires, fields: fields)
     }
 
-    private static let headerPrefix = "response:", varyPrefix = "vary:"
+    private static let headerPrefix = "response:", varyPrefix = "vary:", receivedField = "received"
 }

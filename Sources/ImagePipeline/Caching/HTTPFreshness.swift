@@ -101,6 +101,7 @@ enum HTTPFreshness {
         return .store(
             HTTPCacheInfo(
                 contentType: headers["content-type"], etag: headers["etag"], lastModified: lastModified,
-                expires: received.addingTimeInterval(lifetime - age), headers: headers, variedRequest: requestValues))
+                expires: received.addingTimeInterval(lifetime - age), headers: headers, variedRequest: requestValues,
+                received: received))
     }
 }

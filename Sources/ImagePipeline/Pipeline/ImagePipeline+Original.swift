@@ -84,7 +84,7 @@ extension ImagePipeline {
                 cached.info, by: response, to: request.urlRequest, requested: requested, received: received, rules: rules)
             {
             case .none:
-                removeOriginal(request.dataKey)
+                invalidate(request.dataKey)
                 return OriginalData(data: cached.data, info: nil, source: .revalidated, bytesDownloaded: 0, confirmed: validators)
             case .store(let info):
                 if let data = cached.data { refreshOriginal(data, info: info, confirmed: validators, forKey: request.dataKey) }
@@ -103,8 +103,9 @@ extension ImagePipeline {
             ? HTTPFreshness.storage(for: response, to: request.urlRequest, requested: requested, received: received, rules: rules) : .none
         switch storage {
         case .none:
-            // Not storable: keep nothing, and drop what an earlier response left.
-            removeOriginal(request.dataKey)
+            // Not storable: keep nothing, and drop what an earlier response left, and what was
+            // made from it.
+            invalidate(request.dataKey)
             return OriginalData(data: data, info: nil, source: .network, bytesDownloaded: data.count, confirmed: nil, image: image)
         case .store(let info):
             // Kept from here on, even if every request that wanted it is cancelled before its
@@ -209,7 +210,8 @@ extension ImagePipeline {
         }
     }
 
-    /// Drops cached original bytes (a no-store answer, or bytes that turned out undecodable).
+    /// Drops cached original bytes (bytes that turned out undecodable; an answer that may not be
+    /// stored goes through `invalidate(_:)`, which drops what was made from them too).
     func removeOriginal(_ key: String) {
         dataMemory?.removeValue(forKey: key)
         diskQueue?.remove(forKey: key)

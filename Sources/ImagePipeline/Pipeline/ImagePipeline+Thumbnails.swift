@@ -24,6 +24,10 @@ extension ImagePipeline {
         }
         let info = HTTPCacheInfo(entry.metadata)
         guard request.use(of: info, at: configuration.clock.now) == .serve else { return nil }
+        if await isInvalidated(info, for: request.dataKey) {
+            diskQueue.remove(forKey: key)
+            return nil
+        }
         // The stored thumbnail is already the size asked for (and upright): decoded as it is.
         let bitmap: Bitmap
         do {

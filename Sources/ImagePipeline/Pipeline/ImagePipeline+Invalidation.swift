@@ -1,0 +1,39 @@
+import Foundation
+import ImageCache
+
+/// Invalidation: when a URL's response may no longer be used (RFC 9111 §4.4: a response that
+/// may not be stored, `Vary: *`, the answer to a POST), nothing made from an earlier response
+/// may be served either — the original bytes, the decoded images of every size, and the
+/// thumbnails stored on disk.
+extension ImagePipeline {
+    /// Drops what the cache holds for `dataKey`'s URL.
+    ///
+    /// Decoded images are found by their key's URL (a scan of the image memory cache, which is
+    /// why this runs on invalidation only). Stored thumbnails cannot be: their disk keys name
+    /// sizes nobody lists, so the URL gets a mark holding the time of the invalidation, and
+    /// `isInvalidated(_:for:)` refuses a thumbnail made from a response that arrived before it.
+    /// The mark is an empty entry, which the disk queue never drops, and every thumbnail lookup
+    /// of the URL uses it, so it outlives in the cache's LRU order any thumbnail it refuses.
+    func invalidate(_ dataKey: String) {
+        removeOriginal(dataKey)
+        imageMemory?.removeValues { $0.dataKey == dataKey }
+        guard configuration.storesThumbnails, let diskQueue else { return }
+        let now = configuration.clock.now
+        diskQueue.store(
+            Data(), metadata: DiskCacheMetadata(fields: [Self.invalidatedAtField: String(now.timeIntervalSince1970)]),
+            forKey: Self.invalidationKey(dataKey))
+    }
+
+    /// Whether a stored thumbnail of `dataKey`'s URL, with `info`, was made from a response
+    /// that arrived before the URL's last invalidation (or at an unknown time after one).
+    func isInvalidated(_ info: HTTPCacheInfo, for dataKey: String) async -> Bool {
+        guard let diskQueue, let mark = await diskQueue.entry(forKey: Self.invalidationKey(dataKey)) else { return false }
+        guard let at = mark.metadata.fields[Self.invalidatedAtField].flatMap({ Double($0) }) else { return true }
+        // Not after it: an equal time cannot say which came first, and a thumbnail refused
+        // costs one decode of the original, one served wrongly an outdated image.
+        return !(info.received.map { $0.timeIntervalSince1970 > at } ?? false)
+    }
+
+    private static func invalidationKey(_ dataKey: String) -> String { dataKey + "#invalidated" }
+    private static let invalidatedAtField = "invalidated-at"
+}
