@@ -17,6 +17,8 @@ struct CoordinatorState {
 
     /// The slot queues.
     enum Queue: Int, CaseIterable, Sendable {
+        /// Image jobs holding an original, from its fetch to the end of its decode.
+        case original
         case download, decode
     }
 

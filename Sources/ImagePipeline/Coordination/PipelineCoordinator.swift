@@ -20,10 +20,12 @@ final class PipelineCoordinator: @unchecked Sendable {
     private let lock = Lock()
     private var state: CoordinatorState
 
-    init(coalesces: Bool, maximumDownloads: Int, maximumDecodes: Int, decodeMemory: MemoryBudget?) {
-        state = CoordinatorState(
-            coalesces: coalesces,
-            queues: [SlotQueue(limit: maximumDownloads, memory: nil), SlotQueue(limit: maximumDecodes, memory: decodeMemory)])
+    init(coalesces: Bool, maximumDownloads: Int, maximumDecodes: Int, decodeMemory: MemoryBudget?, maximumOriginalsHeld: Int = .max) {
+        var queues = [SlotQueue](repeating: SlotQueue(limit: .max, memory: nil), count: Queue.allCases.count)
+        queues[Queue.original.rawValue] = SlotQueue(limit: maximumOriginalsHeld, memory: nil)
+        queues[Queue.download.rawValue] = SlotQueue(limit: maximumDownloads, memory: nil)
+        queues[Queue.decode.rawValue] = SlotQueue(limit: maximumDecodes, memory: decodeMemory)
+        state = CoordinatorState(coalesces: coalesces, queues: queues)
     }
 
     // MARK: - Jobs

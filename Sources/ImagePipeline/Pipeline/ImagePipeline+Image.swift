@@ -17,6 +17,16 @@ extension ImagePipeline {
         try validate(request)
         // An identical job that finished a moment ago may have filled the memory cache.
         if let response = memoryResponse(for: request, decodingEncoded: false) { return response }
+        // From here the job holds an original until its decode ends: it waits for its turn
+        // before reading a byte (`maximumOriginalsHeld`), so fetches cannot outrun decodes.
+        return try await coordinator.run(.original, for: job) { () async throws(ImagePipelineError) -> ImageResponse in
+            try await fetchAndDecode(request, job: job)
+        }
+    }
+
+    /// The image from a stored thumbnail, or from the original (revalidated, read from a cache
+    /// or downloaded) decoded at the request's size.
+    private func fetchAndDecode(_ request: ImageRequest, job: JobContext) async throws(ImagePipelineError) -> ImageResponse {
         let stale = staleImage(for: request)
         if let response = try await storedThumbnail(for: request, job: job) { return response }
 
@@ -39,7 +49,7 @@ extension ImagePipeline {
             // Confirmed, but the image it confirmed left memory meanwhile: download it again.
             var reload = request
             reload.cachePolicy = .reloadIgnoringCache
-            return try await loadImage(reload, job: job)
+            return try await fetchAndDecode(reload, job: job)
         }
         let bitmap: Bitmap
         do {

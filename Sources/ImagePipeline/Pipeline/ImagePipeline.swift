@@ -72,7 +72,8 @@ public final class ImagePipeline: Sendable {
         decodeMemory = MemoryBudget(capacity: configuration.decodeMemoryLimit)
         coordinator = PipelineCoordinator(
             coalesces: configuration.coalescesRequests, maximumDownloads: configuration.maximumConcurrentDownloads,
-            maximumDecodes: configuration.maximumConcurrentDecodes, decodeMemory: decodeMemory)
+            maximumDecodes: configuration.maximumConcurrentDecodes, decodeMemory: decodeMemory,
+            maximumOriginalsHeld: configuration.originalsHeldLimit)
     }
 
     // MARK: - Loading

@@ -48,6 +48,14 @@ extension ImagePipeline {
         /// an eighth of RAM, between 128 MiB and 1 GiB: two 250 MP decodes no longer run side by
         /// side on a phone.
         public var decodeMemoryLimit: Int
+        /// Image requests that may hold an original at once, from the start of its fetch (memory,
+        /// disk or network) to the end of its decode; more wait, highest priority first, before
+        /// any byte is read. Downloads end faster than decodes, so without it a prefetch of
+        /// hundreds of rows would hold every original it fetched while the decodes caught up
+        /// (300 originals of 3 MB: 900 MB). nil, the default, is `maximumConcurrentDownloads` +
+        /// 2 × `maximumConcurrentDecodes`: enough to keep both busy. A thumbnail service that
+        /// bounds its sources' memory itself passes `.max`.
+        public var maximumOriginalsHeld: Int?
         /// Bytes of originals and thumbnails waiting to be written to disk; a write that does
         /// not fit is dropped (the image is still delivered, and only the next cold start pays
         /// for it). 64 MiB by default.
@@ -88,7 +96,8 @@ extension ImagePipeline {
             memoryCacheMaximumEntryFraction: Double = 0.25,
             diskCache: DiskCache? = nil, maximumConcurrentDownloads: Int = 6,
             maximumConcurrentDecodes: Int = ProcessInfo.processInfo.activeProcessorCount,
-            decodeMemoryLimit: Int = Configuration.defaultDecodeMemoryLimit, maximumPendingDiskWriteBytes: Int = 64 << 20,
+            decodeMemoryLimit: Int = Configuration.defaultDecodeMemoryLimit, maximumOriginalsHeld: Int? = nil,
+            maximumPendingDiskWriteBytes: Int = 64 << 20,
             isSharedCache: Bool = false, maximumResponseSize: Int = 64 << 20, coalescesRequests: Bool = true,
             heuristicFreshnessLifetime: TimeInterval = 3600, decodingLimits: DecodingLimits = DecodingLimits(),
             colorManagement: ColorManagement = .convertToSRGB, fastShrinkOnLoad: Bool = false,
@@ -104,6 +113,7 @@ extension ImagePipeline {
             self.maximumConcurrentDownloads = maximumConcurrentDownloads
             self.maximumConcurrentDecodes = maximumConcurrentDecodes
             self.decodeMemoryLimit = decodeMemoryLimit
+            self.maximumOriginalsHeld = maximumOriginalsHeld
             self.maximumPendingDiskWriteBytes = maximumPendingDiskWriteBytes
             self.isSharedCache = isSharedCache
             self.maximumResponseSize = maximumResponseSize
@@ -115,6 +125,14 @@ extension ImagePipeline {
             self.thumbnailEncoding = thumbnailEncoding
             self.clock = clock
             self.callbackQueue = callbackQueue
+        }
+
+        /// `maximumOriginalsHeld`, or its default.
+        var originalsHeldLimit: Int {
+            if let maximumOriginalsHeld { return maximumOriginalsHeld }
+            let (decodes, overflowed) = maximumConcurrentDecodes.multipliedReportingOverflow(by: 2)
+            let (sum, overflowedAgain) = maximumConcurrentDownloads.addingReportingOverflow(decodes)
+            return overflowed || overflowedAgain ? .max : sum
         }
 
         /// An eighth of physical memory, at least 128 MiB and at most 1 GiB.
