@@ -216,6 +216,28 @@ struct ServiceWorkTests {
         await harness.stop()
     }
 
+    @Test("D-D: a source on disk is reserved in the memory budget before it is read: with no room it is 429 and nothing is read")
+    func diskHitReservedBeforeRead() async throws {
+        let harness = try await ServiceHarness.start(diskCache: true) { $0.sourceMemoryLimit = 0 }
+        #expect(try await harness.get(harness.path("rs:fit:80:80", harness.source("kite.jpg"))).status == 200)
+        await harness.service.pipeline.flushDiskWrites()
+        let disk = try #require(harness.service.pipeline.configuration.diskCache)
+        let sourceURL = try #require(URL(string: harness.source("kite.jpg")))
+        let stored = try #require(harness.service.pipeline.storedOriginalSize(for: harness.service.sourceRequest(sourceURL)))
+        // Less room left than the stored source: the next size's request may not read it.
+        let filler = harness.service.memory.capacity - harness.service.memory.bytesInUse - stored / 2
+        #expect(harness.service.memory.reserve(filler))
+        let hits = disk.statistics.counters.hits
+        let refused = try await harness.get(harness.path("rs:fit:81:80", harness.source("kite.jpg")))
+        #expect(refused.status == 429 && refused.text.contains("no memory left"), "\(refused.status) \(refused.text)")
+        #expect(disk.statistics.counters.hits == hits, "the source was read from disk before the budget was asked")
+        harness.service.memory.release(filler)
+        #expect(try await harness.get(harness.path("rs:fit:81:80", harness.source("kite.jpg"))).status == 200)
+        #expect(disk.statistics.counters.hits == hits + 1 && harness.origin.statistics.requests == 1)
+        #expect(await pollUntil { harness.service.memory.bytesInUse == 0 })
+        await harness.stop()
+    }
+
     @Test("a client that disconnects while its render holds a worker: the decode is skipped and the worker freed")
     func disconnectWhileAdmitted() async throws {
         let gate = Gate()

@@ -160,6 +160,15 @@ public final class DiskCache: @unchecked Sendable {
         return entry
     }
 
+    /// The size of `key`'s entry file (its bytes and metadata) as the index records it, without
+    /// reading anything or counting a hit; nil when there is none. A caller that must reserve
+    /// memory before a read (the thumbnail service) reserves this much, an upper bound of the
+    /// bytes a read returns.
+    public func storedSize(forKey key: String) -> Int? {
+        let name = DiskCacheKey.fileName(for: key)
+        return lock.withLock { index.peek(name)?.cost }
+    }
+
     /// The bytes stored under `key`, or nil on a miss (or an expired or damaged entry).
     public func value(forKey key: String) throws(DiskCacheError) -> Data? {
         try entry(forKey: key)?.data

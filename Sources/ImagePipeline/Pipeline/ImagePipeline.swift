@@ -120,6 +120,15 @@ public final class ImagePipeline: Sendable {
             etag: original.info?.etag, lastModified: original.info?.lastModified, contentType: original.info?.contentType)
     }
 
+    /// The bytes a disk-cache hit for `request`'s original would read (its entry as the disk
+    /// cache records it, an upper bound), found without any I/O; nil when it is not on disk or
+    /// the pipeline has none. For a caller that reserves memory before the read, as the
+    /// thumbnail service does before ``data(for:)``.
+    public func storedOriginalSize(for request: ImageRequest) -> Int? {
+        guard request.usesCache, let disk = configuration.diskCache else { return nil }
+        return disk.storedSize(forKey: request.dataKey)
+    }
+
     /// Starts loading the image and returns a handle to follow it, change its priority or
     /// cancel it; for callers that are not `async`. `completion` runs once, asynchronously on
     /// `Configuration.callbackQueue`: never inside this call or inside `ImageTask.cancel()`, and

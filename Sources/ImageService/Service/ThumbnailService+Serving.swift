@@ -58,13 +58,30 @@ extension ThumbnailService {
     /// shared by every identical request whose source has the same validator.
     private func produce(_ job: ProcessingJob, ifNoneMatch: String?) async -> Result<Outcome, ServiceError> {
         let downloadStarted = ContinuousClock.now
+        let request = sourceRequest(job.source)
+        // Downloaded bytes are held in the memory budget by the loader for as long as they live;
+        // bytes read from the disk cache are held for this request, from before they are read
+        // (by the size the disk cache records, corrected once read) until it is answered.
+        let expected = pipeline.storedOriginalSize(for: request) ?? 0
+        guard memory.reserve(expected) else { return .failure(.memoryFull) }
         let source: DataResponse
         do {
-            source = try await pipeline.data(for: sourceRequest(job.source))
+            source = try await pipeline.data(for: request)
         } catch {
+            memory.release(expected)
             if let reason = ServiceError.sourceFailureReason(error) { metrics.recordSourceFailure(reason: reason) }
             return .failure(ServiceError(error))
         }
+        let held = source.source == .disk ? source.data.count : 0
+        if held > expected {
+            guard memory.reserve(held - expected) else {
+                memory.release(expected)
+                return .failure(.memoryFull)
+            }
+        } else {
+            memory.release(expected - held)
+        }
+        defer { memory.release(held) }
         let layer: String
         var timing = PhaseTiming()
         switch source.source {
@@ -75,11 +92,6 @@ extension ThumbnailService {
             timing.download = (ContinuousClock.now - downloadStarted).milliseconds
         }
         if source.source == .memory || source.source == .disk { metrics.recordHit(layer: layer) }
-        // Downloaded bytes are held in the memory budget by the loader for as long as they live;
-        // bytes read from the disk cache are held for this request here, until it is answered.
-        let held = source.source == .disk ? source.data.count : 0
-        guard memory.reserve(held) else { return .failure(.memoryFull) }
-        defer { memory.release(held) }
 
         // The pipeline read the header once, checking the download (or the cached bytes): the
         // render plans and decodes from that read.
