@@ -136,6 +136,24 @@ struct PipelineCoordinatorTests {
         }
     }
 
+    @Test("a joined job runs at the highest Swift task priority of its subscribers: a prefetch's job is raised by the cell that joins it")
+    func joinerRaisesTaskPriority() async throws {
+        let coordinator = Self.coordinator()
+        let gate = Gate()
+        let job = JobSpec<Int>(key: CoordinatorProbe.key("raised")) { _ throws(ImagePipelineError) in
+            await gate.wait()
+            return Int(Task.currentPriority.rawValue)
+        }
+        let joined = Log()
+        let prefetch = Task(priority: .low) { await coordinator.result(of: job, priority: .low) }
+        #expect(await pollUntil { coordinator.jobCount == 1 })
+        let cell = Task(priority: .high) { await coordinator.result(of: job, priority: .high, onJoin: { joined.append(1) }) }
+        #expect(await pollUntil { joined.values == [1] })
+        gate.open()
+        let (ran, shown) = (try await prefetch.value.get(), try await cell.value.get())
+        #expect(ran == shown && ran >= Int(TaskPriority.high.rawValue), "the job ran at \(ran), below the joiner's \(TaskPriority.high.rawValue)")
+    }
+
     @Test("D-B: an urgent decode that fits starts at once, ahead of a large waiter it outranks")
     func urgentDecodeStartsAtOnce() async throws {
         let decodes = GatedDecodes()

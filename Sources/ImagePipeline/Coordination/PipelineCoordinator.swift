@@ -48,8 +48,16 @@ final class PipelineCoordinator: @unchecked Sendable {
         let (ref, started) = mutate { state, effects in
             state.subscribe(job.key, priority: priority, dependent: dependent, handler: erased, effects: &effects)
         }
-        if started { start(ref.job, job.operation) }
+        if started { start(ref.job, job.operation) } else { escalate(ref.job, to: Task.currentPriority) }
         return (JobSubscription(ref: ref, coordinator: self), !started)
+    }
+
+    /// A joiner's Swift task priority reaches the job's task (priorities only ever rise): a job
+    /// a prefetch started at `.low` runs on at the priority of the visible cell that joined
+    /// it, as does the download it waits for, which it subscribed to from that task.
+    private func escalate(_ id: JobID, to priority: TaskPriority) {
+        guard let task = lock.withLock({ state.jobs[id]?.task }) else { return }
+        task.escalatePriority(to: priority)
     }
 
     /// Subscribes (as `subscribe` does) and waits for the result. Leaving happens when the
