@@ -102,6 +102,33 @@ struct HTTPCachingTests {
         #expect(Double(difference) / Double(stored.bitmap.pixels.count) < 8)
     }
 
+    @Test("D-H: an image decoded from an original fetched before its URL's invalidation is delivered, not stored")
+    func decodeAcrossInvalidation() async throws {
+        let fixture = try await PipelineFixture.start(cacheControl: "max-age=600")
+        let pipeline = fixture.pipeline { $0.maximumConcurrentDecodes = 1 }
+        // The only decode slot is held: each job below fetches its original, then waits here.
+        let gate = Gate()
+        let holder = pipeline.coordinator.subscribe(CoordinatorProbe.slotJob("hold", queue: .decode) { await gate.wait() }, priority: .veryHigh) {
+            _ in
+        }
+        #expect(await pollUntil { pipeline.coordinator.runningCount(.decode) == 1 })
+        let small = ImageRequest(url: fixture.url("kite.jpg"), maxPixelSize: 64)
+        let old = Task { try await pipeline.image(for: small) }
+        #expect(await pollUntil { pipeline.coordinator.waitingCount(.decode) == 1 })
+        // Meanwhile the photo changes and may no longer be stored: another size's reload sees it.
+        fixture.server.serve("kite.jpg", ImageServer.Resource(data: try #require(PipelineFixture.photos["ladybird.jpg"]), cacheControl: "no-store"))
+        var reload = ImageRequest(url: fixture.url("kite.jpg"), maxPixelSize: 96)
+        reload.cachePolicy = .reloadIgnoringCache
+        let new = Task { try await pipeline.image(for: reload) }
+        #expect(await pollUntil { pipeline.coordinator.waitingCount(.decode) == 2 })
+        gate.open()
+        let delivered = try await old.value
+        _ = try await new.value
+        #expect(delivered.source == .network, "the request that fetched the old photo still gets it")
+        #expect(pipeline.cachedImage(for: small) == nil, "the old photo was stored after its URL was invalidated")
+        holder.subscription.cancel()
+    }
+
     @Test("D-G: a 304 that arrives after a newer response was stored writes nothing back over it, on disk or in memory")
     func lateNotModifiedKeepsTheNewerEntry() async throws {
         let clock = ManualClock()

@@ -60,7 +60,7 @@ extension ImagePipeline {
             if original.info != nil, error.condemnsBytes { removeOriginal(request.dataKey) }
             throw error
         }
-        if let info = original.info {
+        if let info = original.info, !madeBeforeInvalidation(info, for: request.dataKey) {
             imageMemory?.setValue(CachedImage(bitmap: bitmap, info: info), forKey: memoryKey(for: request), cost: bitmap.byteCount)
             storeThumbnail(bitmap, info: info, for: request)
         }

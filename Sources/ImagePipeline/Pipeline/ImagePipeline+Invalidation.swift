@@ -14,11 +14,16 @@ extension ImagePipeline {
     /// `isInvalidated(_:for:)` refuses a thumbnail made from a response that arrived before it.
     /// The mark is an empty entry, which the disk queue never drops, and every thumbnail lookup
     /// of the URL uses it, so it outlives in the cache's LRU order any thumbnail it refuses.
+    ///
+    /// A job that fetched the original before the invalidation and decodes it after must not
+    /// put the old image back: the time is kept in memory too (`invalidations`), and
+    /// `madeBeforeInvalidation(_:for:)` stops that store.
     func invalidate(_ dataKey: String) {
+        let now = configuration.clock.now
+        invalidations.setValue(now, forKey: dataKey, cost: 1)
         removeOriginal(dataKey)
         imageMemory?.removeValues { $0.dataKey == dataKey }
         guard configuration.storesThumbnails, let diskQueue else { return }
-        let now = configuration.clock.now
         diskQueue.store(
             Data(), metadata: DiskCacheMetadata(fields: [Self.invalidatedAtField: String(now.timeIntervalSince1970)]),
             forKey: Self.invalidationKey(dataKey))
@@ -32,6 +37,14 @@ extension ImagePipeline {
         // Not after it: an equal time cannot say which came first, and a thumbnail refused
         // costs one decode of the original, one served wrongly an outdated image.
         return !(info.received.map { $0.timeIntervalSince1970 > at } ?? false)
+    }
+
+    /// Whether an image made from a response with `info` predates `dataKey`'s last
+    /// invalidation in this process: it may be delivered to the request that made it, not
+    /// stored for others.
+    func madeBeforeInvalidation(_ info: HTTPCacheInfo, for dataKey: String) -> Bool {
+        guard let at = invalidations.value(forKey: dataKey) else { return false }
+        return !(info.received.map { $0 > at } ?? false)
     }
 
     private static func invalidationKey(_ dataKey: String) -> String { dataKey + "#invalidated" }

@@ -48,6 +48,10 @@ public final class ImagePipeline: Sendable {
     let coordinator: PipelineCoordinator
     /// What the decodes running at once may hold by their plans.
     let decodeMemory: MemoryBudget
+    /// When each URL was last invalidated (the most recent 4,096): an image decoded from an
+    /// original fetched before its URL's invalidation is not stored (see `invalidate(_:)`).
+    let invalidations = MemoryCache<String, Date>(
+        configuration: MemoryCacheConfiguration(costLimit: 4096, countLimit: 4096, maximumEntryCostFraction: 1))
     let recorder = StatisticsRecorder()
 
     /// A pipeline with `configuration`.
