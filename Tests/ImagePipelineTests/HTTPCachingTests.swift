@@ -242,6 +242,8 @@ struct HTTPCachingTests {
         let response = try await pipeline.image(for: ImageRequest(url: url, maxPixelSize: 100, cachePolicy: .revalidate))
         #expect(response.source == .revalidated)
         #expect(fixture.server.statistics.conditionalRequests == 1 && fixture.server.statistics.notModified == 1)
+        // The 304's refresh is a queued write: done before the fixture's directory goes.
+        await pipeline.flushDiskWrites()
     }
 
     @Test("returnCacheDataDontLoad: a miss is notCached without any request; stale entries are served")
@@ -311,6 +313,8 @@ struct HTTPCachingTests {
             clock.advance(by: 30)
             #expect(try await pipeline.image(for: request).source == .memory, "fresh for 60 s after the 304")
         }
+        // The 304s' refreshes are queued writes: done before the fixture's directory goes.
+        await pipeline.flushDiskWrites()
     }
 
     @Test("R6: Vary — another value of a varied header is a miss; Vary: * is never reused")
