@@ -25,6 +25,7 @@ struct HTTPCachingTests {
         #expect(fixture.server.statistics.requests == 1)
         #expect(try await pipeline.image(for: request).source == .memory)
         #expect(pipeline.statistics.diskHits == 1 && pipeline.statistics.memoryHits == 1)
+        await pipeline.flushDiskWrites()
     }
 
     @Test("D-C: a 304 refreshes the stored thumbnail only if the 304 confirmed the response it was made from")
@@ -56,6 +57,7 @@ struct HTTPCachingTests {
         let cold = fixture.pipeline(disk: disk, storesThumbnails: true, clock: clock)
         let shown = try await cold.image(for: request)
         #expect(shown.bitmap == new.bitmap)
+        await cold.flushDiskWrites()
     }
 
     @Test("D-H: a response that may not be stored takes the URL's decoded images of every size and its stored thumbnails with it")
@@ -165,6 +167,7 @@ struct HTTPCachingTests {
         #expect(stored.metadata.etag == "\"v2\"" && stored.data == newPhoto)
         let shown = try await pipeline.image(for: request)
         #expect(shown.bitmap == newer.bitmap && loader.received.count == 3)
+        await pipeline.flushDiskWrites()
     }
 
     @Test("a stale entry is revalidated: If-None-Match and If-Modified-Since sent, 304, no body sent again", arguments: ["disk", "memory"])
@@ -191,6 +194,7 @@ struct HTTPCachingTests {
         #expect(try await pipeline.image(for: request).source == .memory)
         #expect(fixture.server.statistics.requests == 2)
         #expect(pipeline.statistics.decodes == 1, "a 304 for an image in memory needs no decode")
+        await pipeline.flushDiskWrites()
     }
 
     @Test("a stale entry whose image changed on the server is downloaded again and replaced")
@@ -261,6 +265,7 @@ struct HTTPCachingTests {
         try pipeline.removeAllCachedImages() // memory only: the disk must serve it
         let offline = try await pipeline.image(for: ImageRequest(url: url, maxPixelSize: 100, cachePolicy: .returnCacheDataDontLoad))
         #expect(offline.source == .disk && fixture.server.statistics.requests == 1)
+        await pipeline.flushDiskWrites()
     }
 
     @Test("no-store is kept nowhere; no-cache is kept but revalidated every time")
