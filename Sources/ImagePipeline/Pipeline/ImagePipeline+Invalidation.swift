@@ -24,19 +24,15 @@ extension ImagePipeline {
         removeOriginal(dataKey)
         imageMemory?.removeValues { $0.dataKey == dataKey }
         guard configuration.storesThumbnails, let diskQueue else { return }
-        diskQueue.store(
-            Data(), metadata: DiskCacheMetadata(fields: [Self.invalidatedAtField: String(now.timeIntervalSince1970)]),
-            forKey: Self.invalidationKey(dataKey))
+        // The time goes into the mark as any stored response's arrival does.
+        diskQueue.store(Data(), metadata: HTTPCacheInfo(expires: nil, received: now).metadata, forKey: Self.invalidationKey(dataKey))
     }
 
     /// Whether a stored thumbnail of `dataKey`'s URL, with `info`, was made from a response
     /// that arrived before the URL's last invalidation (or at an unknown time after one).
     func isInvalidated(_ info: HTTPCacheInfo, for dataKey: String) async -> Bool {
         guard let diskQueue, let mark = await diskQueue.entry(forKey: Self.invalidationKey(dataKey)) else { return false }
-        guard let at = mark.metadata.fields[Self.invalidatedAtField].flatMap({ Double($0) }) else { return true }
-        // Not after it: an equal time cannot say which came first, and a thumbnail refused
-        // costs one decode of the original, one served wrongly an outdated image.
-        return !(info.received.map { $0.timeIntervalSince1970 > at } ?? false)
+        return Self.predates(info, HTTPCacheInfo(mark.metadata).received)
     }
 
     /// Whether an image made from a response with `info` predates `dataKey`'s last
@@ -44,9 +40,17 @@ extension ImagePipeline {
     /// stored for others.
     func madeBeforeInvalidation(_ info: HTTPCacheInfo, for dataKey: String) -> Bool {
         guard let at = invalidations.value(forKey: dataKey) else { return false }
-        return !(info.received.map { $0 > at } ?? false)
+        return Self.predates(info, at)
+    }
+
+    /// Whether the response `info` describes did not arrive after an invalidation at `at`
+    /// (unknown times count as before). Not after it: an equal time cannot say which came
+    /// first, and an image refused costs one decode of the original, one kept wrongly an
+    /// outdated image.
+    private static func predates(_ info: HTTPCacheInfo, _ at: Date?) -> Bool {
+        guard let at, let received = info.received else { return true }
+        return received <= at
     }
 
     private static func invalidationKey(_ dataKey: String) -> String { dataKey + "#invalidated" }
-    private static let invalidatedAtField = "invalidated-at"
 }
