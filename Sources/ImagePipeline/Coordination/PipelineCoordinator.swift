@@ -21,10 +21,14 @@ final class PipelineCoordinator: @unchecked Sendable {
     private var state: CoordinatorState
 
     init(coalesces: Bool, maximumDownloads: Int, maximumDecodes: Int, decodeMemory: MemoryBudget?, maximumOriginalsHeld: Int = .max) {
-        var queues = [SlotQueue](repeating: SlotQueue(limit: .max, memory: nil), count: Queue.allCases.count)
-        queues[Queue.original.rawValue] = SlotQueue(limit: maximumOriginalsHeld, memory: nil)
-        queues[Queue.download.rawValue] = SlotQueue(limit: maximumDownloads, memory: nil)
-        queues[Queue.decode.rawValue] = SlotQueue(limit: maximumDecodes, memory: decodeMemory)
+        // In `Queue`'s order (its raw values index the array); a new case must say its bound here.
+        let queues = Queue.allCases.map { queue in
+            switch queue {
+            case .original: SlotQueue(limit: maximumOriginalsHeld, memory: nil)
+            case .download: SlotQueue(limit: maximumDownloads, memory: nil)
+            case .decode: SlotQueue(limit: maximumDecodes, memory: decodeMemory)
+            }
+        }
         state = CoordinatorState(coalesces: coalesces, queues: queues)
     }
 
