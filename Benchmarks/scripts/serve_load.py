@@ -485,7 +485,6 @@ def unique_paths(maker, origin, names, prefix, count, rng, sizes=None):
 def part_ab(args, origin, names, workdir, rng, label, sizes):
     """A (sizes None: 512×512 fit) or B (sizes: a random (width, height, mode) per request)."""
     print(f"== {label}", file=sys.stderr)
-    count = int(args.duration * 400) + 1000
     # thumbor: its best configuration on this machine, from short runs of each candidate.
     if not hasattr(args, "thumbor_best"):
         sweep = []
@@ -508,43 +507,43 @@ def part_ab(args, origin, names, workdir, rng, label, sizes):
     # benchmark shape) and at 8. B: serve and thumbor at 2.
     servers = ["serve", "serve_fast", "thumbor"] if label == "A" else ["serve", "thumbor"]
     rows = [(which, connections) for which in servers for connections in ((2, 8) if label == "A" else (2,))]
+    return alternating_runs(args, rows, origin, names, workdir, rng, label, sizes)
+
+
+def part_r(args, origin, names, workdir, rng):
+    """R: this build's serve against another build's (--baseline), A's shape, 2 and 8 connections."""
+    print("== R", file=sys.stderr)
+    rows = [(which, connections) for which in ("baseline", "serve") for connections in (2, 8)]
+    return alternating_runs(args, rows, origin, names, workdir, rng, "R", None)
+
+
+def start_server(args, which, workdir):
+    """The server a row names, and how its URLs are made: thumbor in its best configuration,
+    the --baseline build's serve, or this build's serve (serve_fast: --fast-shrink-on-load)."""
+    if which == "thumbor":
+        return start_thumbor(args, *args.thumbor_best, workdir), thumbor_path
+    if which == "baseline":
+        return start_engine(args, engine=args.baseline), engine_path
+    return start_engine(args, {"serve_fast": FAST}.get(which, ())), engine_path
+
+
+def alternating_runs(args, rows, origin, names, workdir, rng, label, sizes):
+    """Each (server, connections) row measured args.runs times, the rows' order reversed every
+    other run so that a drifting machine weighs on every row alike; every request a new source."""
+    count = int(args.duration * 400) + 1000
     runs = {row_key(which, connections): [] for which, connections in rows}
     for run in range(args.runs):
         for which, connections in (rows if run % 2 == 0 else list(reversed(rows))):
-            if which == "thumbor":
-                server = start_thumbor(args, *args.thumbor_best, workdir)
-            else:
-                server = start_engine(args, {"serve_fast": FAST}.get(which, ()))
+            server, maker = start_server(args, which, workdir)
             try:
-                maker = thumbor_path if which == "thumbor" else engine_path
                 paths = unique_paths(maker, origin, names, f"{label}{run}{which}{connections}", count * connections // 2, rng, sizes)
                 result = measure(server, f"http://127.0.0.1:{server.port}", paths, args, workdir, connections)
             finally:
                 server.stop()
             runs[row_key(which, connections)].append(result)
             print(f"   {which} at {connections} connections, run {run + 1}: {result['rps']:.1f} req/s, p99 {result['p99_ms']:.0f} ms, "
-                  f"PSS {result['peak_pss_mb']:.0f} MB, origin {result['origin_cpu_ms_per_request']:.2f} ms/request, "
-                  f"errors {result['errors']}", file=sys.stderr)
-    return runs
-
-
-def part_r(args, origin, names, workdir, rng):
-    """R: this build's serve against another build's (--baseline), A's shape, 2 and 8 connections."""
-    print("== R", file=sys.stderr)
-    count = int(args.duration * 400) + 1000
-    rows = [(which, connections) for which in ("baseline", "serve") for connections in (2, 8)]
-    runs = {row_key(which, connections): [] for which, connections in rows}
-    for run in range(args.runs):
-        for which, connections in (rows if run % 2 == 0 else list(reversed(rows))):
-            server = start_engine(args, engine=args.baseline if which == "baseline" else None)
-            try:
-                paths = unique_paths(engine_path, origin, names, f"R{run}{which}{connections}", count * connections // 2, rng)
-                result = measure(server, f"http://127.0.0.1:{server.port}", paths, args, workdir, connections)
-            finally:
-                server.stop()
-            runs[row_key(which, connections)].append(result)
-            print(f"   {which} at {connections} connections, run {run + 1}: {result['rps']:.1f} req/s, "
-                  f"CPU {result['cpu_s_per_image'] * 1000:.1f} ms/image, errors {result['errors']}", file=sys.stderr)
+                  f"CPU {result['cpu_s_per_image'] * 1000:.1f} ms/image, PSS {result['peak_pss_mb']:.0f} MB, "
+                  f"origin {result['origin_cpu_ms_per_request']:.2f} ms/request, errors {result['errors']}", file=sys.stderr)
     return runs
 
 
