@@ -27,7 +27,13 @@ struct MaskingField {
             func load(_ y: Int, into row: UnsafeMutablePointer<Int32>) {
                 let source = base + y * width * channels
                 if channels >= 3 {
-                    for x in 0..<width {
+                    var x = 0
+                    while x + 8 < width {
+                        let (r, g, b) = RGBPixels.integers(source + 3 * x)
+                        UnsafeMutableRawPointer(row + x).storeBytes(of: 77 &* r &+ 150 &* g &+ 29 &* b, as: SIMD8<Int32>.self)
+                        x += 8
+                    }
+                    for x in x..<width {
                         row[x] = 77 * Int32(source[3 * x]) + 150 * Int32(source[3 * x + 1]) + 29 * Int32(source[3 * x + 2])
                     }
                 } else {

@@ -1,0 +1,37 @@
+/// Eight packed RGB8 pixels as three vectors, one per channel, for the encoder's passes over
+/// the bitmap.
+///
+/// The package is built for the baseline x86-64 (SSE2: no byte shuffle) as well as ARM, so the
+/// pixels are not deinterleaved with shuffles: pixel i's bytes are read as one little-endian
+/// 32-bit word at 3i (red in the low byte), and masks and shifts split the eight words. Reading a
+/// word reads one byte past the pixel, so the caller keeps at least one more byte after the
+/// eighth pixel (`x + 8 < width` on a row of `width` pixels; the last group goes pixel by pixel).
+enum RGBPixels {
+    /// The channels of the eight pixels at `start` as integers 0...255.
+    @inline(__always)
+    static func integers(_ start: UnsafePointer<UInt8>) -> (red: SIMD8<Int32>, green: SIMD8<Int32>, blue: SIMD8<Int32>) {
+        let raw = UnsafeRawPointer(start)
+        @inline(__always) func word(_ index: Int) -> UInt32 {
+            UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 3 * index, as: UInt32.self))
+        }
+        let words = SIMD8<UInt32>(word(0), word(1), word(2), word(3), word(4), word(5), word(6), word(7))
+        return (
+            SIMD8<Int32>(truncatingIfNeeded: words & 0xFF), SIMD8<Int32>(truncatingIfNeeded: (words &>> 8) & 0xFF),
+            SIMD8<Int32>(truncatingIfNeeded: (words &>> 16) & 0xFF)
+        )
+    }
+
+    /// The same as floats, exactly `Float(byte)`.
+    @inline(__always)
+    static func floats(_ start: UnsafePointer<UInt8>) -> (red: SIMD8<Float>, green: SIMD8<Float>, blue: SIMD8<Float>) {
+        let (red, green, blue) = integers(start)
+        return (float(red), float(green), float(blue))
+    }
+
+    /// `Float(n)` for 0 ≤ n < 2²³ lane by lane: 2²³ + n has n in its mantissa bits, so OR-ing n
+    /// into 2²³'s bits and subtracting 2²³ is exact. (The generic conversion goes lane by lane.)
+    @inline(__always)
+    static func float(_ integers: SIMD8<Int32>) -> SIMD8<Float> {
+        unsafeBitCast(integers | 0x4B00_0000, to: SIMD8<Float>.self) - 8_388_608
+    }
+}
