@@ -17,7 +17,8 @@ import ImageBudget
 //
 // Usage: jpeg-encoder-report [--sizes 640,1280] [--qualities 30,40,...] [--references DIR]
 //        [--jpegli DIR] [--tune name=value,...] [--repeat N] [--baseline] DIR|FILE...
-// --repeat N times each encode N times, one at a time, and reports the medians.
+// --repeat N times each encode N times, one at a time, the two encoders alternating, and reports
+// the medians and their ratio.
 // --references writes each resampled bitmap as NAME-SIZE.png (for jpegli_encode.py) and stops.
 
 var arguments = Array(CommandLine.arguments.dropFirst())
@@ -122,19 +123,18 @@ func run(_ photoIndex: Int, size: Int) throws {
     var turboTimes: [Double] = [], perceptualTimes: [Double] = []
     for quality in qualities {
         let old = JPEGEncodingOptions(quality: quality, progressive: progressive, encoder: .libjpegTurbo)
+        let new = JPEGEncodingOptions(quality: quality, progressive: progressive, encoder: .perceptual)
         var oldData = Data(), newData = Data()
+        // Alternating, so that a change in the machine's speed meets both encoders alike.
         for _ in 0..<repeats {
-            let start = Measure.now()
+            var start = Measure.now()
             oldData = try ImageEncoder.jpeg(bitmap, options: old)
             turboTimes.append(Double(Measure.now() - start) / 1e6)
-        }
-        turbo.append(Point(quality: quality, bytes: oldData.count, score: try score(oldData)))
-        let new = JPEGEncodingOptions(quality: quality, progressive: progressive, encoder: .perceptual)
-        for _ in 0..<repeats {
-            let start = Measure.now()
+            start = Measure.now()
             newData = try ImageEncoder.jpeg(bitmap, options: new, tuning: tuning)
             perceptualTimes.append(Double(Measure.now() - start) / 1e6)
         }
+        turbo.append(Point(quality: quality, bytes: oldData.count, score: try score(oldData)))
         perceptual.append(Point(quality: quality, bytes: newData.count, score: try score(newData)))
         if let jpegliDirectory {
             let file = URL(fileURLWithPath: jpegliDirectory).appendingPathComponent("\(name)-\(size)-q\(quality).jpg")
@@ -165,9 +165,9 @@ func summary(_ values: [Double]) -> String {
     let range = Measure.range(values)
     return String(format: "%+.2f (%+.2f…%+.2f)", Measure.median(values), range.min, range.max)
 }
-print("| photo | px | perceptual − libjpeg-turbo | jpegli − libjpeg-turbo | perceptual − jpegli | ms turbo | ms perceptual |")
-print("|---|---|---|---|---|---|---|")
-var all = (overTurbo: [Double](), jpegliOverTurbo: [Double](), overJpegli: [Double](), underTurboWorst: Double.infinity)
+print("| photo | px | perceptual − libjpeg-turbo | jpegli − libjpeg-turbo | perceptual − jpegli | ms turbo | ms perceptual | time ratio |")
+print("|---|---|---|---|---|---|---|---|")
+var all = (overTurbo: [Double](), jpegliOverTurbo: [Double](), overJpegli: [Double](), timeRatios: [Double]())
 for row in results.rows.sorted(by: { ($0.name, $0.size) < ($1.name, $1.size) }) {
     let overTurbo = differences(row.perceptual, over: row.turbo)
     let jpegliOverTurbo = differences(row.jpegli, over: row.turbo)
@@ -175,9 +175,11 @@ for row in results.rows.sorted(by: { ($0.name, $0.size) < ($1.name, $1.size) }) 
     all.overTurbo += overTurbo
     all.jpegliOverTurbo += jpegliOverTurbo
     all.overJpegli += overJpegli
-    print("| \(row.name) | \(row.size) | \(summary(overTurbo)) | \(summary(jpegliOverTurbo)) | \(summary(overJpegli)) | \(String(format: "%.1f", row.times.0)) | \(String(format: "%.1f", row.times.1)) |")
+    all.timeRatios.append(row.times.1 / row.times.0)
+    print("| \(row.name) | \(row.size) | \(summary(overTurbo)) | \(summary(jpegliOverTurbo)) | \(summary(overJpegli)) | \(String(format: "%.2f", row.times.0)) | \(String(format: "%.2f", row.times.1)) | \(String(format: "%.2f×", row.times.1 / row.times.0)) |")
 }
-print("| **all** | | \(summary(all.overTurbo)) | \(summary(all.jpegliOverTurbo)) | \(summary(all.overJpegli)) | | |")
+let timeRange = Measure.range(all.timeRatios)
+print("| **all** | | \(summary(all.overTurbo)) | \(summary(all.jpegliOverTurbo)) | \(summary(all.overJpegli)) | | | \(String(format: "%.2f× (%.2f…%.2f)", Measure.median(all.timeRatios), timeRange.min, timeRange.max)) |")
 print("")
 // What a quality number means: the perceptual encoder against libjpeg-turbo at the same number.
 print("| quality | perceptual bytes / libjpeg-turbo's | perceptual SSIMULACRA2 − libjpeg-turbo's |")
