@@ -88,6 +88,39 @@ struct PerceptualJPEGTests {
         #expect(Self.meanError(colour, back) < 1.5)
     }
 
+    @Test("the fast DCT, its scale divided out, is JPEG's DCT by its definition")
+    func forwardDCTMatchesDefinition() throws {
+        var generator = SeededGenerator()
+        let seed = generator.replay
+        let basis = ForwardDCT.transposedBasis
+        for _ in 0..<200 {
+            let samples = (0..<64).map { _ in Float(Int.random(in: -128...127, using: &generator)) }
+            var block = (0..<8).map { y in SIMD8<Float>(samples[(8 * y)..<(8 * y + 8)]) }
+            block.withUnsafeMutableBufferPointer { block in
+                basis.withUnsafeBufferPointer { ForwardDCT.transform(block.baseAddress!, transposedBasis: $0.baseAddress!) }
+            }
+            var worst = 0.0
+            for u in 0..<8 {
+                for v in 0..<8 {
+                    // T.81 A.3.3: F(u, v) = ¼ C(u) C(v) Σ Σ f(y, x) cos((2y + 1)uπ/16) cos((2x + 1)vπ/16).
+                    var sum = 0.0
+                    for y in 0..<8 {
+                        for x in 0..<8 {
+                            sum +=
+                                Double(samples[8 * y + x]) * cos(Double(2 * y + 1) * Double(u) * .pi / 16)
+                                * cos(Double(2 * x + 1) * Double(v) * .pi / 16)
+                        }
+                    }
+                    let expected = 0.25 * (u == 0 ? 0.5.squareRoot() : 1) * (v == 0 ? 0.5.squareRoot() : 1) * sum
+                    let actual = Double(block[u][v]) / Double(ForwardDCT.outputScale(u: u))
+                    worst = max(worst, abs(actual - expected))
+                }
+            }
+            // Float rounding over a few dozen operations on values up to 1024.
+            #expect(worst < 2e-3, "seed \(seed): off by \(worst)")
+        }
+    }
+
     @Test("noise: bounded error, and the same bytes every time")
     func noiseIsDeterministic() throws {
         var generator = SeededGenerator()

@@ -84,16 +84,16 @@ enum PerceptualJPEGEncoder {
         try check(iec_jpeg_coefficient_row(encoder, Int32(component), UInt32(blockRow), &row), encoder)
         guard let row else { throw .encodingFailed("libjpeg returned no coefficient row") }
         let blocksWide = Int(iec_jpeg_coefficient_blocks_wide(encoder, Int32(component)))
-        let basis = ForwardDCT.basis
+        let basis = ForwardDCT.transposedBasis
         basis.withUnsafeBufferPointer { basis in
             tables.0.withUnsafeBufferPointer { reciprocals in
                 tables.1.withUnsafeBufferPointer { deadZone in
                     tables.2.withUnsafeBufferPointer { masked in
-                        withUnsafeTemporaryAllocation(of: SIMD8<Float>.self, capacity: 16) { scratch in
+                        withUnsafeTemporaryAllocation(of: SIMD8<Float>.self, capacity: 8) { scratch in
                             let samples = scratch.baseAddress!
                             for block in 0..<blocksWide {
                                 let strength = load(samples, block)
-                                ForwardDCT.transform(samples, scratch: samples + 8, basis: basis.baseAddress!)
+                                ForwardDCT.transform(samples, transposedBasis: basis.baseAddress!)
                                 PerceptualQuantization.quantize(
                                     samples, reciprocals: reciprocals.baseAddress!, deadZone: deadZone.baseAddress!,
                                     maskedDeadZone: masked.baseAddress!, strength: strength, into: row + block * 64)

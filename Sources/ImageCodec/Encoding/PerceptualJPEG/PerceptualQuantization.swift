@@ -7,8 +7,9 @@ struct PerceptualQuantization {
     /// 64 steps, natural order, for the shim.
     let lumaTable: [UInt32]
     let chromaTable: [UInt32]
-    /// 1/step, one vector per row of the natural order (lane v of [u] is (u, v)), as ForwardDCT
-    /// returns coefficients.
+    /// 1/(step · ForwardDCT's output scale), one vector per row of the natural order (lane v of
+    /// [u] is (u, v)), as ForwardDCT returns coefficients: one multiplication both undoes the
+    /// transform's scaling and divides by the step.
     let lumaReciprocals: [SIMD8<Float>]
     let chromaReciprocals: [SIMD8<Float>]
     /// Dead zone of a flat block and its growth with masking strength, same layout; DC's is 0.
@@ -40,8 +41,11 @@ struct PerceptualQuantization {
             (0..<8).map { u in SIMD8<Float>((0..<8).map { v in value(u * 8 + v) }) }
         }
         let lumaSteps = lumaTable, chromaSteps = chromaTable
-        lumaReciprocals = rows { 1 / Float(lumaSteps[$0]) }
-        chromaReciprocals = rows { 1 / Float(chromaSteps[$0]) }
+        func reciprocal(_ steps: [UInt32], _ index: Int) -> Float {
+            1 / (Float(steps[index]) * ForwardDCT.outputScale(u: index / 8))
+        }
+        lumaReciprocals = rows { reciprocal(lumaSteps, $0) }
+        chromaReciprocals = rows { reciprocal(chromaSteps, $0) }
         let maximumRadius = Float(98).squareRoot()
         func radius(_ index: Int) -> Float { Float((index / 8) * (index / 8) + (index % 8) * (index % 8)).squareRoot() }
         flatDeadZone = rows { $0 == 0 ? 0 : tuning.flatDeadZone }
