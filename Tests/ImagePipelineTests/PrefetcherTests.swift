@@ -20,6 +20,22 @@ struct PrefetcherTests {
         }
     }
 
+    @Test("a prefetch decodes on a .utility thread, a visible request on a .userInitiated one")
+    func prefetchDecodesAtLowerQoS() async throws {
+        let fixture = try await PipelineFixture.start()
+        let pipeline = fixture.pipeline()
+        let seen = NSLock()
+        nonisolated(unsafe) var qualities: [DispatchQoS.QoSClass] = []
+        pipeline.coordinator.observeThreadQoS { qos in seen.withLock { qualities.append(qos) } }
+        let prefetcher = ImagePrefetcher(pipeline: pipeline)
+        prefetcher.startPrefetching(with: [ImageRequest(url: fixture.url("kite.jpg"), maxPixelSize: 64)])
+        #expect(await pollUntil { prefetcher.count == 0 })
+        #expect(seen.withLock { qualities } == [.utility])
+        let visible = try await pipeline.image(for: ImageRequest(url: fixture.url("ladybird.jpg"), maxPixelSize: 64))
+        #expect(visible.bitmap.width <= 64)
+        #expect(seen.withLock { qualities } == [.utility, .userInitiated])
+    }
+
     @Test("prefetches that end at once are not left listed: the count returns to 0 and each key can be prefetched again")
     func instantFinishes() async throws {
         let pipeline = ImagePipeline(configuration: .init(dataLoader: InstantFailure()))

@@ -148,14 +148,28 @@ final class PipelineCoordinator: @unchecked Sendable {
 
     /// Runs the synchronous `body` on a dispatch thread once a slot is free, so CPU-bound work
     /// (decoding) never occupies the cooperative thread pool that the network code runs on.
+    /// The thread's QoS follows the job's priority when the slot is granted
+    /// (`ImageRequest.Priority.threadQoS`); a change after that cannot move a running thread.
     func runOnThread<T: Sendable>(
         _ queue: Queue, for job: JobContext, cost: Int = 0, _ body: @escaping @Sendable () -> T
     ) async throws(ImagePipelineError) -> T {
         try await run(queue, for: job, cost: cost) { () async -> T in
-            await withCheckedContinuation { continuation in
-                DispatchQueue.global(qos: .userInitiated).async { continuation.resume(returning: body()) }
+            let (priority, seam) = lock.withLock { (state.jobs[job.id]?.priority, threadQoSSeam) }
+            let qos = (priority ?? .normal).threadQoS
+            seam?(qos)
+            return await withCheckedContinuation { continuation in
+                DispatchQueue.global(qos: qos).async { continuation.resume(returning: body()) }
             }
         }
+    }
+
+    /// Called with the QoS of each thread `runOnThread` dispatches to (tests: Linux's dispatch
+    /// cannot report a thread's QoS back).
+    private var threadQoSSeam: (@Sendable (DispatchQoS.QoSClass) -> Void)?
+
+    /// Installs the seam above (tests only).
+    func observeThreadQoS(_ seam: @escaping @Sendable (DispatchQoS.QoSClass) -> Void) {
+        lock.withLock { threadQoSSeam = seam }
     }
 
     private func acquire(_ queue: Queue, for job: JobID, cost: Int) async throws(ImagePipelineError) {

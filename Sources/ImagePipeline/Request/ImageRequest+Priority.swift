@@ -1,3 +1,5 @@
+import Dispatch
+
 extension ImageRequest {
     /// How urgently an image is needed. Shared work runs at the highest priority of the
     /// requests waiting for it, and queued work is started highest first.
@@ -14,5 +16,15 @@ extension ImageRequest {
         case veryHigh
 
         public static func < (lhs: Priority, rhs: Priority) -> Bool { lhs.rawValue < rhs.rawValue }
+    }
+}
+
+extension ImageRequest.Priority {
+    /// The QoS of the thread a decode at this priority runs on: what is on screen (`.normal`
+    /// and up) at `.userInitiated`, prefetching (`.low`, `.veryLow`) at `.utility`, so that
+    /// where the system honours QoS a visible cell's decode runs ahead of a prefetch's on a
+    /// busy machine. Not `.background`: Darwin throttles its I/O and may hold it for minutes.
+    var threadQoS: DispatchQoS.QoSClass {
+        self >= .normal ? .userInitiated : .utility
     }
 }
