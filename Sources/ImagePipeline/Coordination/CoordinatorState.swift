@@ -44,6 +44,8 @@ struct CoordinatorState {
         var dependencies: Set<SubscriberRef> = []
         /// Its waits for a slot.
         var waits: Set<WaitRef> = []
+        /// Its downloads' priorities, kept equal to its own.
+        var downloads: [DownloadPriority] = []
     }
 
     enum Effect {
@@ -91,6 +93,15 @@ struct CoordinatorState {
         if let dependent { jobs[dependent]?.dependencies.insert(ref) }
         recompute(id, effects: &effects)
         return (ref, existing == nil)
+    }
+
+    /// A priority that follows the job's from now on, for a download it makes; nil when the
+    /// job is gone.
+    mutating func downloadPriority(of id: JobID) -> DownloadPriority? {
+        guard let job = jobs[id] else { return nil }
+        let priority = DownloadPriority(job.priority)
+        jobs[id]?.downloads.append(priority)
+        return priority
     }
 
     /// The job's task, once made; false when the job was abandoned meanwhile (cancel the task).
@@ -155,6 +166,10 @@ struct CoordinatorState {
     private mutating func recompute(_ id: JobID, effects: inout [Effect]) {
         guard let job = jobs[id], let highest = job.subscribers.values.map(\.priority).max(), highest != job.priority else { return }
         jobs[id]?.priority = highest
+        // Under the coordinator's lock, so that changes reach a download in the order they
+        // were made: `update` only takes the priority's own lock and stores (URLSessionTask's
+        // property), never calling back here.
+        for download in job.downloads { download.update(highest) }
         for wait in job.waits {
             start(queues[wait.queue.rawValue].reprioritize(wait.id, to: highest), in: wait.queue, effects: &effects)
         }

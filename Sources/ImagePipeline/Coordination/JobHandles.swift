@@ -33,6 +33,12 @@ struct JobContext: Sendable {
     func reportProgress(received: Int, expected: Int?) {
         coordinator.reportProgress(of: id, received: received, expected: expected)
     }
+
+    /// A priority for a download this job makes, following the job's (`.normal` if the job is
+    /// already gone: the download is about to be cancelled).
+    func downloadPriority() -> DownloadPriority {
+        coordinator.downloadPriority(of: id)
+    }
 }
 
 /// A subscriber's hold on a shared job.

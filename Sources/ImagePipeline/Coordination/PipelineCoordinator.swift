@@ -87,9 +87,10 @@ final class PipelineCoordinator: @unchecked Sendable {
         }
     }
 
-    /// A priority change's only effects are slot grants (continuations resumed): no handler
-    /// runs, so a caller may hold its own lock around this call (ImageTask does, so that its
-    /// priority and its subscriber's never disagree).
+    /// A priority change's only effects are slot grants (continuations resumed) and stores
+    /// into the job's downloads' priorities: no handler runs, so a caller may hold its own lock
+    /// around this call (ImageTask does, so that its priority and its subscriber's never
+    /// disagree).
     func setPriority(_ priority: ImageRequest.Priority, of ref: SubscriberRef) {
         lock.withLock { priorityChangeSeam }?(priority)
         mutate { state, effects in state.setPriority(priority, of: ref, effects: &effects) }
@@ -111,6 +112,10 @@ final class PipelineCoordinator: @unchecked Sendable {
 
     func cancel(_ ref: SubscriberRef) {
         mutate { state, effects in state.unsubscribe(ref, effects: &effects) }
+    }
+
+    func downloadPriority(of id: JobID) -> DownloadPriority {
+        lock.withLock { state.downloadPriority(of: id) } ?? DownloadPriority(.normal)
     }
 
     func reportProgress(of id: JobID, received: Int, expected: Int?) {

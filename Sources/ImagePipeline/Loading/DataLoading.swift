@@ -16,4 +16,22 @@ public protocol DataLoading: Sendable {
         for request: URLRequest, maximumBodySize: Int,
         progress: @escaping @Sendable (_ received: Int, _ expected: Int?) -> Void
     ) async throws(DataLoadingError) -> DataLoadingResponse
+
+    /// The same, told how urgent the download is and each change while it runs (the pipeline
+    /// calls this one). The default ignores `priority` and calls the method above, so a loader
+    /// written before priorities reached loaders keeps working unchanged.
+    func loadData(
+        for request: URLRequest, maximumBodySize: Int, priority: DownloadPriority,
+        progress: @escaping @Sendable (_ received: Int, _ expected: Int?) -> Void
+    ) async throws(DataLoadingError) -> DataLoadingResponse
+}
+
+extension DataLoading {
+    /// Ignores `priority`: see the requirement.
+    public func loadData(
+        for request: URLRequest, maximumBodySize: Int, priority: DownloadPriority,
+        progress: @escaping @Sendable (_ received: Int, _ expected: Int?) -> Void
+    ) async throws(DataLoadingError) -> DataLoadingResponse {
+        try await loadData(for: request, maximumBodySize: maximumBodySize, progress: progress)
+    }
 }

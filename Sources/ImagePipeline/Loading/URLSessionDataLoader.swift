@@ -39,8 +39,14 @@ public final class URLSessionDataLoader: DataLoading {
     private let delegate = SessionDelegate()
 
     /// A loader with its own `URLSession`.
-    public init(configuration: Configuration = Configuration()) {
+    public convenience init(configuration: Configuration = Configuration()) {
+        self.init(configuration: configuration, taskSeam: nil)
+    }
+
+    /// `taskSeam` sees each `URLSessionTask` before it starts (tests only).
+    init(configuration: Configuration, taskSeam: (@Sendable (URLSessionTask) -> Void)?) {
         self.configuration = configuration
+        self.taskSeam = taskSeam
         let sessionConfiguration = URLSessionConfiguration.ephemeral
         sessionConfiguration.urlCache = nil
         sessionConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
@@ -61,7 +67,19 @@ public final class URLSessionDataLoader: DataLoading {
         for request: URLRequest, maximumBodySize: Int,
         progress: @escaping @Sendable (_ received: Int, _ expected: Int?) -> Void
     ) async throws(DataLoadingError) -> DataLoadingResponse {
+        try await loadData(for: request, maximumBodySize: maximumBodySize, priority: DownloadPriority(.normal), progress: progress)
+    }
+
+    /// Sets the `URLSessionTask`'s priority from `priority`, and again on each change.
+    public func loadData(
+        for request: URLRequest, maximumBodySize: Int, priority: DownloadPriority,
+        progress: @escaping @Sendable (_ received: Int, _ expected: Int?) -> Void
+    ) async throws(DataLoadingError) -> DataLoadingResponse {
         let task = session.dataTask(with: request)
+        task.priority = priority.current.sessionTaskPriority
+        // Setting the property takes URLSessionTask's own lock and calls nothing back.
+        priority.onChange { [weak task] in task?.priority = $0.sessionTaskPriority }
+        taskSeam?(task)
         let transfer = Transfer(task: task, maximumBodySize: maximumBodySize, progress: progress)
         let pending = PendingCancellation<Transfer>()
         let result = await withTaskCancellationHandler {
@@ -73,5 +91,21 @@ public final class URLSessionDataLoader: DataLoading {
             pending.cancel()?.fail(.cancelled)
         }
         return try result.get()
+    }
+
+    /// Called with each task before it starts (tests read its priority back).
+    private let taskSeam: (@Sendable (URLSessionTask) -> Void)?
+}
+
+extension ImageRequest.Priority {
+    /// `URLSessionTask.priority`: libcurl (Linux) and Darwin's stack weigh HTTP/2 streams by it.
+    var sessionTaskPriority: Float {
+        switch self {
+        case .veryLow: 0.1
+        case .low: URLSessionTask.lowPriority
+        case .normal: URLSessionTask.defaultPriority
+        case .high: URLSessionTask.highPriority
+        case .veryHigh: 1
+        }
     }
 }

@@ -124,7 +124,8 @@ extension ImagePipeline {
             recorder.add(.networkRequests)
             if conditional { recorder.add(.conditionalRequests) }
             do throws(DataLoadingError) {
-                let response = try await loader.loadData(for: urlRequest, maximumBodySize: limit) { received, expected in
+                let priority = job.downloadPriority()
+                let response = try await loader.loadData(for: urlRequest, maximumBodySize: limit, priority: priority) { received, expected in
                     job.reportProgress(received: received, expected: expected)
                 }
                 return (requested, response)
