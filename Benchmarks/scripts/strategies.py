@@ -92,7 +92,7 @@ SHARED_LINK = ["S1", "S1-down", "S2", "S2-down", "S4", "S5", "S6", "S7", "S7-col
 
 
 def configurations(quick):
-    """(network, strategy, memory MiB, prefetch, cancellation)."""
+    """(network, strategy, memory MiB, prefetch, cancellation: True, False or "park")."""
     configs = [("none", strategy, 128, True, True) for strategy in ORDER if strategy not in FORMAT_ROWS[1:]]
     if not quick:
         # The limit decides the hits of the caches of decoded images; 32 MiB shows where full-size
@@ -105,6 +105,8 @@ def configurations(quick):
     for strategy in ("S1", "S5"):
         configs.append(("phone", strategy, 128, False, True))
         configs.append(("phone", strategy, 128, True, False))
+    # The grid article's option: scrolled-off requests parked (ScrolledOffTasks) instead of cancelled.
+    configs.append(("phone", "S5", 128, True, "park"))
     return configs
 
 
@@ -187,7 +189,9 @@ def run_one(port, strategy, memory, prefetch, cancel, cache_dir, output, origin_
         command += ["--origin-port", str(origin_port)]
     if not prefetch:
         command.append("--no-prefetch")
-    if not cancel:
+    if cancel == "park":
+        command.append("--park-scrolled-off")
+    elif not cancel:
         command.append("--no-cancel")
     completed = subprocess.run(command)
     if completed.returncode < 0 and strategy in ("S1", "S1-off", "S1-down"):
@@ -373,7 +377,7 @@ def markdown(results, info, repetitions):
              and result["memoryLimitMiB"] == 128]
     table("Prefetch and cancellation on the fast flick (phone network, 128 MiB, whole trace)", knobs,
           [name, ("prefetch", lambda row: "on" if row["prefetch"] else "off"),
-           ("cancellation", lambda row: "on" if row["cancellation"] else "off"),
+           ("cancellation", lambda row: {True: "on", False: "off", "park": "parked (ScrolledOffTasks)"}[row["cancellation"]]),
            ("server requests", run("serverRequests")), ("MiB sent", run("serverMiBSent", 0)),
            ("downloads abandoned", run("serverAbortedResponses")), ("decodes", run("decodes")),
            ("images shown", run("imagesShown")), ("first visit shown", first("shown")),
@@ -466,6 +470,9 @@ def main():
     parser.add_argument("--formats", action="store_true",
                         help="only the thumbnail formats' rows (S7 in JPEG, WebP, AVIF on the phone's networks), "
                              "written to formats-grid.md and formats-grid.json")
+    parser.add_argument("--scrolled-off", action="store_true",
+                        help="only S5 on the phone network with scrolled-off requests cancelled, kept and parked "
+                             "(ScrolledOffTasks), written to scrolled-off.md and scrolled-off.json")
     arguments = parser.parse_args()
     repetitions = 1 if arguments.quick else arguments.repetitions
     build()
@@ -474,6 +481,9 @@ def main():
     if arguments.formats:
         configs = [config for config in configs if config[1] in FORMAT_ROWS and config[0] != "none" and config[3] and config[4]]
         name = "formats-grid"
+    elif arguments.scrolled_off:
+        configs = [config for config in configs if config[:4] == ("phone", "S5", 128, True)]
+        name = "scrolled-off"
     elif arguments.server_side:
         configs = [config for config in configs if config[1] in SERVER_SIDE_ROWS and config[2] == 128 and config[3] and config[4]]
         name = "server-side-grid"

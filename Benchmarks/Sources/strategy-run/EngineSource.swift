@@ -7,12 +7,17 @@ import ImagePipeline
 final class EngineSource: GridImageSource, @unchecked Sendable {
     struct TaskHandle: Cancellable {
         let task: ImageTask
+        let scrolledOff: ScrolledOffTasks
         func cancel() { task.cancel() }
+        /// The grid article's option: keep it running at the prefetch's priority (bounded).
+        func park() { scrolledOff.park(task) }
     }
 
     let pipeline: ImagePipeline
     private let requests: [ImageRequest]
     private let prefetcher: ImagePrefetcher
+    /// The grid article's option, with the library's defaults.
+    private let scrolledOff = ScrolledOffTasks()
     /// False for the `.encodedResponse` variant that never decodes on the frame thread.
     private let lookUpOnFrame: Bool
 
@@ -30,9 +35,10 @@ final class EngineSource: GridImageSource, @unchecked Sendable {
     }
 
     func load(_ product: Int, completion: @escaping @Sendable (Payload?) -> Void) -> any Cancellable {
-        TaskHandle(task: pipeline.imageTask(with: requests[product]) { result in
-            completion((try? result.get()).map { Payload.bitmap($0.bitmap) })
-        })
+        TaskHandle(
+            task: pipeline.imageTask(with: requests[product]) { result in
+                completion((try? result.get()).map { Payload.bitmap($0.bitmap) })
+            }, scrolledOff: scrolledOff)
     }
 
     func startPrefetching(_ products: [Int]) { prefetcher.startPrefetching(with: products.map { requests[$0] }) }

@@ -3,7 +3,8 @@ import Foundation
 
 /// One thread playing the UI's main thread at 120 Hz over the scroll trace.
 ///
-/// Each frame: cells that scrolled off cancel their request (if cancellation is on); cells
+/// Each frame: cells that scrolled off cancel their request (if cancellation is on; or park
+/// it with ScrolledOffTasks, with parking on, as the grid article's option); cells
 /// that appeared are configured as a client does it (a synchronous memory-cache lookup; on a
 /// miss an asynchronous request); images that arrived since the last frame are set (decoded
 /// here if they arrived encoded); the prefetch window moves with the scroll. The frame's work is
@@ -14,6 +15,8 @@ final class FrameLoop {
         var prefetchRows = 2
         var prefetches = true
         var cancels = true
+        /// With `cancels`: park scrolled-off requests (ScrolledOffTasks) instead of cancelling.
+        var parks = false
     }
 
     private struct Cell {
@@ -119,7 +122,11 @@ final class FrameLoop {
             if !cell.shown {
                 result.passes[cell.pass - 1].neverShown += 1
                 if options.cancels, let request = cell.request {
-                    request.cancel()
+                    if options.parks {
+                        request.park()
+                    } else {
+                        request.cancel()
+                    }
                     result.cancellations += 1
                 }
             }

@@ -10,6 +10,12 @@ enum Payload: Sendable {
 
 protocol Cancellable: Sendable {
     func cancel()
+    /// The cell scrolled off before its image arrived, with parking on: by default, cancel.
+    func park()
+}
+
+extension Cancellable {
+    func park() { cancel() }
 }
 
 /// How one strategy gets images for the grid: the client code a team would write with it.

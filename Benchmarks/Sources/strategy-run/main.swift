@@ -13,7 +13,7 @@ import ImagePipeline
 // strategy-run --strategy S1|S1-off|S1-down|S2|S2-down|S3|S3-off|S4|S5|S5-fit|S5-serial|S6|S7|S7-cold|S7-cold-fast|
 //                         S7-webp|S7-avif
 //              --port PORT --memory-mib N --cache-dir DIR
-//              --output FILE [--products 120] [--no-prefetch] [--no-cancel] [--label TEXT]
+//              --output FILE [--products 120] [--no-prefetch] [--no-cancel | --park-scrolled-off] [--label TEXT]
 //              [--origin-port PORT]   (S7: where the thumbnail service fetches the originals)
 
 func option(_ name: String) -> String? {
@@ -40,6 +40,8 @@ let products = option("--products").flatMap(Int.init) ?? 120
 var options = FrameLoop.Options()
 options.prefetches = !CommandLine.arguments.contains("--no-prefetch")
 options.cancels = !CommandLine.arguments.contains("--no-cancel")
+// The engine's strategies only: scrolled-off requests parked (ScrolledOffTasks), not cancelled.
+options.parks = CommandLine.arguments.contains("--park-scrolled-off")
 
 let server = URL(string: "http://127.0.0.1:\(port)")!
 let urls = (0..<products).map { server.appendingPathComponent(String(format: "products/%03d.jpg", $0)) }
@@ -139,6 +141,7 @@ struct Record: Encodable {
     var memoryLimitMiB: Int
     var prefetch: Bool
     var cancellation: Bool
+    var parksScrolledOff: Bool
     var peakResidentMiB: Double
     var peakMemoryCacheMiB: Double
     var memoryCacheMiBAtEnd: Double
@@ -154,6 +157,7 @@ struct Record: Encodable {
 let statistics = serverStatistics as? [String: Any] ?? [:]
 let record = Record(
     strategy: strategy, memoryLimitMiB: memoryLimit >> 20, prefetch: options.prefetches, cancellation: options.cancels,
+    parksScrolledOff: options.parks,
     peakResidentMiB: peakResidentMiB(), peakMemoryCacheMiB: result.memory.map { $0[2] }.max() ?? 0,
     memoryCacheMiBAtEnd: Double(source.memoryCost) / 1_048_576, diskMiBAtEnd: Double(source.diskBytes) / 1_048_576,
     cpuSeconds: cpuSeconds() - cpuBefore, decodes: source.decodes,
