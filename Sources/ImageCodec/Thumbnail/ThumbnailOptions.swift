@@ -9,6 +9,9 @@ public struct ThumbnailOptions: Sendable, Hashable {
         get { resize?.maxPixelSize }
         set { resize = newValue.map(Resize.maxPixelSize) }
     }
+    /// What goes around the resized image: extension to a box or aspect ratio, padding,
+    /// background (a white square tile around any photo). By default nothing.
+    public var canvas = Canvas()
     /// The output format.
     public var format: ImageFormat
     /// How JPEG outputs are encoded.

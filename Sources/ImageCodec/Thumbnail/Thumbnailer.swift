@@ -44,19 +44,24 @@ public struct Thumbnailer: Sendable {
         do throws(ImageCodecError) {
             let (prefix, fileSize) = try FileBytes.readPrefix(input, count: 256 << 10)
             do {
-                return try decoder.plan(prefix).memoryBytes + fileSize
+                return try planned(decoder.plan(prefix)) + fileSize
             } catch .truncatedData where prefix.count < fileSize {
-                return try decoder.plan(FileBytes.read(input, maximumSize: options.limits.maxFileSize)).memoryBytes + fileSize
+                return try planned(decoder.plan(FileBytes.read(input, maximumSize: options.limits.maxFileSize))) + fileSize
             }
         } catch {
             return 0
         }
     }
 
-    /// Read, decode and resample: the first half of a thumbnail.
+    /// The plan's peak and the canvas the bitmap is then put on.
+    private func planned(_ plan: DecodePlan) throws(ImageCodecError) -> Int {
+        plan.memoryBytes + (try options.canvas.plannedBytes(width: plan.width, height: plan.height, limits: options.limits))
+    }
+
+    /// Read, decode, resample and put on the canvas: the first half of a thumbnail.
     func decode(_ input: URL) throws(ImageCodecError) -> Decoded {
         let start = ContinuousClock.now
-        let bitmap = try decoder.decode(contentsOf: input)
+        let bitmap = try options.canvas.apply(to: decoder.decode(contentsOf: input), limits: options.limits)
         return Decoded(input: input, bitmap: bitmap, elapsed: ContinuousClock.now - start)
     }
 

@@ -1,0 +1,180 @@
+/// What goes around an image after its resize: an extension to a box or an aspect ratio,
+/// padding, and the colour that fills them — a product photo of any shape centred on an even,
+/// white square tile. imgproxy's `extend`, `extend_aspect_ratio`, `padding` and `background`.
+///
+/// ```swift
+/// // A 400×400 white tile around a photo fitted inside 360×360, 20 px of margin on each side.
+/// let tile = Canvas(extend: .size(width: 360, height: 360), padding: .all(20), background: .white)
+/// let fitted = try ImageDecoder(options: DecodingOptions(resize: .fit(width: 360, height: 360))).decode(data)
+/// let square = try tile.apply(to: fitted)   // 400 × 400
+/// ```
+///
+/// Without a ``background`` the added area is transparent: the bitmap gains an alpha channel,
+/// which PNG, WebP and AVIF keep and JPEG composites over its own background (white by
+/// default). With one, the added area is that colour and an image with alpha is composited
+/// over it too, so the output is opaque.
+public struct Canvas: Sendable, Hashable {
+    /// Sizes on each side, in pixels.
+    public struct Insets: Sendable, Hashable {
+        public var top: Int
+        public var right: Int
+        public var bottom: Int
+        public var left: Int
+
+        /// Each side; negative values count as 0.
+        public init(top: Int, right: Int, bottom: Int, left: Int) {
+            self.top = max(0, top)
+            self.right = max(0, right)
+            self.bottom = max(0, bottom)
+            self.left = max(0, left)
+        }
+
+        /// The same on every side.
+        public static func all(_ side: Int) -> Insets { Insets(top: side, right: side, bottom: side, left: side) }
+
+        /// No inset.
+        public static let zero = Insets(top: 0, right: 0, bottom: 0, left: 0)
+    }
+
+    /// How far the canvas grows before padding.
+    public enum Extension: Sendable, Hashable {
+        /// At least `width` × `height` (a side of 0 is not extended): an image smaller than the
+        /// box, such as a fit of another aspect ratio, sits on the box at ``Canvas/gravity``.
+        case size(width: Int, height: Int)
+        /// The smallest canvas of aspect ratio `width` : `height` that holds the image.
+        case aspectRatio(width: Int, height: Int)
+    }
+
+    /// The extension, if any.
+    public var extend: Extension?
+    /// Where the image sits on an extended canvas (a focus point places its centre there, as
+    /// far as the canvas allows).
+    public var gravity: Gravity
+    /// Added around the (extended) canvas.
+    public var padding: Insets
+    /// What fills the added area; nil: transparent.
+    public var background: RGBColor?
+
+    /// The longest side a canvas may have, as the decoder's `DecodingLimits.maxDimension`
+    /// bounds a source: no arithmetic below meets a larger number.
+    public static let maximumSide = 65_535
+
+    /// A canvas; with the defaults, the image unchanged.
+    public init(extend: Extension? = nil, gravity: Gravity = .centre, padding: Insets = .zero, background: RGBColor? = nil) {
+        self.extend = extend
+        self.gravity = gravity
+        self.padding = padding
+        self.background = background
+    }
+
+    /// True when ``apply(to:limits:)`` returns the bitmap as it is.
+    public var isIdentity: Bool { extend == nil && padding == .zero && background == nil }
+
+    /// The canvas around an image of `width` × `height`, before any pixel is touched; throws
+    /// `dimensionTooLarge` past ``maximumSide`` or `limits.maxDimension`, and `tooLarge` past
+    /// `limits.maxPixelCount`, so a URL cannot ask for a giant canvas.
+    public func size(width: Int, height: Int, limits: DecodingLimits = DecodingLimits()) throws(ImageCodecError) -> (width: Int, height: Int) {
+        let side = min(Self.maximumSide, limits.maxDimension)
+        func checked(_ value: Int) -> Int { min(max(value, 0), side + 1) }
+        var (outWidth, outHeight) = (checked(width), checked(height))
+        switch extend {
+        case .size(let boxWidth, let boxHeight):
+            outWidth = max(outWidth, checked(boxWidth))
+            outHeight = max(outHeight, checked(boxHeight))
+        case .aspectRatio(let ratioWidth, let ratioHeight) where ratioWidth > 0 && ratioHeight > 0:
+            // Grow one side so that outWidth / outHeight = ratioWidth / ratioHeight, rounded to
+            // the nearest pixel; in Double, exact for these magnitudes.
+            let ratio = Double(checked(ratioWidth)) / Double(checked(ratioHeight))
+            if Double(outWidth) / Double(max(outHeight, 1)) < ratio {
+                outWidth = checked(max(outWidth, Int((Double(outHeight) * ratio).rounded())))
+            } else {
+                outHeight = checked(max(outHeight, Int((Double(outWidth) / ratio).rounded())))
+            }
+        case .aspectRatio, nil:
+            break
+        }
+        outWidth += checked(padding.left) + checked(padding.right)
+        outHeight += checked(padding.top) + checked(padding.bottom)
+        guard outWidth <= side, outHeight <= side else { throw .dimensionTooLarge(width: outWidth, height: outHeight, limit: side) }
+        guard outWidth * outHeight <= limits.maxPixelCount else {
+            throw .tooLarge(width: outWidth, height: outHeight, limit: limits.maxPixelCount)
+        }
+        return (outWidth, outHeight)
+    }
+
+    /// Bytes ``apply(to:limits:)`` allocates for an image of `width` × `height`: its canvas,
+    /// 4 bytes a pixel at most (for planning a render's memory before it starts).
+    public func plannedBytes(width: Int, height: Int, limits: DecodingLimits = DecodingLimits()) throws(ImageCodecError) -> Int {
+        guard !isIdentity else { return 0 }
+        let size = try self.size(width: width, height: height, limits: limits)
+        return size.width * size.height * 4
+    }
+
+    /// The bitmap on its canvas. Gray becomes RGB when the background is a colour; an ICC
+    /// profile stays (the background is taken in the image's colour space).
+    public func apply(to bitmap: Bitmap, limits: DecodingLimits = DecodingLimits()) throws(ImageCodecError) -> Bitmap {
+        guard !isIdentity else { return bitmap }
+        let (width, height) = try size(width: bitmap.width, height: bitmap.height, limits: limits)
+        let free = (width - padding.left - padding.right - bitmap.width, height - padding.top - padding.bottom - bitmap.height)
+        let x = padding.left + Int(gravity.offset(length: Double(bitmap.width), total: Double(bitmap.width + free.0), axis: .horizontal).rounded())
+        let y = padding.top + Int(gravity.offset(length: Double(bitmap.height), total: Double(bitmap.height + free.1), axis: .vertical).rounded())
+        let grown = width != bitmap.width || height != bitmap.height
+        // The output format: opaque over a background, with alpha when the added area is
+        // transparent, gray only when every pixel is gray.
+        let image: Bitmap
+        let format: PixelFormat
+        let fill: [UInt8]
+        if let background {
+            let gray = background.red == background.green && background.green == background.blue
+            image = Self.promoted(bitmap.flattened(over: background), toColour: !gray)
+            format = image.format
+            fill = format.isGray ? [background.red] : [background.red, background.green, background.blue]
+        } else {
+            image = grown ? Self.withAlpha(bitmap) : bitmap
+            format = image.format
+            fill = [UInt8](repeating: 0, count: format.channels)
+        }
+        guard grown else { return image }
+        let channels = format.channels
+        var pixels = [UInt8](repeating: 0, count: width * height * channels)
+        pixels.withUnsafeMutableBufferPointer { output in
+            if fill.contains(where: { $0 != 0 }) {
+                for pixel in 0..<(width * height) {
+                    for channel in 0..<channels { output[pixel * channels + channel] = fill[channel] }
+                }
+            }
+            image.pixels.withUnsafeBufferPointer { input in
+                let rowBytes = image.width * channels
+                for row in 0..<image.height {
+                    let target = output.baseAddress! + ((y + row) * width + x) * channels
+                    target.update(from: input.baseAddress! + row * rowBytes, count: rowBytes)
+                }
+            }
+        }
+        return Bitmap(unchecked: width, height: height, format: format, pixels: pixels, iccProfile: bitmap.iccProfile)
+    }
+
+    /// Gray made RGB when `colour` (a coloured background); otherwise unchanged.
+    private static func promoted(_ bitmap: Bitmap, toColour colour: Bool) -> Bitmap {
+        guard colour, bitmap.format.isGray else { return bitmap }
+        let count = bitmap.width * bitmap.height
+        var pixels = [UInt8](repeating: 0, count: count * 3)
+        for pixel in 0..<count {
+            let value = bitmap.pixels[pixel * bitmap.format.channels]
+            (pixels[3 * pixel], pixels[3 * pixel + 1], pixels[3 * pixel + 2]) = (value, value, value)
+        }
+        return Bitmap(unchecked: bitmap.width, height: bitmap.height, format: .rgb, pixels: pixels, iccProfile: bitmap.iccProfile)
+    }
+
+    /// The bitmap with an alpha channel (opaque where it had none).
+    private static func withAlpha(_ bitmap: Bitmap) -> Bitmap {
+        guard !bitmap.format.hasAlpha else { return bitmap }
+        let channels = bitmap.format.channels, count = bitmap.width * bitmap.height
+        let format: PixelFormat = bitmap.format.isGray ? .grayAlpha : .rgba
+        var pixels = [UInt8](repeating: 255, count: count * format.channels)
+        for pixel in 0..<count {
+            for channel in 0..<channels { pixels[pixel * format.channels + channel] = bitmap.pixels[pixel * channels + channel] }
+        }
+        return Bitmap(unchecked: bitmap.width, height: bitmap.height, format: format, pixels: pixels, iccProfile: bitmap.iccProfile)
+    }
+}
