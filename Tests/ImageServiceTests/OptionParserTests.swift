@@ -44,7 +44,9 @@ struct OptionParserTests {
         "malformed or unknown options are errors that name the option",
         arguments: [
             ("blur:5", "blur"), ("rs:fill:abc", "rs"), ("rs:stretch:1:1", "stretch"), ("q:101", "q"), ("g:xx", "xx"), ("dpr:0", "dpr"),
-            ("rs:fit:1:1:0:1", "extend"), ("g:no:5:0", "offsets"), ("g:fp:2:0.5", "fp"), ("w:-3", "w"), ("el:maybe", "el"), ("f:tiff", "tiff"),
+            ("rs:fit:1:1:0:maybe", "rs"), ("ex:1:sm", "sm"), ("pd:70000", "pd"), ("pd", "at least one"), ("bg:zz", "bg"),
+            ("bg:1:2", "bg"), ("bg:1:2:300", "bg"), ("exar:1:xx", "xx"), ("g:no:5:0", "offsets"), ("g:fp:2:0.5", "fp"), ("w:-3", "w"),
+            ("el:maybe", "el"), ("f:tiff", "tiff"),
             ("exp:soon", "exp"), ("w:1:2", "w"), (":", "empty")
         ])
     func malformed(_ path: String, _ named: String) {
@@ -53,6 +55,32 @@ struct OptionParserTests {
         } throws: { error in
             (error as? OptionParser.Failure)?.message.contains(named) == true
         }
+    }
+
+    @Test("extend, padding and background: every spelling of one tile is one canonical request")
+    func canvasSpellings() throws {
+        let tile = try parse("rs:fit:400:400/ex:1/pd:10/bg:255:255:255")
+        #expect(tile.extend && tile.padding == .all(10) && tile.background == .white)
+        for variant in [
+            "rs:fit:400:400:0:1/pd:10:10:10:10/bg:ffffff", "resize:fit:400:400/extend:true:ce/padding:10:10/background:FFFFFF",
+            "s:400:400:0:1/pd:10::10/bg:#ffffff"
+        ] {
+            #expect(try parse(variant).canonical == tile.canonical, "\(variant)")
+        }
+        for variant in [
+            "rs:fit:400:400/ex:1:no/pd:10/bg:ffffff", "rs:fit:400:400/ex:1/pd:11/bg:ffffff", "rs:fit:400:400/ex:1/pd:10/bg:fffffe",
+            "rs:fit:400:400/pd:10/bg:ffffff", "rs:fit:400:400/exar:1/pd:10/bg:ffffff"
+        ] {
+            #expect(try parse(variant).canonical != tile.canonical, "\(variant)")
+        }
+        // CSS order: the top stands for every side left out, the right for the left.
+        #expect(try parse("pd:1:2").padding == Canvas.Insets(top: 1, right: 2, bottom: 1, left: 2))
+        #expect(try parse("pd:1:2:3").padding == Canvas.Insets(top: 1, right: 2, bottom: 3, left: 2))
+        #expect(try parse("pd::5").padding == Canvas.Insets(top: 0, right: 5, bottom: 0, left: 5))
+        #expect(try parse("bg:1:2:3/bg:").background == nil, "no argument: no background")
+        // Padding follows dpr; the extension is the box after dpr.
+        let doubled = try parse("rs:fit:100:50/ex:1/pd:3:4/dpr:2").canvas
+        #expect(doubled.padding == Canvas.Insets(top: 6, right: 8, bottom: 6, left: 8) && doubled.extend == .size(width: 200, height: 100))
     }
 
     @Test("a box side is 0-65535 at parse time, and the box never traps on what the API can set")

@@ -16,9 +16,13 @@
 public struct Canvas: Sendable, Hashable {
     /// Sizes on each side, in pixels.
     public struct Insets: Sendable, Hashable {
+        /// Above the image.
         public var top: Int
+        /// Right of the image.
         public var right: Int
+        /// Below the image.
         public var bottom: Int
+        /// Left of the image.
         public var left: Int
 
         /// Each side; negative values count as 0.

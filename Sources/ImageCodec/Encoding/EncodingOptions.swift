@@ -149,4 +149,17 @@ public struct RGBColor: Sendable, Hashable {
     public static let white = RGBColor(red: 255, green: 255, blue: 255)
     /// Opaque black.
     public static let black = RGBColor(red: 0, green: 0, blue: 0)
+
+    /// A colour from six hex digits, `RRGGBB` (a leading `#` allowed, either case); nil for
+    /// anything else.
+    public init?(hex: String) {
+        let digits = hex.hasPrefix("#") ? hex.dropFirst() : Substring(hex)
+        guard digits.count == 6, digits.allSatisfy(\.isHexDigit), let value = UInt32(digits, radix: 16) else { return nil }
+        self.init(red: UInt8(value >> 16), green: UInt8((value >> 8) & 0xFF), blue: UInt8(value & 0xFF))
+    }
+
+    /// `RRGGBB`, lowercase.
+    public var hex: String {
+        [red, green, blue].map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
+    }
 }

@@ -76,7 +76,11 @@ struct ProcessingJob: Sendable {
             }
         }
         let (boxWidth, boxHeight) = options.box
-        guard boxWidth <= configuration.maxOutputSide, boxHeight <= configuration.maxOutputSide else {
+        // The canvas adds its padding to the box (an extension never grows past the box).
+        let padding = options.canvas.padding
+        guard boxWidth + padding.left + padding.right <= configuration.maxOutputSide,
+            boxHeight + padding.top + padding.bottom <= configuration.maxOutputSide
+        else {
             throw .badRequest("the output would exceed \(configuration.maxOutputSide) pixels a side")
         }
         guard let source = URL(string: contents.source) else { throw .badRequest("the source is not a URL") }

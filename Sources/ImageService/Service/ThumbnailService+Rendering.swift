@@ -39,18 +39,37 @@ extension ThumbnailService {
             return .failure(ServiceError(error))
         }
 
+        // What goes around the decoded image (extend, padding, background), sized before a
+        // pixel is touched: a canvas past the limits is the request's error.
+        let canvas = input.options.canvas
+        let output: (width: Int, height: Int)
+        let canvasBytes: Int
+        do {
+            output = try canvas.size(width: plan.width, height: plan.height, limits: limits)
+            canvasBytes = try canvas.plannedBytes(width: plan.width, height: plan.height, limits: limits)
+        } catch {
+            return .failure(ServiceError(error))
+        }
+        // Padding around a source clamped to the longest side allowed would pass it.
+        guard output.width <= configuration.maxOutputSide, output.height <= configuration.maxOutputSide else {
+            return .failure(.badRequest("the output would exceed \(configuration.maxOutputSide) pixels a side"))
+        }
+
         // WebP and AVIF encoders take seconds a megapixel at their settings and hold 14-22
         // bytes a pixel: larger outputs would outlive the request's deadline on their worker.
-        let outputPixels = plan.width * plan.height
+        let outputPixels = output.width * output.height
         if input.format == .webp || input.format == .avif, outputPixels > Self.maximumLossyOutputPixels {
-            return .failure(.outputTooLarge(width: plan.width, height: plan.height, format: input.format.rawValue))
+            return .failure(.outputTooLarge(width: output.width, height: output.height, format: input.format.rawValue))
         }
-        // The decode's planned memory and the encoder's, reserved as the render is admitted (so
-        // a worker never waits for memory): what sources, decodes and encodes hold never passes
-        // --max-memory, and a render that does not fit yet waits its turn while others run.
-        let channels = input.header.hasAlpha ? 4 : 3
-        let encoding = ImageEncoder.plannedBytes(width: plan.width, height: plan.height, channels: channels, format: input.format.codecFormat)
-        let (needed, overflow) = plan.memoryBytes.addingReportingOverflow(encoding)
+        // The decode's planned memory, the canvas's and the encoder's, reserved as the render is
+        // admitted (so a worker never waits for memory): what sources, decodes and encodes hold
+        // never passes --max-memory, and a render that does not fit yet waits its turn while
+        // others run.
+        let channels = input.header.hasAlpha || (canvas.background == nil && !canvas.isIdentity) ? 4 : 3
+        let encoding = ImageEncoder.plannedBytes(width: output.width, height: output.height, channels: channels, format: input.format.codecFormat)
+        let (decodeAndCanvas, canvasOverflow) = plan.memoryBytes.addingReportingOverflow(canvasBytes)
+        var (needed, overflow) = decodeAndCanvas.addingReportingOverflow(encoding)
+        overflow = overflow || canvasOverflow
         guard !overflow, needed <= memory.capacity else { return .failure(.needsMoreMemory(overflow ? .max : needed, budget: memory.capacity)) }
         let queued = ContinuousClock.now
         do {
@@ -77,7 +96,7 @@ extension ThumbnailService {
         let outcome = await withTaskExecutorPreference(CodecExecutor.shared) { () async -> Result<(Data, Double, Double), ImageCodecError> in
             Result { () throws(ImageCodecError) -> (Data, Double, Double) in
                 let decodeStarted = ContinuousClock.now
-                let bitmap = try input.image.decode(decoding).bitmap
+                let bitmap = try canvas.apply(to: input.image.decode(decoding).bitmap, limits: limits)
                 let encodeStarted = ContinuousClock.now
                 let data =
                     switch format {

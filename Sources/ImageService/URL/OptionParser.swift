@@ -59,6 +59,20 @@ enum OptionParser {
             case "format", "f", "ext":
                 try limitArguments(1)
                 if let value = argument(0) { options.format = try format(value, name) }
+            case "extend", "ex":
+                try limitArguments(4)
+                if let value = argument(0) { options.extend = try boolean(value, name) }
+                if argument(1) != nil { options.extendGravity = try gravity(Array(arguments.dropFirst()), name, smart: false) }
+            case "extend_aspect_ratio", "extend_ar", "exar":
+                try limitArguments(4)
+                if let value = argument(0) { options.extendAspectRatio = try boolean(value, name) }
+                if argument(1) != nil { options.extendAspectRatioGravity = try gravity(Array(arguments.dropFirst()), name, smart: false) }
+            case "padding", "pd":
+                try limitArguments(4)
+                options.padding = try padding(arguments, name)
+            case "background", "bg":
+                try limitArguments(3)
+                options.background = try background(arguments, name)
             case "cachebuster", "cb":
                 try limitArguments(1)
                 options.cacheBuster = argument(0)
@@ -91,8 +105,7 @@ enum OptionParser {
         if values.count > 0, !values[0].isEmpty { options.width = try side(values[0], name) }
         if values.count > 1, !values[1].isEmpty { options.height = try side(values[1], name) }
         if values.count > 2, !values[2].isEmpty { options.enlarge = try boolean(values[2], name) }
-        // imgproxy's "extend" (pad to the box) is not something this service makes.
-        if values.count > 3, !values[3].isEmpty, try boolean(values[3], name) { throw Failure(message: "\(name): extend is not supported") }
+        if values.count > 3, !values[3].isEmpty { options.extend = try boolean(values[3], name) }
     }
 
     private static func resizingType(_ value: String, _ name: String) throws(Failure) -> ProcessingOptions.ResizingType {
@@ -119,10 +132,47 @@ enum OptionParser {
         }
     }
 
+    /// CSS order, as imgproxy reads it: `top[:right[:bottom[:left]]]`; the top also stands for
+    /// every side left out, the right also for the left. Each a size as `w:` takes, at least
+    /// one given.
+    private static func padding(_ arguments: [String], _ name: String) throws(Failure) -> Canvas.Insets {
+        var sides: [Int?] = []
+        for index in 0..<4 {
+            let value = index < arguments.count && !arguments[index].isEmpty ? arguments[index] : nil
+            sides.append(try value.map { (text: String) throws(Failure) -> Int in try side(text, name) })
+        }
+        guard sides.contains(where: { $0 != nil }) else { throw Failure(message: "\(name): at least one side is needed") }
+        let top = sides[0] ?? 0
+        let right = sides[1] ?? top
+        return Canvas.Insets(top: top, right: right, bottom: sides[2] ?? top, left: sides[3] ?? right)
+    }
+
+    /// `R:G:B` (0-255 each) or `RRGGBB`; no argument: none.
+    private static func background(_ arguments: [String], _ name: String) throws(Failure) -> RGBColor? {
+        let given = arguments.filter { !$0.isEmpty }
+        switch given.count {
+        case 0:
+            return nil
+        case 1:
+            guard let colour = RGBColor(hex: given[0]) else {
+                throw Failure(message: "\(name): expected RRGGBB or R:G:B, got \(given[0].prefix(32))")
+            }
+            return colour
+        case 3 where arguments.count == 3:
+            let channels = given.compactMap { UInt8($0) }
+            guard channels.count == 3 else { throw Failure(message: "\(name): R, G and B must be 0-255") }
+            return RGBColor(red: channels[0], green: channels[1], blue: channels[2])
+        default:
+            throw Failure(message: "\(name): expected RRGGBB or R:G:B")
+        }
+    }
+
     /// `ce|no|so|ea|we|noea|nowe|soea|sowe[:x:y]` (offsets must be 0: not supported) or
-    /// `fp:x:y`; `sm` (imgproxy's smart crop) falls back to the centre.
-    private static func gravity(_ arguments: [String], _ name: String) throws(Failure) -> Gravity {
+    /// `fp:x:y`; `sm` (imgproxy's smart crop) falls back to the centre, and is refused where
+    /// imgproxy refuses it (`smart: false`: extend's gravity).
+    private static func gravity(_ arguments: [String], _ name: String, smart: Bool = true) throws(Failure) -> Gravity {
         let type = arguments[0]
+        if type == "sm" && !smart { throw Failure(message: "\(name): gravity sm does not apply here") }
         if type == "fp" {
             guard arguments.count == 3, let x = Double(arguments[1]), let y = Double(arguments[2]), let point = Gravity.focusPoint(x: x, y: y) else {
                 throw Failure(message: "\(name): fp needs x and y in 0-1")

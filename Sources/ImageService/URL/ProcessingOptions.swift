@@ -65,6 +65,21 @@ public struct ProcessingOptions: Sendable, Hashable {
     public var cacheBuster: String?
     /// Unix time after which the URL answers 410.
     public var expires: Int?
+    /// Extend a result smaller than the box to the box (`ex:`, or the last argument of `rs:`
+    /// and `s:`), placed by `extendGravity`.
+    public var extend = false
+    /// Where an extended result sits on the box.
+    public var extendGravity: Gravity = .centre
+    /// Extend the result to the box's aspect ratio (`exar:`), placed by
+    /// `extendAspectRatioGravity`; `extend` wins when both are set.
+    public var extendAspectRatio = false
+    /// Where a result extended to the aspect ratio sits.
+    public var extendAspectRatioGravity: Gravity = .centre
+    /// Added around the result, in pixels before `dpr` (`pd:`, CSS order).
+    public var padding = Canvas.Insets.zero
+    /// What fills the added area and flattens alpha (`bg:`); nil: transparent where the format
+    /// keeps alpha, the JPEG encoder's white otherwise.
+    public var background: RGBColor?
 
     /// Options with every default.
     public init() {}
@@ -105,6 +120,23 @@ public struct ProcessingOptions: Sendable, Hashable {
         return Resize(mode: mode, width: boxWidth, height: boxHeight, gravity: gravity, enlarge: enlarge)
     }
 
+    /// What goes around the resized result: the extension to the box (after `dpr`) or to its
+    /// aspect ratio, the padding (scaled by `dpr`, as imgproxy scales it), the background.
+    public var canvas: Canvas {
+        let (boxWidth, boxHeight) = box
+        var canvas = Canvas(padding: padding, background: background)
+        if extend {
+            canvas.extend = .size(width: boxWidth, height: boxHeight)
+            canvas.gravity = extendGravity
+        } else if extendAspectRatio, boxWidth > 0, boxHeight > 0 {
+            canvas.extend = .aspectRatio(width: boxWidth, height: boxHeight)
+            canvas.gravity = extendAspectRatioGravity
+        }
+        let scale = { (side: Int) in Self.scaled(side, by: dpr) }
+        canvas.padding = Canvas.Insets(top: scale(padding.top), right: scale(padding.right), bottom: scale(padding.bottom), left: scale(padding.left))
+        return canvas
+    }
+
     /// Every option that shapes the pixels, in a fixed order with canonical names and values:
     /// the result cache's and the ETag's view of a URL. Left out: `expires` (it decides whether
     /// to answer, not what) and `format`, which is resolved against the source (nil: JPEG, or PNG
@@ -117,6 +149,11 @@ public struct ProcessingOptions: Sendable, Hashable {
             "rt:\(resizingType.rawValue)", "w:\(width)", "h:\(height)", "el:\(enlarges ? 1 : 0)", "g:\(gravity)", "dpr:\(dpr)",
             "q:\(quality.map(String.init) ?? "default")"
         ]
+        // The canvas options only when set: keys of URLs without them stay as they were.
+        if extend { parts.append("ex:1:\(extendGravity)") }
+        if extendAspectRatio && !extend { parts.append("exar:1:\(extendAspectRatioGravity)") }
+        if padding != .zero { parts.append("pd:\(padding.top):\(padding.right):\(padding.bottom):\(padding.left)") }
+        if let background { parts.append("bg:\(background.hex)") }
         if let cacheBuster { parts.append("cb:\(cacheBuster)") }
         return parts.joined(separator: "/")
     }
