@@ -30,6 +30,9 @@ struct ThumbnailCommand: AsyncParsableCommand {
     @OptionGroup(title: "Size")
     var size: ResizeArguments
 
+    @OptionGroup(title: "Canvas")
+    var canvas: CanvasArguments
+
     @Option(name: .long, help: ArgumentHelp("Quality, 1-100 (default: 85 for JPEG, 79 for WebP, 63 for AVIF; PNG ignores it).", valueName: "q"))
     var quality: Int?
 
@@ -63,6 +66,7 @@ struct ThumbnailCommand: AsyncParsableCommand {
         if !format.isWritable { throw ValidationError("--format \(format.rawValue) is read, not written: use jpeg, png, webp or avif") }
         if let quality, !(1...100).contains(quality) { throw ValidationError("--quality must be between 1 and 100, got \(quality)") }
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1, got \(jobs)") }
+        _ = try canvas.canvas(size: size.resize(), gravity: size.gravity)
     }
 
     struct Failure: Encodable {
@@ -96,6 +100,7 @@ struct ThumbnailCommand: AsyncParsableCommand {
         options.jpeg.encoder = jpegEncoder
         options.memoryBudget = maxMemory?.bytes
         options.fastShrinkOnLoad = size.fastShrinkOnLoad
+        options.canvas = try canvas.canvas(size: size.resize(), gravity: size.gravity)
         let showProgress = Output.stderrIsTerminal
         let results = await Thumbnailer(options: options).run(
             files.map { URL(fileURLWithPath: $0) }, outputDirectory: directory, jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount,
