@@ -45,7 +45,8 @@ struct OptionParserTests {
         arguments: [
             ("blur:5", "blur"), ("rs:fill:abc", "rs"), ("rs:stretch:1:1", "stretch"), ("q:101", "q"), ("g:xx", "xx"), ("dpr:0", "dpr"),
             ("rs:fit:1:1:0:maybe", "rs"), ("ex:1:sm", "sm"), ("pd:70000", "pd"), ("pd", "at least one"), ("bg:zz", "bg"),
-            ("bg:1:2", "bg"), ("bg:1:2:300", "bg"), ("exar:1:xx", "xx"), ("g:no:5:0", "offsets"), ("g:fp:2:0.5", "fp"), ("w:-3", "w"),
+            ("bg:1:2", "bg"), ("bg:1:2:300", "bg"), ("exar:1:xx", "xx"), ("fq:jpeg", "fq"), ("fq:tiff:50", "tiff"), ("fq:webp:101", "fq"),
+            ("fn:a\u{7}b", "fn"), ("fn:!!!:1", "base64url"), ("att:yes", "att"), ("g:no:5:0", "offsets"), ("g:fp:2:0.5", "fp"), ("w:-3", "w"),
             ("el:maybe", "el"), ("f:tiff", "tiff"),
             ("exp:soon", "exp"), ("w:1:2", "w"), (":", "empty")
         ])
@@ -81,6 +82,18 @@ struct OptionParserTests {
         // Padding follows dpr; the extension is the box after dpr.
         let doubled = try parse("rs:fit:100:50/ex:1/pd:3:4/dpr:2").canvas
         #expect(doubled.padding == Canvas.Insets(top: 6, right: 8, bottom: 6, left: 8) && doubled.extend == .size(width: 200, height: 100))
+    }
+
+    @Test("format_quality keys per format; filename and attachment change no key")
+    func formatQualityAndFilename() throws {
+        let options = try parse("fq:webp:60:jpeg:70/fn:cHJvZHVjdC3wn5GX:1/att:1")
+        #expect(options.formatQuality == [.webp: 60, .jpeg: 70] && options.returnsAttachment)
+        #expect(options.filename == "product-👗")
+        #expect(try parse("fq:jpeg:70:webp:60").canonical == options.canonical, "order does not matter")
+        #expect(try parse("fq:jpeg:70").canonical != options.canonical)
+        #expect(try parse("w:0").canonical != options.canonical)
+        #expect(try parse("fq:webp:60:jpeg:70/fn:other").canonical == options.canonical, "a header, not the bytes")
+        #expect(try parse("fq:jpeg:0").formatQuality.isEmpty, "0: the default")
     }
 
     @Test("a box side is 0-65535 at parse time, and the box never traps on what the API can set")

@@ -116,6 +116,7 @@ struct ProcessingJob: Sendable {
     /// The quality an output in `format` is encoded at.
     func quality(for format: ProcessingOptions.OutputFormat) -> Int {
         if let requestedQuality { return requestedQuality }
+        if let quality = options.formatQuality[format] { return quality }
         return switch format {
         case .webp: defaultWebPQuality
         case .avif: defaultAVIFQuality
@@ -128,6 +129,14 @@ struct ProcessingJob: Sendable {
     func resize(sourceWidth width: Int, sourceHeight height: Int) -> Resize? {
         if let resize = options.resize(sourceWidth: width, sourceHeight: height) { return resize }
         return max(width, height) > maxOutputSide ? .maxPixelSize(maxOutputSide) : nil
+    }
+
+    /// `Content-Disposition` for an answer in `format`: `inline` (or `attachment`, `att:`), the
+    /// name from `fn:` or the source's last path component, with the format's extension.
+    func contentDisposition(_ format: ProcessingOptions.OutputFormat) -> String {
+        let stem = options.filename ?? source.deletingPathExtension().lastPathComponent
+        return ContentDisposition.value(
+            attachment: options.returnsAttachment, filename: (stem.isEmpty || stem == "/" ? "image" : stem) + "." + format.fileExtension)
     }
 
     /// Identifies the whole answer, whatever format the source turns out to need: the result

@@ -139,6 +139,9 @@ extension ThumbnailService {
         var headers =
             [("Content-Type", image.contentType), ("Content-Length", String(image.body.readableBytes))]
             + cachingHeaders(image.etag, image.lastModified, job: job)
+        if let format = ProcessingOptions.OutputFormat.allCases.first(where: { $0.contentType == image.contentType }) {
+            headers.append(("Content-Disposition", job.contentDisposition(format)))
+        }
         headers.append(("Server-Timing", timing?.headerValue ?? "cache;desc=\"\(layer)\""))
         headers.append(("Image-Engine-Cache", layer))
         return ServiceResponse(status: 200, headers: headers, payload: image.body, cacheLayer: layer)

@@ -73,6 +73,23 @@ enum OptionParser {
             case "background", "bg":
                 try limitArguments(3)
                 options.background = try background(arguments, name)
+            case "format_quality", "fq":
+                guard arguments.count % 2 == 0, arguments.count <= 8 else {
+                    throw Failure(message: "\(name): expected format:quality pairs, got \(arguments.count) arguments")
+                }
+                for pair in stride(from: 0, to: arguments.count, by: 2) {
+                    let format = try format(arguments[pair], name)
+                    guard let quality = Int(arguments[pair + 1]), (0...100).contains(quality) else {
+                        throw Failure(message: "\(name): a quality must be 0-100, got \(arguments[pair + 1].prefix(32))")
+                    }
+                    options.formatQuality[format] = quality == 0 ? nil : quality
+                }
+            case "filename", "fn":
+                try limitArguments(2)
+                options.filename = try filename(arguments, name)
+            case "return_attachment", "att":
+                try limitArguments(1)
+                if let value = argument(0) { options.returnsAttachment = try boolean(value, name) }
             case "cachebuster", "cb":
                 try limitArguments(1)
                 options.cacheBuster = argument(0)
@@ -145,6 +162,23 @@ enum OptionParser {
         let top = sides[0] ?? 0
         let right = sides[1] ?? top
         return Canvas.Insets(top: top, right: right, bottom: sides[2] ?? top, left: sides[3] ?? right)
+    }
+
+    /// `name[:encoded]`: the name as written, or base64url when `encoded` is true; at most 255
+    /// bytes, no control characters. Empty: the source's name.
+    private static func filename(_ arguments: [String], _ name: String) throws(Failure) -> String? {
+        guard let given = arguments.first, !given.isEmpty else { return nil }
+        var text = given
+        if arguments.count > 1, !arguments[1].isEmpty, try boolean(arguments[1], name) {
+            guard let bytes = Base64URL.decode(given), let decoded = String(bytes: bytes, encoding: .utf8) else {
+                throw Failure(message: "\(name): the encoded name is not base64url UTF-8")
+            }
+            text = decoded
+        }
+        guard text.utf8.count <= 255, !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw Failure(message: "\(name): a file name is at most 255 bytes, without control characters")
+        }
+        return text
     }
 
     /// `R:G:B` (0-255 each) or `RRGGBB`; no argument: none.

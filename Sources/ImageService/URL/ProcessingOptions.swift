@@ -21,7 +21,7 @@ public struct ProcessingOptions: Sendable, Hashable {
     }
 
     /// An output format the service writes.
-    public enum OutputFormat: String, Sendable, Hashable {
+    public enum OutputFormat: String, Sendable, Hashable, CaseIterable {
         /// JPEG at the request's quality (`q:`), or the service's default.
         case jpeg
         /// PNG: lossless, keeps alpha.
@@ -33,6 +33,9 @@ public struct ProcessingOptions: Sendable, Hashable {
 
         /// The `Content-Type` of the format.
         public var contentType: String { codecFormat.mimeType }
+
+        /// The file name extension of the format (`jpg` for JPEG).
+        public var fileExtension: String { self == .jpeg ? "jpg" : rawValue }
 
         /// The codec's name for the format.
         public var codecFormat: ImageFormat {
@@ -61,8 +64,14 @@ public struct ProcessingOptions: Sendable, Hashable {
     public var quality: Int?
     /// nil: JPEG, or PNG when the source has alpha.
     public var format: OutputFormat?
+    /// Quality per output format (`fq:`), used when the URL names no `q:`.
+    public var formatQuality: [OutputFormat: Int] = [:]
     /// Part of the cache key and nothing else: changing it forces a fresh result.
     public var cacheBuster: String?
+    /// The name in `Content-Disposition` (`fn:`), without extension; nil: the source's.
+    public var filename: String?
+    /// `Content-Disposition: attachment` instead of `inline` (`att:`): browsers save the file.
+    public var returnsAttachment = false
     /// Unix time after which the URL answers 410.
     public var expires: Int?
     /// Extend a result smaller than the box to the box (`ex:`, or the last argument of `rs:`
@@ -141,7 +150,8 @@ public struct ProcessingOptions: Sendable, Hashable {
     /// the result cache's and the ETag's view of a URL. Left out: `expires` (it decides whether
     /// to answer, not what) and `format`, which is resolved against the source (nil: JPEG, or PNG
     /// for a source with alpha) and keyed separately, so `f:jpg` and no format on an opaque
-    /// source are one result.
+    /// source are one result; `filename` and `returnsAttachment`, which change a header, not
+    /// the bytes.
     public var canonical: String {
         // fill-down and force never enlarge: `:1` on them is the same request as `:0`.
         let enlarges = enlarge && resizingType != .fillDown && resizingType != .force
@@ -154,6 +164,10 @@ public struct ProcessingOptions: Sendable, Hashable {
         if extendAspectRatio && !extend { parts.append("exar:1:\(extendAspectRatioGravity)") }
         if padding != .zero { parts.append("pd:\(padding.top):\(padding.right):\(padding.bottom):\(padding.left)") }
         if let background { parts.append("bg:\(background.hex)") }
+        if !formatQuality.isEmpty {
+            parts.append(
+                "fq:" + formatQuality.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue):\($0.value)" }.joined(separator: ":"))
+        }
         if let cacheBuster { parts.append("cb:\(cacheBuster)") }
         return parts.joined(separator: "/")
     }
