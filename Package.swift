@@ -97,7 +97,9 @@ let package = Package(
         .target(
             name: "ImageService",
             dependencies: [
-                "ImagePipeline", "ImageCodec", "ImageCache", "Locking",
+                // ImageBudget: `mb:` (max_bytes) fits an output under its cap with the upload
+                // budget's search.
+                "ImagePipeline", "ImageCodec", "ImageCache", "ImageBudget", "Locking",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

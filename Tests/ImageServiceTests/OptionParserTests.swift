@@ -45,7 +45,8 @@ struct OptionParserTests {
         arguments: [
             ("blur:5", "blur"), ("rs:fill:abc", "rs"), ("rs:stretch:1:1", "stretch"), ("q:101", "q"), ("g:xx", "xx"), ("dpr:0", "dpr"),
             ("rs:fit:1:1:0:maybe", "rs"), ("ex:1:sm", "sm"), ("pd:70000", "pd"), ("pd", "at least one"), ("bg:zz", "bg"),
-            ("bg:1:2", "bg"), ("bg:1:2:300", "bg"), ("exar:1:xx", "xx"), ("fq:jpeg", "fq"), ("fq:tiff:50", "tiff"), ("fq:webp:101", "fq"),
+            ("bg:1:2", "bg"), ("bg:1:2:300", "bg"), ("exar:1:xx", "xx"), ("fq:jpeg", "fq"), ("mb:-1", "mb"), ("mb:2000000000", "mb"),
+            ("mb:lots", "mb"), ("fq:tiff:50", "tiff"), ("fq:webp:101", "fq"),
             ("fn:a\u{7}b", "fn"), ("fn:!!!:1", "base64url"), ("att:yes", "att"), ("g:no:5:0", "offsets"), ("g:fp:2:0.5", "fp"), ("w:-3", "w"),
             ("el:maybe", "el"), ("f:tiff", "tiff"),
             ("exp:soon", "exp"), ("w:1:2", "w"), (":", "empty")
@@ -94,6 +95,9 @@ struct OptionParserTests {
         #expect(try parse("w:0").canonical != options.canonical)
         #expect(try parse("fq:webp:60:jpeg:70/fn:other").canonical == options.canonical, "a header, not the bytes")
         #expect(try parse("fq:jpeg:0").formatQuality.isEmpty, "0: the default")
+        #expect(try parse("mb:0").maxBytes == nil && (try parse("max_bytes:30000").maxBytes) == 30_000)
+        #expect(try parse("w:10/mb:30000").canonical != (try parse("w:10").canonical))
+        #expect(try parse("w:10/mb:30000").canonical == (try parse("w:10/max_bytes:30000").canonical))
     }
 
     @Test("a box side is 0-65535 at parse time, and the box never traps on what the API can set")

@@ -31,6 +31,9 @@ public struct ServiceError: Error, Sendable, Hashable {
         ServiceError(
             status: 422, message: "unprocessable: a \(width)×\(height) \(format) is more than \(ThumbnailService.maximumLossyOutputPixels) pixels")
     }
+    static func byteCapUnreachable(cap: Int, smallest: Int) -> ServiceError {
+        ServiceError(status: 422, message: "unprocessable: the smallest output is \(smallest) bytes, more than mb:\(cap)")
+    }
     static func deadlineExceeded(_ seconds: Double) -> ServiceError {
         let text = seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
         return ServiceError(status: 504, message: "gateway timeout: the request was not answered within \(text) s")

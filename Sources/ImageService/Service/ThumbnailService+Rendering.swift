@@ -58,7 +58,8 @@ extension ThumbnailService {
         // WebP and AVIF encoders take seconds a megapixel at their settings and hold 14-22
         // bytes a pixel: larger outputs would outlive the request's deadline on their worker.
         let outputPixels = output.width * output.height
-        if input.format == .webp || input.format == .avif, outputPixels > Self.maximumLossyOutputPixels {
+        // A byte cap may encode several times over: the same bound.
+        if input.format == .webp || input.format == .avif || input.options.maxBytes != nil, outputPixels > Self.maximumLossyOutputPixels {
             return .failure(.outputTooLarge(width: output.width, height: output.height, format: input.format.rawValue))
         }
         // The decode's planned memory, the canvas's and the encoder's, reserved as the render is
@@ -93,19 +94,31 @@ extension ThumbnailService {
         // Decoding and encoding block a thread for up to a second: not one of the cooperative
         // pool's, which every request's async code shares; but inside this task, so a cancelled
         // request stops its decode or encode between rows.
-        let outcome = await withTaskExecutorPreference(CodecExecutor.shared) { () async -> Result<(Data, Double, Double), ImageCodecError> in
-            Result { () throws(ImageCodecError) -> (Data, Double, Double) in
+        let (cap, limits) = (input.options.maxBytes, limits)
+        let outcome = await withTaskExecutorPreference(CodecExecutor.shared) { () async -> Result<(Data, Double, Double), ByteCapFailure> in
+            do throws(ByteCapFailure) {
                 let decodeStarted = ContinuousClock.now
-                let bitmap = try canvas.apply(to: input.image.decode(decoding).bitmap, limits: limits)
-                let encodeStarted = ContinuousClock.now
-                let data =
-                    switch format {
-                    case .jpeg: try ImageEncoder.jpeg(bitmap, options: JPEGEncodingOptions(quality: quality, encoder: jpegEncoder))
-                    case .png: try ImageEncoder.png(bitmap)
-                    case .webp: try ImageEncoder.webp(bitmap, options: WebPEncodingOptions(quality: quality))
-                    case .avif: try ImageEncoder.avif(bitmap, options: AVIFEncodingOptions(quality: quality))
-                    }
-                return (data, (encodeStarted - decodeStarted).milliseconds, (ContinuousClock.now - encodeStarted).milliseconds)
+                let (bitmap, first, encodeStarted) = try Result { () throws(ImageCodecError) -> (Bitmap, Data, ContinuousClock.Instant) in
+                    let bitmap = try canvas.apply(to: input.image.decode(decoding).bitmap, limits: limits)
+                    let encodeStarted = ContinuousClock.now
+                    let data =
+                        switch format {
+                        case .jpeg: try ImageEncoder.jpeg(bitmap, options: JPEGEncodingOptions(quality: quality, encoder: jpegEncoder))
+                        case .png: try ImageEncoder.png(bitmap)
+                        case .webp: try ImageEncoder.webp(bitmap, options: WebPEncodingOptions(quality: quality))
+                        case .avif: try ImageEncoder.avif(bitmap, options: AVIFEncodingOptions(quality: quality))
+                        }
+                    return (bitmap, data, encodeStarted)
+                }.mapError(ByteCapFailure.codec).get()
+                var data = first
+                if let cap, first.count > cap {
+                    // Over its cap: the best quality (and size, for JPEG) that fits, or a 422.
+                    data = try await Self.fitted(
+                        bitmap, format: format, quality: quality, cap: cap, first: first, jpegEncoder: jpegEncoder, limits: limits)
+                }
+                return .success((data, (encodeStarted - decodeStarted).milliseconds, (ContinuousClock.now - encodeStarted).milliseconds))
+            } catch {
+                return .failure(error)
             }
         }
         admission.release(reserved: needed)
@@ -118,10 +131,12 @@ extension ThumbnailService {
                 sourceHasAlpha: input.header.hasAlpha, timing: timing)
             results.store(image, encoded: data, forKey: input.resultKey)
             return .success(image)
-        case .failure(.cancelled):
+        case .failure(.codec(.cancelled)):
             // Stopped for its request, not for its bytes: the source stays cached.
             return .failure(.cancelled)
-        case .failure(let error):
+        case .failure(.unreachable(let smallest)):
+            return .failure(.byteCapUnreachable(cap: cap ?? 0, smallest: smallest))
+        case .failure(.codec(let error)):
             // Bytes that do not decode are of no use to the next request either.
             pipeline.removeCachedData(for: sourceRequest(input.source))
             return .failure(ServiceError(error))

@@ -73,6 +73,15 @@ enum OptionParser {
             case "background", "bg":
                 try limitArguments(3)
                 options.background = try background(arguments, name)
+            case "max_bytes", "mb":
+                try limitArguments(1)
+                if let value = argument(0) {
+                    // 0 is imgproxy's "no cap"; 1 GiB is far above any image the service makes.
+                    guard let bytes = Int(value), (0...(1 << 30)).contains(bytes) else {
+                        throw Failure(message: "\(name): must be a byte count from 0 to \(1 << 30), got \(value.prefix(32))")
+                    }
+                    options.maxBytes = bytes == 0 ? nil : bytes
+                }
             case "format_quality", "fq":
                 guard arguments.count % 2 == 0, arguments.count <= 8 else {
                     throw Failure(message: "\(name): expected format:quality pairs, got \(arguments.count) arguments")

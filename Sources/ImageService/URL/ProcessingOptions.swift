@@ -64,6 +64,10 @@ public struct ProcessingOptions: Sendable, Hashable {
     public var quality: Int?
     /// nil: JPEG, or PNG when the source has alpha.
     public var format: OutputFormat?
+    /// The most bytes the answer may have (`mb:`): JPEG is fitted by the upload budget's
+    /// search (quality, then a smaller size if needed), WebP and AVIF by their quality; an
+    /// output that cannot fit is a 422. nil: no cap.
+    public var maxBytes: Int?
     /// Quality per output format (`fq:`), used when the URL names no `q:`.
     public var formatQuality: [OutputFormat: Int] = [:]
     /// Part of the cache key and nothing else: changing it forces a fresh result.
@@ -164,6 +168,7 @@ public struct ProcessingOptions: Sendable, Hashable {
         if extendAspectRatio && !extend { parts.append("exar:1:\(extendAspectRatioGravity)") }
         if padding != .zero { parts.append("pd:\(padding.top):\(padding.right):\(padding.bottom):\(padding.left)") }
         if let background { parts.append("bg:\(background.hex)") }
+        if let maxBytes { parts.append("mb:\(maxBytes)") }
         if !formatQuality.isEmpty {
             parts.append(
                 "fq:" + formatQuality.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue):\($0.value)" }.joined(separator: ":"))
