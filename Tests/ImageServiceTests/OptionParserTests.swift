@@ -45,7 +45,8 @@ struct OptionParserTests {
         arguments: [
             ("blur:5", "blur"), ("rs:fill:abc", "rs"), ("rs:stretch:1:1", "stretch"), ("q:101", "q"), ("g:xx", "xx"), ("dpr:0", "dpr"),
             ("rs:fit:1:1:0:maybe", "rs"), ("ex:1:sm", "sm"), ("pd:70000", "pd"), ("pd", "at least one"), ("bg:zz", "bg"),
-            ("bg:1:2", "bg"), ("bg:1:2:300", "bg"), ("exar:1:xx", "xx"), ("fq:jpeg", "fq"), ("mb:-1", "mb"), ("mb:2000000000", "mb"),
+            ("bg:1:2", "bg"), ("bg:1:2:300", "bg"), ("exar:1:xx", "xx"), ("fq:jpeg", "fq"), ("rot:45", "rot"), ("rot:1e9", "rot"), ("ar:2", "ar"),
+            ("mb:-1", "mb"), ("mb:2000000000", "mb"),
             ("mb:lots", "mb"), ("fq:tiff:50", "tiff"), ("fq:webp:101", "fq"),
             ("fn:a\u{7}b", "fn"), ("fn:!!!:1", "base64url"), ("att:yes", "att"), ("g:no:5:0", "offsets"), ("g:fp:2:0.5", "fp"), ("w:-3", "w"),
             ("el:maybe", "el"), ("f:tiff", "tiff"),
@@ -83,6 +84,20 @@ struct OptionParserTests {
         // Padding follows dpr; the extension is the box after dpr.
         let doubled = try parse("rs:fit:100:50/ex:1/pd:3:4/dpr:2").canvas
         #expect(doubled.padding == Canvas.Insets(top: 6, right: 8, bottom: 6, left: 8) && doubled.extend == .size(width: 200, height: 100))
+    }
+
+    @Test("rotation: any multiple of 90 normalised; the box is the rotated image's, the gravity turned back")
+    func rotation() throws {
+        #expect(try parse("rot:-90").rotation == 270 && (try parse("rot:450").rotation) == 90)
+        #expect(try parse("w:10/rot:360").canonical == (try parse("w:10").canonical))
+        #expect(try parse("w:10/rot:90").canonical != (try parse("w:10").canonical))
+        #expect(try parse("w:10/ar:0").canonical != (try parse("w:10").canonical))
+        // A 480×300 landscape turned a quarter is 300×480: fill 100×50 of it, keeping its top,
+        // is fill 50×100 of the source keeping its left edge.
+        let resize = try #require(try parse("rs:fill:100:50/g:no/rot:90").resize(sourceWidth: 480, sourceHeight: 300))
+        #expect(resize == Resize(mode: .fill, width: 50, height: 100, gravity: .west))
+        #expect(ProcessingOptions.unrotated(.north, by: 270) == .east && ProcessingOptions.unrotated(.northEast, by: 180) == .southWest)
+        #expect(ProcessingOptions.unrotated(.focus(x: 0.2, y: 0.1), by: 90) == .focus(x: 0.1, y: 0.8))
     }
 
     @Test("format_quality keys per format; filename and attachment change no key")

@@ -19,4 +19,15 @@ public enum ExifOrientation: Int, Sendable, Hashable, CaseIterable {
 
     /// True for the orientations that exchange width and height.
     public var swapsDimensions: Bool { rawValue >= 5 }
+
+    /// The orientation whose transform turns an image clockwise by `degrees` (any multiple of
+    /// 90, negative counter-clockwise; others are `.up`): `bitmap.applying(.init(clockwise: 90))`.
+    public init(clockwise degrees: Int) {
+        switch (degrees % 360 + 360) % 360 {
+        case 90: self = .right
+        case 180: self = .down
+        case 270: self = .left
+        default: self = .up
+        }
+    }
 }

@@ -30,7 +30,8 @@ extension ThumbnailService {
     func render(_ input: RenderInput) async -> Result<RenderedImage, ServiceError> {
         // An identical render that finished a moment ago has stored its result already.
         if let image = results.memoryValue(forKey: input.resultKey), image.etag == input.etag { return .success(image) }
-        let decoding = DecodingOptions(resize: input.resize, limits: limits, fastShrinkOnLoad: configuration.fastShrinkOnLoad)
+        var decoding = DecodingOptions(resize: input.resize, limits: limits, fastShrinkOnLoad: configuration.fastShrinkOnLoad)
+        decoding.appliesOrientation = input.options.autoRotates
         let jpegEncoder = configuration.jpegEncoder
         let plan: DecodePlan
         do {
@@ -42,11 +43,15 @@ extension ThumbnailService {
         // What goes around the decoded image (extend, padding, background), sized before a
         // pixel is touched: a canvas past the limits is the request's error.
         let canvas = input.options.canvas
+        // A quarter turn (`rot:`) exchanges the decoded sides, and its copy is another bitmap.
+        let rotation = ExifOrientation(clockwise: input.options.rotation)
+        let (rotatedWidth, rotatedHeight) = rotation.swapsDimensions ? (plan.height, plan.width) : (plan.width, plan.height)
+        let rotationBytes = rotation == .up ? 0 : plan.width * plan.height * 4
         let output: (width: Int, height: Int)
         let canvasBytes: Int
         do {
-            output = try canvas.size(width: plan.width, height: plan.height, limits: limits)
-            canvasBytes = try canvas.plannedBytes(width: plan.width, height: plan.height, limits: limits)
+            output = try canvas.size(width: rotatedWidth, height: rotatedHeight, limits: limits)
+            canvasBytes = try canvas.plannedBytes(width: rotatedWidth, height: rotatedHeight, limits: limits) + rotationBytes
         } catch {
             return .failure(ServiceError(error))
         }
@@ -99,7 +104,7 @@ extension ThumbnailService {
             do throws(ByteCapFailure) {
                 let decodeStarted = ContinuousClock.now
                 let (bitmap, first, encodeStarted) = try Result { () throws(ImageCodecError) -> (Bitmap, Data, ContinuousClock.Instant) in
-                    let bitmap = try canvas.apply(to: input.image.decode(decoding).bitmap, limits: limits)
+                    let bitmap = try canvas.apply(to: input.image.decode(decoding).bitmap.applying(rotation), limits: limits)
                     let encodeStarted = ContinuousClock.now
                     let data =
                         switch format {

@@ -98,7 +98,9 @@ extension ThumbnailService {
         let header = source.image.header
         let format = job.options.format ?? (header.hasAlpha ? .png : .jpeg)
         let validator = EntityTag.sourceValidator(etag: source.etag, lastModified: source.lastModified, data: source.data)
-        let resize = job.resize(sourceWidth: header.displayWidth, sourceHeight: header.displayHeight)
+        // Without auto-rotation (`ar:0`) the decoder keeps the stored frame.
+        let (sourceWidth, sourceHeight) = job.options.autoRotates ? (header.displayWidth, header.displayHeight) : (header.width, header.height)
+        let resize = job.resize(sourceWidth: sourceWidth, sourceHeight: sourceHeight)
         let etag = EntityTag.make(
             sourceValidator: validator, canonicalOptions: job.renderOptions, resize: resize?.description ?? "none",
             format: job.formatKey(format))

@@ -73,6 +73,17 @@ enum OptionParser {
             case "background", "bg":
                 try limitArguments(3)
                 options.background = try background(arguments, name)
+            case "rotate", "rot":
+                try limitArguments(1)
+                if let value = argument(0) {
+                    guard let angle = Int(value), angle % 90 == 0, abs(angle) <= 3600 else {
+                        throw Failure(message: "\(name): must be a multiple of 90, got \(value.prefix(32))")
+                    }
+                    options.rotation = (angle % 360 + 360) % 360
+                }
+            case "auto_rotate", "ar":
+                try limitArguments(1)
+                if let value = argument(0) { options.autoRotates = try boolean(value, name) }
             case "max_bytes", "mb":
                 try limitArguments(1)
                 if let value = argument(0) {

@@ -78,6 +78,11 @@ public struct ProcessingOptions: Sendable, Hashable {
     public var returnsAttachment = false
     /// Unix time after which the URL answers 410.
     public var expires: Int?
+    /// Clockwise rotation after the EXIF orientation (`rot:`): 0, 90, 180 or 270. The box
+    /// and the gravity refer to the rotated image, as in imgproxy.
+    public var rotation = 0
+    /// Whether the EXIF orientation is applied (`ar:`, by default yes).
+    public var autoRotates = true
     /// Extend a result smaller than the box to the box (`ex:`, or the last argument of `rs:`
     /// and `s:`), placed by `extendGravity`.
     public var extend = false
@@ -117,6 +122,42 @@ public struct ProcessingOptions: Sendable, Hashable {
     /// The resize for a source whose upright size is `sourceWidth × sourceHeight`: `auto`
     /// resolved, a zero side fitted by the other, both zero: none.
     public func resize(sourceWidth: Int, sourceHeight: Int) -> Resize? {
+        // The box is the rotated image's: plan in the rotated frame, then turn the resize back
+        // into the frame the decoder works in (the rotation comes after the decode).
+        let quarter = rotation % 180 == 90
+        guard let rotated = resizeInOutputFrame(sourceWidth: quarter ? sourceHeight : sourceWidth, sourceHeight: quarter ? sourceWidth : sourceHeight)
+        else { return nil }
+        guard rotation != 0 else { return rotated }
+        return Resize(
+            mode: rotated.mode, width: quarter ? rotated.height : rotated.width, height: quarter ? rotated.width : rotated.height,
+            gravity: Self.unrotated(rotated.gravity, by: rotation), enlarge: rotated.enlarge)
+    }
+
+    /// Where gravity `gravity` of the image rotated clockwise by `rotation` lies in the image
+    /// before the rotation: turning by 90° clockwise brings the left edge to the top, so the
+    /// output's north is the source's west.
+    static func unrotated(_ gravity: Gravity, by rotation: Int) -> Gravity {
+        guard rotation % 360 != 0 else { return gravity }
+        if case .focus(let x, let y) = gravity {
+            let point: (Double, Double) =
+                switch rotation {
+                case 90: (y, 1 - x)
+                case 180: (1 - x, 1 - y)
+                default: (1 - y, x)
+                }
+            return .focus(x: point.0, y: point.1)
+        }
+        // One quarter turn counter-clockwise, as many times as the rotation has quarters.
+        let counterClockwise: [Gravity: Gravity] = [
+            .north: .west, .west: .south, .south: .east, .east: .north,
+            .northEast: .northWest, .northWest: .southWest, .southWest: .southEast, .southEast: .northEast, .centre: .centre
+        ]
+        var result = gravity
+        for _ in 0..<(rotation / 90) { result = counterClockwise[result] ?? result }
+        return result
+    }
+
+    private func resizeInOutputFrame(sourceWidth: Int, sourceHeight: Int) -> Resize? {
         let (boxWidth, boxHeight) = box
         guard boxWidth > 0 || boxHeight > 0 else { return nil }
         // A zero side fits by the other; fill-down still never enlarges.
@@ -163,7 +204,9 @@ public struct ProcessingOptions: Sendable, Hashable {
             "rt:\(resizingType.rawValue)", "w:\(width)", "h:\(height)", "el:\(enlarges ? 1 : 0)", "g:\(gravity)", "dpr:\(dpr)",
             "q:\(quality.map(String.init) ?? "default")"
         ]
-        // The canvas options only when set: keys of URLs without them stay as they were.
+        // The options below only when set: keys of URLs without them stay as they were.
+        if rotation != 0 { parts.append("rot:\(rotation)") }
+        if !autoRotates { parts.append("ar:0") }
         if extend { parts.append("ex:1:\(extendGravity)") }
         if extendAspectRatio && !extend { parts.append("exar:1:\(extendAspectRatioGravity)") }
         if padding != .zero { parts.append("pd:\(padding.top):\(padding.right):\(padding.bottom):\(padding.left)") }
