@@ -43,9 +43,11 @@ struct OptionParserTests {
     @Test(
         "malformed or unknown options are errors that name the option",
         arguments: [
-            ("blur:5", "blur"), ("rs:fill:abc", "rs"), ("rs:stretch:1:1", "stretch"), ("q:101", "q"), ("g:xx", "xx"), ("dpr:0", "dpr"),
+            ("adjust:1:1:1", "adjust"), ("brightness:10", "brightness"), ("rs:fill:abc", "rs"), ("rs:stretch:1:1", "stretch"), ("q:101", "q"),
+            ("g:xx", "xx"), ("dpr:0", "dpr"),
             ("rs:fit:1:1:0:maybe", "rs"), ("ex:1:sm", "sm"), ("pd:70000", "pd"), ("pd", "at least one"), ("bg:zz", "bg"),
-            ("bg:1:2", "bg"), ("bg:1:2:300", "bg"), ("exar:1:xx", "xx"), ("fq:jpeg", "fq"), ("rot:45", "rot"), ("rot:1e9", "rot"), ("ar:2", "ar"),
+            ("bg:1:2", "bg"), ("bg:1:2:300", "bg"), ("exar:1:xx", "xx"), ("fq:jpeg", "fq"), ("rot:45", "rot"), ("bl:101", "bl"), ("sh:inf", "sh"),
+            ("pix:70000", "pix"), ("rot:1e9", "rot"), ("ar:2", "ar"),
             ("mb:-1", "mb"), ("mb:2000000000", "mb"),
             ("mb:lots", "mb"), ("fq:tiff:50", "tiff"), ("fq:webp:101", "fq"),
             ("fn:a\u{7}b", "fn"), ("fn:!!!:1", "base64url"), ("att:yes", "att"), ("g:no:5:0", "offsets"), ("g:fp:2:0.5", "fp"), ("w:-3", "w"),
@@ -110,6 +112,8 @@ struct OptionParserTests {
         #expect(try parse("w:0").canonical != options.canonical)
         #expect(try parse("fq:webp:60:jpeg:70/fn:other").canonical == options.canonical, "a header, not the bytes")
         #expect(try parse("fq:jpeg:0").formatQuality.isEmpty, "0: the default")
+        #expect(try parse("bl:2/sh:0.5/pix:8").canonical == (try parse("blur:2/sharpen:0.5/pixelate:8").canonical))
+        #expect(try parse("bl:0/pix:1").canonical == (try parse("").canonical), "no blur, no pixelation")
         #expect(try parse("mb:0").maxBytes == nil && (try parse("max_bytes:30000").maxBytes) == 30_000)
         #expect(try parse("w:10/mb:30000").canonical != (try parse("w:10").canonical))
         #expect(try parse("w:10/mb:30000").canonical == (try parse("w:10/max_bytes:30000").canonical))

@@ -46,7 +46,9 @@ extension ThumbnailService {
         // A quarter turn (`rot:`) exchanges the decoded sides, and its copy is another bitmap.
         let rotation = ExifOrientation(clockwise: input.options.rotation)
         let (rotatedWidth, rotatedHeight) = rotation.swapsDimensions ? (plan.height, plan.width) : (plan.width, plan.height)
-        let rotationBytes = rotation == .up ? 0 : plan.width * plan.height * 4
+        let rotationBytes =
+            (rotation == .up ? 0 : plan.width * plan.height * 4)
+            + (input.options.filters ? Bitmap.filterBytes(width: plan.width, height: plan.height, channels: 4) : 0)
         let output: (width: Int, height: Int)
         let canvasBytes: Int
         do {
@@ -63,8 +65,10 @@ extension ThumbnailService {
         // WebP and AVIF encoders take seconds a megapixel at their settings and hold 14-22
         // bytes a pixel: larger outputs would outlive the request's deadline on their worker.
         let outputPixels = output.width * output.height
-        // A byte cap may encode several times over: the same bound.
-        if input.format == .webp || input.format == .avif || input.options.maxBytes != nil, outputPixels > Self.maximumLossyOutputPixels {
+        // A byte cap may encode several times over, and filters hold floats: the same bound.
+        if input.format == .webp || input.format == .avif || input.options.maxBytes != nil || input.options.filters,
+            outputPixels > Self.maximumLossyOutputPixels
+        {
             return .failure(.outputTooLarge(width: output.width, height: output.height, format: input.format.rawValue))
         }
         // The decode's planned memory, the canvas's and the encoder's, reserved as the render is
@@ -104,7 +108,8 @@ extension ThumbnailService {
             do throws(ByteCapFailure) {
                 let decodeStarted = ContinuousClock.now
                 let (bitmap, first, encodeStarted) = try Result { () throws(ImageCodecError) -> (Bitmap, Data, ContinuousClock.Instant) in
-                    let bitmap = try canvas.apply(to: input.image.decode(decoding).bitmap.applying(rotation), limits: limits)
+                    let turned = try input.image.decode(decoding).bitmap.applying(rotation)
+                    let bitmap = try canvas.apply(to: input.options.filtered(turned), limits: limits)
                     let encodeStarted = ContinuousClock.now
                     let data =
                         switch format {

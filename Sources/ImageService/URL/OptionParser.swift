@@ -84,6 +84,21 @@ enum OptionParser {
             case "auto_rotate", "ar":
                 try limitArguments(1)
                 if let value = argument(0) { options.autoRotates = try boolean(value, name) }
+            case "blur", "bl", "sharpen", "sh":
+                try limitArguments(1)
+                if let value = argument(0) {
+                    guard let sigma = Double(value), sigma.isFinite, (0...Bitmap.maximumFilterSigma).contains(sigma) else {
+                        throw Failure(message: "\(name): sigma must be a number from 0 to \(Int(Bitmap.maximumFilterSigma)), got \(value.prefix(32))")
+                    }
+                    let setting = sigma == 0 ? nil : sigma
+                    if name.hasPrefix("b") { options.blur = setting } else { options.sharpen = setting }
+                }
+            case "pixelate", "pix":
+                try limitArguments(1)
+                if let value = argument(0) {
+                    let size = try side(value, name)
+                    options.pixelate = size <= 1 ? nil : size
+                }
             case "max_bytes", "mb":
                 try limitArguments(1)
                 if let value = argument(0) {

@@ -83,6 +83,12 @@ public struct ProcessingOptions: Sendable, Hashable {
     public var rotation = 0
     /// Whether the EXIF orientation is applied (`ar:`, by default yes).
     public var autoRotates = true
+    /// Gaussian blur σ in pixels (`bl:`); nil: none.
+    public var blur: Double?
+    /// Unsharp-mask σ in pixels (`sh:`); nil: none.
+    public var sharpen: Double?
+    /// Pixelation block size (`pix:`); nil: none.
+    public var pixelate: Int?
     /// Extend a result smaller than the box to the box (`ex:`, or the last argument of `rs:`
     /// and `s:`), placed by `extendGravity`.
     public var extend = false
@@ -174,6 +180,19 @@ public struct ProcessingOptions: Sendable, Hashable {
         return Resize(mode: mode, width: boxWidth, height: boxHeight, gravity: gravity, enlarge: enlarge)
     }
 
+    /// The filters in imgproxy's order (blur, sharpen, pixelate), on the resized and turned
+    /// image, before the canvas.
+    public func filtered(_ bitmap: Bitmap) throws(ImageCodecError) -> Bitmap {
+        var bitmap = bitmap
+        if let blur { bitmap = try bitmap.blurred(sigma: blur) }
+        if let sharpen { bitmap = try bitmap.sharpened(sigma: sharpen) }
+        if let pixelate { bitmap = try bitmap.pixelated(size: pixelate) }
+        return bitmap
+    }
+
+    /// Whether `filtered` changes anything.
+    public var filters: Bool { blur != nil || sharpen != nil || pixelate != nil }
+
     /// What goes around the resized result: the extension to the box (after `dpr`) or to its
     /// aspect ratio, the padding (scaled by `dpr`, as imgproxy scales it), the background.
     public var canvas: Canvas {
@@ -207,6 +226,9 @@ public struct ProcessingOptions: Sendable, Hashable {
         // The options below only when set: keys of URLs without them stay as they were.
         if rotation != 0 { parts.append("rot:\(rotation)") }
         if !autoRotates { parts.append("ar:0") }
+        if let blur { parts.append("bl:\(blur)") }
+        if let sharpen { parts.append("sh:\(sharpen)") }
+        if let pixelate { parts.append("pix:\(pixelate)") }
         if extend { parts.append("ex:1:\(extendGravity)") }
         if extendAspectRatio && !extend { parts.append("exar:1:\(extendAspectRatioGravity)") }
         if padding != .zero { parts.append("pd:\(padding.top):\(padding.right):\(padding.bottom):\(padding.left)") }

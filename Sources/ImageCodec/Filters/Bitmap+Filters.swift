@@ -1,0 +1,154 @@
+import Foundation
+
+/// Blur, sharpen and pixelate: imgproxy's `bl`, `sh` and `pix`, applied to a resized image.
+///
+/// The blur is three box blurs in a row, whose widths are chosen so that their variances add
+/// up to σ² (the standard approximation of a Gaussian, within about 2 % of its weights): each
+/// pass is a running sum, so the cost per pixel does not grow with σ, and a URL's σ cannot buy
+/// more CPU than a small one. Edges repeat their outermost pixel. Every channel, alpha
+/// included, is filtered alike.
+extension Bitmap {
+    /// The largest σ the filters take: far past any useful blur of a thumbnail.
+    public static let maximumFilterSigma = 100.0
+
+    /// Blurred with a Gaussian of standard deviation `sigma` pixels (0: unchanged).
+    public func blurred(sigma: Double) throws(ImageCodecError) -> Bitmap {
+        guard sigma.isFinite, (0...Self.maximumFilterSigma).contains(sigma) else {
+            throw .invalidArgument("blur sigma must be 0-\(Self.maximumFilterSigma), got \(sigma)")
+        }
+        guard sigma > 0 else { return self }
+        // Three boxes cannot make a small σ (their widths are odd integers): below 2, the
+        // Gaussian's own weights, at most 13 taps.
+        guard sigma >= 2 else {
+            let radius = Int((3 * sigma).rounded(.up))
+            let weights = (-radius...radius).map { Float(exp(-Double($0 * $0) / (2 * sigma * sigma))) }
+            let total = weights.reduce(0, +)
+            return withFloats { values in convolve(&values, weights: weights.map { $0 / total }) }
+        }
+        let radii = Self.gaussianApproximation(sigma: sigma)
+        return withFloats { values in
+            for radius in radii { boxBlur(&values, radius: radius) }
+        }
+    }
+
+    /// Sharpened by an unsharp mask: the image plus its difference from its blur at `sigma`
+    /// (weight 1), clamped to 0...255 (0: unchanged).
+    public func sharpened(sigma: Double) throws(ImageCodecError) -> Bitmap {
+        guard sigma.isFinite, (0...Self.maximumFilterSigma).contains(sigma) else {
+            throw .invalidArgument("sharpen sigma must be 0-\(Self.maximumFilterSigma), got \(sigma)")
+        }
+        guard sigma > 0 else { return self }
+        let blur = try blurred(sigma: sigma)
+        var pixels = self.pixels
+        for index in pixels.indices {
+            let sharp = 2 * Int(pixels[index]) - Int(blur.pixels[index])
+            pixels[index] = UInt8(clamping: sharp)
+        }
+        return Bitmap(unchecked: width, height: height, format: format, pixels: pixels, iccProfile: iccProfile)
+    }
+
+    /// Each `size` × `size` block (the last ones cut by the edges) filled with its mean colour
+    /// (1: unchanged).
+    public func pixelated(size: Int) throws(ImageCodecError) -> Bitmap {
+        guard (1...Canvas.maximumSide).contains(size) else { throw .invalidArgument("pixelate size must be 1-\(Canvas.maximumSide), got \(size)") }
+        guard size > 1 else { return self }
+        let channels = format.channels
+        var pixels = self.pixels
+        var sums = [Int](repeating: 0, count: channels)
+        for top in stride(from: 0, to: height, by: size) {
+            for left in stride(from: 0, to: width, by: size) {
+                let (bottom, right) = (min(top + size, height), min(left + size, width))
+                for channel in 0..<channels { sums[channel] = 0 }
+                for y in top..<bottom {
+                    for x in left..<right {
+                        for channel in 0..<channels { sums[channel] += Int(pixels[(y * width + x) * channels + channel]) }
+                    }
+                }
+                let count = (bottom - top) * (right - left)
+                for y in top..<bottom {
+                    for x in left..<right {
+                        for channel in 0..<channels { pixels[(y * width + x) * channels + channel] = UInt8((sums[channel] + count / 2) / count) }
+                    }
+                }
+            }
+        }
+        return Bitmap(unchecked: width, height: height, format: format, pixels: pixels, iccProfile: iccProfile)
+    }
+
+    /// The radii of three box blurs whose variances add up to σ² (widths 2r + 1, two sizes
+    /// apart at most).
+    static func gaussianApproximation(sigma: Double) -> [Int] {
+        let passes = 3.0
+        var lower = Int((12 * sigma * sigma / passes + 1).squareRoot())
+        if lower % 2 == 0 { lower -= 1 }
+        let upper = lower + 2
+        let lowerCount = Int(
+            ((12 * sigma * sigma - passes * Double(lower * lower) - 4 * passes * Double(lower) - 3 * passes) / Double(-4 * lower - 4))
+                .rounded())
+        return (0..<3).map { pass in ((pass < lowerCount ? lower : upper) - 1) / 2 }
+    }
+
+    /// The bitmap as floats, changed by `body`, rounded back to bytes.
+    private func withFloats(_ body: (inout [Float]) -> Void) -> Bitmap {
+        var values = pixels.map(Float.init)
+        body(&values)
+        let bytes = values.map { UInt8(clamping: Int(($0 + 0.5).rounded(.down))) }
+        return Bitmap(unchecked: width, height: height, format: format, pixels: bytes, iccProfile: iccProfile)
+    }
+
+    /// Bytes the filters hold for a `width` × `height` image of `channels`: the float copy and
+    /// the result (for planning a render's memory).
+    public static func filterBytes(width: Int, height: Int, channels: Int) -> Int { width * height * channels * 6 }
+
+    /// A symmetric kernel (odd length) along rows, then along columns.
+    private func convolve(_ values: inout [Float], weights: [Float]) {
+        let radius = weights.count / 2
+        lines { line, count in
+            let copy = Array(line[0..<count])
+            for position in 0..<count {
+                var sum: Float = 0
+                for (index, weight) in weights.enumerated() { sum += weight * copy[min(max(position + index - radius, 0), count - 1)] }
+                line[position] = sum
+            }
+        }(&values)
+    }
+
+    /// Runs `body` on every row, then every column, of every channel of `values`, each copied
+    /// into a buffer of `count` values and written back.
+    private func lines(_ body: @escaping (inout [Float], Int) -> Void) -> (inout [Float]) -> Void {
+        let (width, height, channels) = (self.width, self.height, format.channels)
+        return { values in
+            var line = [Float](repeating: 0, count: max(width, height))
+            for (count, lines, at) in [
+                (width, height, { (row: Int, x: Int) in (row * width + x) * channels }),
+                (height, width, { (column: Int, y: Int) in (y * width + column) * channels })
+            ] {
+                for index in 0..<lines {
+                    for channel in 0..<channels {
+                        for position in 0..<count { line[position] = values[at(index, position) + channel] }
+                        body(&line, count)
+                        for position in 0..<count { values[at(index, position) + channel] = line[position] }
+                    }
+                }
+            }
+        }
+    }
+
+    /// One box blur of `radius` along rows, then along columns, with running sums.
+    private func boxBlur(_ values: inout [Float], radius: Int) {
+        guard radius > 0 else { return }
+        let scale = 1 / Float(2 * radius + 1)
+        lines { line, count in
+            let copy = Array(line[0..<count])
+            // Edges repeat their outermost value.
+            func sample(_ position: Int) -> Float { copy[min(max(position, 0), count - 1)] }
+            // In Double: a running sum over a long row must not drift.
+            var sum = 0.0
+            for offset in -radius...radius { sum += Double(sample(offset)) }
+            for position in 0..<count {
+                line[position] = Float(sum) * scale
+                sum += Double(sample(position + radius + 1) - sample(position - radius))
+            }
+        }(&values)
+    }
+}
