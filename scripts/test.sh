@@ -20,8 +20,11 @@ swift build --build-tests
 find Sources Tests -name '*.swift' -not -path 'Tests/DocumentationSnippets/*' -print0 | xargs -0 swift format lint --strict
 scripts/check-docs.sh
 # The CLI's fetch tests talk to a loopback server in the test process: kept apart from the CLI
-# tests that run CPU-heavy children (thumbnails and uploads of every sample photo).
-groups=("^ImageCodecTests\." "^ImageCacheTests\." "^ImageBudgetTests\." "^MultipartFormTests\." "^ImagePipelineTests\." "^ImageServiceTests\."
+# tests that run CPU-heavy children (thumbnails and uploads of every sample photo). So are the
+# service's connection tests, which wait seconds at most for answers and deadlines, from the
+# service tests that render (max_bytes runs the budget's search on every core).
+groups=("^ImageCodecTests\." "^ImageCacheTests\." "^ImageBudgetTests\." "^MultipartFormTests\." "^ImagePipelineTests\."
+        "^ImageServiceTests\.(?!ServiceConnectionTests)" "^ImageServiceTests\.ServiceConnectionTests"
         "^ImageEngineCLITests\.FetchCommandTests" "^ImageEngineCLITests\.(?!FetchCommandTests)")
 for group in "${groups[@]}"; do
     echo "== $group" >&2

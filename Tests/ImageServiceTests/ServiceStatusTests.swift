@@ -58,7 +58,7 @@ struct ServiceStatusTests {
     @Test(
         "400: malformed or unknown options, a bad source encoding, an unsupported format, an output past the size limit",
         arguments: [
-            "blur:5", "rs:fill:abc:1", "w:100000", "rs:fit:10:10/dpr:9", "q:500",
+            "adjust:5", "rs:fill:abc:1", "w:100000", "rs:fit:10:10/dpr:9", "q:500",
             // Every number a URL carries at its extremes: a 400, never a trap (Int.max once
             // reached Int(Double) in the box and killed the process).
             "w:9223372036854775807", "h:9223372036854775807", "rs:fill:9223372036854775807:1", "s:1:9223372036854775807",
