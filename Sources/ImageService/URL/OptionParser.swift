@@ -99,6 +99,20 @@ enum OptionParser {
                     let size = try side(value, name)
                     options.pixelate = size <= 1 ? nil : size
                 }
+            case "strip_color_profile", "scp":
+                try limitArguments(1)
+                if let value = argument(0) { options.stripsColorProfile = try boolean(value, name) }
+            case "strip_metadata", "sm":
+                // Outputs never carry EXIF or XMP (the orientation is in the pixels): keeping
+                // them is not something the service makes, and is said so rather than ignored.
+                try limitArguments(1)
+                if let value = argument(0), try !boolean(value, name) { throw Failure(message: "\(name): keeping metadata is not supported") }
+            case "keep_copyright", "kcr":
+                try limitArguments(1)
+                if let value = argument(0), try boolean(value, name) { throw Failure(message: "\(name): keeping the copyright is not supported") }
+            case "enforce_thumbnail", "eth":
+                try limitArguments(1)
+                if let value = argument(0) { options.enforcesThumbnail = try boolean(value, name) }
             case "max_bytes", "mb":
                 try limitArguments(1)
                 if let value = argument(0) {

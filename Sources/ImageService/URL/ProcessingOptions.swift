@@ -83,6 +83,13 @@ public struct ProcessingOptions: Sendable, Hashable {
     public var rotation = 0
     /// Whether the EXIF orientation is applied (`ar:`, by default yes).
     public var autoRotates = true
+    /// Convert to sRGB and write no colour profile (`scp:1`, the default, as imgproxy's
+    /// `IMGPROXY_STRIP_COLOR_PROFILE`); `scp:0` keeps the source's colour space and profile.
+    public var stripsColorProfile = true
+    /// `eth:` (enforce_thumbnail) as asked: accepted, but the service never substitutes an
+    /// embedded thumbnail for the image (it decodes the image at the scale the output needs),
+    /// so it changes nothing.
+    public var enforcesThumbnail = false
     /// Gaussian blur σ in pixels (`bl:`); nil: none.
     public var blur: Double?
     /// Unsharp-mask σ in pixels (`sh:`); nil: none.
@@ -226,6 +233,7 @@ public struct ProcessingOptions: Sendable, Hashable {
         // The options below only when set: keys of URLs without them stay as they were.
         if rotation != 0 { parts.append("rot:\(rotation)") }
         if !autoRotates { parts.append("ar:0") }
+        if !stripsColorProfile { parts.append("scp:0") }
         if let blur { parts.append("bl:\(blur)") }
         if let sharpen { parts.append("sh:\(sharpen)") }
         if let pixelate { parts.append("pix:\(pixelate)") }
