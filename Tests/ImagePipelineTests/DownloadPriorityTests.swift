@@ -22,14 +22,17 @@ struct DownloadPriorityTests {
 
     @Test("URLSessionTask.priority follows the download's subscribers: raised, joined, left")
     func sessionTaskFollows() async throws {
-        // Slow enough that the download is still running at the end.
-        let fixture = try await PipelineFixture.start(throttle: ImageServer.Throttle(bytesPerSecond: 5_000))
+        // The server holds the answer until the end: the download runs throughout, whatever
+        // the machine's speed.
+        let fixture = try await PipelineFixture.start()
+        fixture.server.hold("kite.jpg")
+        defer { fixture.server.release("kite.jpg") }
         let tasks = Tasks()
         let loader = URLSessionDataLoader(configuration: .init(), taskSeam: { tasks.append($0) })
         let pipeline = fixture.pipeline { $0.dataLoader = loader }
         let request = ImageRequest(url: fixture.url("kite.jpg"), maxPixelSize: 100)
         let visible = pipeline.imageTask(with: request)
-        #expect(await pollUntil { tasks.all.count == 1 })
+        #expect(await pollUntil { tasks.all.count == 1 && fixture.server.heldRequests == 1 })
         let task = try #require(tasks.all.first)
         #expect(task.priority == URLSessionTask.defaultPriority)
         visible.priority = .high
