@@ -58,6 +58,66 @@ struct HTTPCachingRulesTests {
         #expect(fixture.server.requests("v.jpg") == 2 && pipeline.statistics.coalescedRequests == 1)
     }
 
+    @Test("two requests in flight that send different bodies are not coalesced; the same body joins")
+    func coalescingRespectsTheBody() async throws {
+        let fixture = try await PipelineFixture.start()
+        fixture.server.serve("q.jpg", ImageServer.Resource(data: Self.grey))
+        fixture.server.hold("q.jpg")
+        let pipeline = fixture.pipeline()
+        func request(_ body: String) -> ImageRequest {
+            var urlRequest = URLRequest(url: fixture.url("q.jpg"))
+            urlRequest.httpMethod = "POST"
+            urlRequest.httpBody = Data(body.utf8)
+            return ImageRequest(urlRequest: urlRequest, maxPixelSize: 64)
+        }
+        let red = pipeline.imageTask(with: request("{\"colour\":\"red\"}"))
+        let blue = pipeline.imageTask(with: request("{\"colour\":\"blue\"}"))
+        let again = pipeline.imageTask(with: request("{\"colour\":\"red\"}"))
+        #expect(await pollUntil(timeout: .seconds(10)) { fixture.server.requests("q.jpg") == 2 })
+        fixture.server.release("q.jpg")
+        for task in [red, blue, again] { _ = try await task.response }
+        #expect(fixture.server.requests("q.jpg") == 2 && pipeline.statistics.coalescedRequests == 1)
+    }
+
+    @Test("a 304's Content-Type does not replace the stored one: the stored bytes keep their type")
+    func notModifiedKeepsContentType() {
+        let stored = HTTPCacheInfo(contentType: "image/jpeg", etag: "\"a\"", expires: nil, headers: ["content-type": "image/jpeg", "etag": "\"a\""])
+        let now = Date(timeIntervalSince1970: 1_700_000_000)
+        let answer = DataLoadingResponse(
+            statusCode: 304, headers: ["content-type": "text/html", "etag": "\"a\"", "cache-control": "max-age=60"])
+        let storage = HTTPFreshness.revalidated(
+            stored, by: answer, to: URLRequest(url: URL(string: "http://test/a.jpg")!), requested: now, received: now,
+            rules: .init(heuristicLifetime: 0, isShared: false, requestHasAuthorization: false))
+        guard case .store(let info) = storage else {
+            Issue.record("the refreshed entry was not stored")
+            return
+        }
+        #expect(info.contentType == "image/jpeg" && info.headers["content-type"] == "image/jpeg")
+        #expect(info.headers["cache-control"] == "max-age=60", "the 304's other fields are merged")
+    }
+
+    @Test("a pipeline whose limits refuse an original it finds on a shared disk leaves it there for the others")
+    func limitsDoNotCondemnBytes() async throws {
+        let fixture = try await PipelineFixture.start()
+        let request = ImageRequest(url: fixture.url("kite.jpg"), maxPixelSize: 64)
+        let disk = try fixture.diskCache()
+        let first = fixture.pipeline(disk: disk)
+        _ = try await first.image(for: request)
+        await first.flushDiskWrites()
+        let strict = fixture.pipeline(disk: disk) {
+            var limits = DecodingLimits()
+            limits.maxPixelCount = 1000
+            $0.decodingLimits = limits
+        }
+        await #expect(throws: ImagePipelineError.self) { _ = try await strict.image(for: request) }
+        await strict.flushDiskWrites()
+        // A third pipeline, nothing in memory: the original is still on disk.
+        let roomy = fixture.pipeline(disk: disk)
+        let response = try await roomy.image(for: request)
+        #expect(response.source == .disk && fixture.server.statistics.requests == 1, "\(response.source)")
+        await roomy.flushDiskWrites()
+    }
+
     @Test("N8: a 304 whose strong ETag is not the stored one updates nothing: the image is asked for again, plainly")
     func notModifiedForAnotherRepresentation() async throws {
         let clock = ManualClock()
@@ -111,8 +171,11 @@ struct HTTPCachingRulesTests {
         await pipeline.flushDiskWrites()
         // The POST's answer invalidated the stored GET response (RFC 9111 §4.4) and was not stored itself.
         #expect(try disk.value(forKey: url.absoluteString) == nil)
-        await #expect(throws: ImagePipelineError.notCached) {
-            try await pipeline.image(for: ImageRequest(url: url, maxPixelSize: 120, cachePolicy: .returnCacheDataDontLoad))
+        // Neither is the GET's decoded image, at the size it was shown or another (D-H).
+        for size in [100, 120] {
+            await #expect(throws: ImagePipelineError.notCached) {
+                try await pipeline.image(for: ImageRequest(url: url, maxPixelSize: size, cachePolicy: .returnCacheDataDontLoad))
+            }
         }
     }
 

@@ -44,8 +44,14 @@ extension ImageRequest {
 struct RequestVariant: Hashable, Sendable {
     let method: String
     let headers: [String: String]
+    /// The body: two requests that send different ones are different requests. A streamed body
+    /// cannot be compared, so its request shares with nothing (a token of its own).
+    let body: Data?
+    private let unshared: UUID?
 
     init(_ request: URLRequest) {
+        body = request.httpBody
+        unshared = request.httpBodyStream == nil ? nil : UUID()
         method = (request.httpMethod ?? "GET").uppercased()
         headers = Dictionary(
             (request.allHTTPHeaderFields ?? [:]).map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first })

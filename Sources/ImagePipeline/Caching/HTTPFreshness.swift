@@ -53,7 +53,11 @@ enum HTTPFreshness {
         var headers = stored.headers
         headers["date"] = nil
         headers["age"] = nil
-        for (name, value) in response.headers where HTTPCacheInfo.storedFields.contains(name) { headers[name] = value }
+        // Not Content-Type (RFC 9111 §3.2 lets a cache keep fields its stored result depends
+        // on): the stored bytes are what they are, and a 304 cannot change their type.
+        for (name, value) in response.headers where HTTPCacheInfo.storedFields.contains(name) && name != "content-type" {
+            headers[name] = value
+        }
         return storage(headers: headers, request: request, requested: requested, received: received, rules: rules)
     }
 

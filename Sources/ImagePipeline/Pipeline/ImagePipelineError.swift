@@ -44,7 +44,11 @@ extension ImagePipelineError {
     var condemnsBytes: Bool {
         switch self {
         case .notAnImage: true
-        case .decodingFailed(.outOfMemory), .decodingFailed(.invalidArgument): false
+        // A limit is this pipeline's: another with higher limits, sharing the disk cache, may
+        // decode the same bytes.
+        case .decodingFailed(.outOfMemory), .decodingFailed(.invalidArgument), .decodingFailed(.tooLarge),
+            .decodingFailed(.dimensionTooLarge), .decodingFailed(.limitExceeded):
+            false
         case .decodingFailed: true
         case .cancelled, .network, .badStatus, .tooLarge, .notCached, .invalidRequest: false
         }
