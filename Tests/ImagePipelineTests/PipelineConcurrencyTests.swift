@@ -34,11 +34,16 @@ struct PipelineConcurrencyTests {
                     let request = ImageRequest(url: url, maxPixelSize: plan.size, priority: .normal)
                     let task = pipeline.imageTask(with: request)
                     task.priority = plan.priority
+                    // Whether the task had finished before cancel(): only then may it succeed.
+                    var finishedBeforeCancel = true
                     if let delay = plan.cancelAfter {
                         try? await Task.sleep(for: .milliseconds(delay))
+                        finishedBeforeCancel = task.result != nil
                         task.cancel()
                     }
                     switch await Self.wait(task) {
+                    case .success where !finishedBeforeCancel:
+                        return "\(plan.path)@\(plan.size): an image after cancel() returned"
                     case .success(let response):
                         return response.bitmap == expected["\(plan.path)@\(plan.size)"] ? nil : "\(plan.path)@\(plan.size): wrong pixels"
                     case .failure(.cancelled) where plan.cancelAfter != nil:

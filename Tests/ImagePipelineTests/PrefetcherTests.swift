@@ -20,6 +20,17 @@ struct PrefetcherTests {
         }
     }
 
+    @Test("the scripted loader answers .cancelled to a task cancelled before it registers, instead of waiting for ever")
+    func scriptedLoaderCancelledFirst() async throws {
+        let loader = ScriptedLoader()
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await loader.loadData(for: URLRequest(url: URL(string: "http://test/a.jpg")!), maximumBodySize: 1 << 20) { _, _ in }
+        }
+        await #expect(throws: DataLoadingError.cancelled) { try await task.value }
+        #expect(loader.cancelledNames == ["a.jpg"])
+    }
+
     @Test("a prefetch decodes on a .utility thread, a visible request on a .userInitiated one")
     func prefetchDecodesAtLowerQoS() async throws {
         let fixture = try await PipelineFixture.start()

@@ -30,10 +30,15 @@ final class ScriptedLoader: DataLoading, @unchecked Sendable {
         let name = request.url?.lastPathComponent ?? ""
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                lock.withLock {
+                // Cancelled before this registers: the handler found nothing to resume, so
+                // answer here (the handler records the cancellation).
+                let alreadyCancelled = lock.withLock { () -> Bool in
                     started.append(name)
+                    guard !Task.isCancelled else { return true }
                     pending[name] = continuation
+                    return false
                 }
+                if alreadyCancelled { continuation.resume(returning: .failure(.cancelled)) }
             }
         } onCancel: {
             let continuation = lock.withLock { () -> CheckedContinuation<Result<DataLoadingResponse, DataLoadingError>, Never>? in
