@@ -11,11 +11,7 @@ struct FilterOptionsTests {
     @Test("each filter's answer equals the plain PNG render filtered by the library; the filters come before the padding")
     func filtersOverSockets() async throws {
         let harness = try await ServiceHarness.start()
-        func image(_ options: String) async throws -> Bitmap {
-            let reply = try await harness.get(harness.path(options + "/f:png", harness.source("kite.jpg")))
-            #expect(reply.status == 200, "\(options)")
-            return try ImageDecoder().decode(reply.body)
-        }
+        func image(_ options: String) async throws -> Bitmap { try await harness.image(options + "/f:png") }
         let plain = try await image("w:160")
         #expect(try await image("w:160/bl:3") == (try plain.blurred(sigma: 3)))
         #expect(try await image("w:160/sh:1") == (try plain.sharpened(sigma: 1)))

@@ -14,11 +14,7 @@ struct MetadataOptionsTests {
     func colourProfile() async throws {
         let harness = try await ServiceHarness.start()
         harness.origin.serve("/p3.webp", ImageServer.Resource(data: try WebPFixtures.data("kite-p3.webp"), contentType: "image/webp"))
-        func image(_ options: String) async throws -> Bitmap {
-            let reply = try await harness.get(harness.path(options, harness.source("p3.webp")))
-            #expect(reply.status == 200, "\(options)")
-            return try ImageDecoder(options: DecodingOptions(colorManagement: .preserveSource)).decode(reply.body)
-        }
+        func image(_ options: String) async throws -> Bitmap { try await harness.image(options, "p3.webp", colorManagement: .preserveSource) }
         let source = try ImageDecoder(options: DecodingOptions(colorManagement: .preserveSource)).decode(WebPFixtures.data("kite-p3.webp"))
         let sourceProfile = try #require(source.iccProfile)
         #expect(try await image("w:100/f:png").iccProfile == nil)

@@ -18,11 +18,7 @@ struct RotationTests {
     @Test("rot:90 of the 480×300 kite at w:150 is 150×240 and is the 240×150 render turned clockwise; fill keeps the rotated top")
     func quarterTurns() async throws {
         let harness = try await ServiceHarness.start()
-        func image(_ options: String) async throws -> Bitmap {
-            let reply = try await harness.get(harness.path(options + "/f:png", harness.source("kite.jpg")))
-            #expect(reply.status == 200, "\(options)")
-            return try ImageDecoder().decode(reply.body)
-        }
+        func image(_ options: String) async throws -> Bitmap { try await harness.image(options + "/f:png") }
         let turned = try await image("w:150/rot:90")
         #expect(turned.width == 150 && turned.height == 240)
         let plain = try await image("w:240")
@@ -43,11 +39,7 @@ struct RotationTests {
         let harness = try await ServiceHarness.start()
         harness.origin.serve(
             "/kite6.webp", ImageServer.Resource(data: try WebPFixtures.data("kite-orientation6.webp"), contentType: "image/webp"))
-        func image(_ options: String) async throws -> Bitmap {
-            let reply = try await harness.get(harness.path(options, harness.source("kite6.webp")))
-            #expect(reply.status == 200, "\(options)")
-            return try ImageDecoder().decode(reply.body)
-        }
+        func image(_ options: String) async throws -> Bitmap { try await harness.image(options, "kite6.webp") }
         let upright = try await image("w:100/f:png")
         let stored = try await image("w:100/f:png/ar:0")
         // Stored landscape, shown (orientation 6: a quarter turn clockwise) as a portrait.

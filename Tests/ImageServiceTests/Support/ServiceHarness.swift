@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import ImageCodec
 import ImagePipeline
 import ImageServer
 @testable import ImageService
@@ -123,6 +124,18 @@ final class ServiceHarness: Sendable {
         let response = try await client.execute(request, timeout: .seconds(60))
         let body = try await response.body.collect(upTo: 64 << 20)
         return Reply(status: Int(response.status.code), headers: response.headers, body: Data(body.readableBytesView))
+    }
+
+    /// The image `serve` answers for `options` on the origin's `name`, decoded (as it comes:
+    /// `.preserveSource` keeps a written profile); a status other than 200 is an error.
+    func image(_ options: String, _ name: String = "kite.jpg", colorManagement: ColorManagement = .convertToSRGB) async throws -> Bitmap {
+        let reply = try await get(path(options, source(name)))
+        guard reply.status == 200 else { throw HarnessFailure(description: "\(options): status \(reply.status)") }
+        return try ImageDecoder(options: DecodingOptions(colorManagement: colorManagement)).decode(reply.body)
+    }
+
+    struct HarnessFailure: Error, CustomStringConvertible {
+        let description: String
     }
 
     /// Stops the server (gracefully), the client and the origin.
