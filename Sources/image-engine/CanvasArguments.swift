@@ -48,10 +48,7 @@ struct CanvasArguments: ParsableArguments {
             guard (1...4).contains(sides.count), sides.allSatisfy({ $0.map { (0...Canvas.maximumSide).contains($0) } ?? false }) else {
                 throw ValidationError("--padding must be 1 to 4 whole numbers 0-\(Canvas.maximumSide), comma-separated, got '\(padding)'")
             }
-            let values = sides.compactMap { $0 }
-            let top = values[0], right = values.count > 1 ? values[1] : top
-            canvas.padding = Canvas.Insets(
-                top: top, right: right, bottom: values.count > 2 ? values[2] : top, left: values.count > 3 ? values[3] : right)
+            canvas.padding = Canvas.Insets(cssOrder: sides)
         }
         if let background {
             guard let colour = RGBColor(hex: background) else {

@@ -36,6 +36,16 @@ public struct Canvas: Sendable, Hashable {
         /// The same on every side.
         public static func all(_ side: Int) -> Insets { Insets(top: side, right: side, bottom: side, left: side) }
 
+        /// Sides in CSS order (top, right, bottom, left; nil or past the end: not given): the
+        /// top stands for every side not given and the right for the left, as in CSS and
+        /// imgproxy's `padding`; a top not given is 0.
+        public init(cssOrder sides: [Int?]) {
+            func side(_ index: Int) -> Int? { index < sides.count ? sides[index] : nil }
+            let top = side(0) ?? 0
+            let right = side(1) ?? top
+            self.init(top: top, right: right, bottom: side(2) ?? top, left: side(3) ?? right)
+        }
+
         /// No inset.
         public static let zero = Insets(top: 0, right: 0, bottom: 0, left: 0)
     }
@@ -130,7 +140,8 @@ public struct Canvas: Sendable, Hashable {
         let fill: [UInt8]
         if let background {
             let gray = background.red == background.green && background.green == background.blue
-            image = Self.promoted(bitmap.flattened(over: background), toColour: !gray)
+            let flat = bitmap.flattened(over: background)
+            image = gray ? flat : flat.expandingGray()
             format = image.format
             fill = format.isGray ? [background.red] : [background.red, background.green, background.blue]
         } else {
@@ -156,18 +167,6 @@ public struct Canvas: Sendable, Hashable {
             }
         }
         return Bitmap(unchecked: width, height: height, format: format, pixels: pixels, iccProfile: bitmap.iccProfile)
-    }
-
-    /// Gray made RGB when `colour` (a coloured background); otherwise unchanged.
-    private static func promoted(_ bitmap: Bitmap, toColour colour: Bool) -> Bitmap {
-        guard colour, bitmap.format.isGray else { return bitmap }
-        let count = bitmap.width * bitmap.height
-        var pixels = [UInt8](repeating: 0, count: count * 3)
-        for pixel in 0..<count {
-            let value = bitmap.pixels[pixel * bitmap.format.channels]
-            (pixels[3 * pixel], pixels[3 * pixel + 1], pixels[3 * pixel + 2]) = (value, value, value)
-        }
-        return Bitmap(unchecked: bitmap.width, height: bitmap.height, format: .rgb, pixels: pixels, iccProfile: bitmap.iccProfile)
     }
 
     /// The bitmap with an alpha channel (opaque where it had none).

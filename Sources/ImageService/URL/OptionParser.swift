@@ -208,9 +208,7 @@ enum OptionParser {
             sides.append(try value.map { (text: String) throws(Failure) -> Int in try side(text, name) })
         }
         guard sides.contains(where: { $0 != nil }) else { throw Failure(message: "\(name): at least one side is needed") }
-        let top = sides[0] ?? 0
-        let right = sides[1] ?? top
-        return Canvas.Insets(top: top, right: right, bottom: sides[2] ?? top, left: sides[3] ?? right)
+        return Canvas.Insets(cssOrder: sides)
     }
 
     /// `name[:encoded]`: the name as written, or base64url when `encoded` is true; at most 255
