@@ -58,22 +58,21 @@ extension ThumbnailService {
                 }
             }
             // The highest quality below `quality` whose bytes fit: bisection keeps `low` fitting
-            // (once one does) and `high` not.
+            // (once one does) and `high` not. When none fits, `high` ends at 1, so quality 1 was
+            // encoded (by the loop, or as `first`) and its size is the smallest there is.
             var (low, high) = (0, quality)
-            var best: Data?
+            var (best, smallest): (Data?, Int) = (nil, first.count)
             while high - low > 1 {
                 let middle = (low + high) / 2
                 let data = try encode(middle)
                 if data.count <= cap {
                     (low, best) = (middle, data)
                 } else {
-                    high = middle
+                    (high, smallest) = (middle, data.count)
                 }
             }
-            if let best { return best }
-            let smallest = try encode(1)
-            guard smallest.count <= cap else { throw .unreachable(smallest: smallest.count) }
-            return smallest
+            guard let best else { throw .unreachable(smallest: smallest) }
+            return best
         }
     }
 }

@@ -48,14 +48,15 @@ extension ThumbnailService {
         // A quarter turn (`rot:`) exchanges the decoded sides, and its copy is another bitmap.
         let rotation = ExifOrientation(clockwise: input.options.rotation)
         let (rotatedWidth, rotatedHeight) = rotation.swapsDimensions ? (plan.height, plan.width) : (plan.width, plan.height)
-        let rotationBytes =
+        // What the turn, the filters and the canvas allocate beside the decode's own bitmap.
+        let transformBytes =
             (rotation == .up ? 0 : plan.width * plan.height * 4)
             + (input.options.filters ? Bitmap.filterBytes(width: plan.width, height: plan.height, channels: 4) : 0)
         let output: (width: Int, height: Int)
-        let canvasBytes: Int
+        let afterDecodeBytes: Int
         do {
             output = try canvas.size(width: rotatedWidth, height: rotatedHeight, limits: limits)
-            canvasBytes = try canvas.plannedBytes(width: rotatedWidth, height: rotatedHeight, limits: limits) + rotationBytes
+            afterDecodeBytes = try canvas.plannedBytes(width: rotatedWidth, height: rotatedHeight, limits: limits) + transformBytes
         } catch {
             return .failure(ServiceError(error))
         }
@@ -79,9 +80,9 @@ extension ThumbnailService {
         // others run.
         let channels = input.header.hasAlpha || (canvas.background == nil && !canvas.isIdentity) ? 4 : 3
         let encoding = ImageEncoder.plannedBytes(width: output.width, height: output.height, channels: channels, format: input.format.codecFormat)
-        let (decodeAndCanvas, canvasOverflow) = plan.memoryBytes.addingReportingOverflow(canvasBytes)
-        var (needed, overflow) = decodeAndCanvas.addingReportingOverflow(encoding)
-        overflow = overflow || canvasOverflow
+        let (decodeAndAfter, firstOverflow) = plan.memoryBytes.addingReportingOverflow(afterDecodeBytes)
+        let (needed, secondOverflow) = decodeAndAfter.addingReportingOverflow(encoding)
+        let overflow = firstOverflow || secondOverflow
         guard !overflow, needed <= memory.capacity else { return .failure(.needsMoreMemory(overflow ? .max : needed, budget: memory.capacity)) }
         let queued = ContinuousClock.now
         do {

@@ -204,7 +204,10 @@ public struct ProcessingOptions: Sendable, Hashable {
     /// aspect ratio, the padding (scaled by `dpr`, as imgproxy scales it), the background.
     public var canvas: Canvas {
         let (boxWidth, boxHeight) = box
-        var canvas = Canvas(padding: padding, background: background)
+        let scale = { (side: Int) in Self.scaled(side, by: dpr) }
+        var canvas = Canvas(
+            padding: Canvas.Insets(top: scale(padding.top), right: scale(padding.right), bottom: scale(padding.bottom), left: scale(padding.left)),
+            background: background)
         if extend {
             canvas.extend = .size(width: boxWidth, height: boxHeight)
             canvas.gravity = extendGravity
@@ -212,8 +215,6 @@ public struct ProcessingOptions: Sendable, Hashable {
             canvas.extend = .aspectRatio(width: boxWidth, height: boxHeight)
             canvas.gravity = extendAspectRatioGravity
         }
-        let scale = { (side: Int) in Self.scaled(side, by: dpr) }
-        canvas.padding = Canvas.Insets(top: scale(padding.top), right: scale(padding.right), bottom: scale(padding.bottom), left: scale(padding.left))
         return canvas
     }
 
