@@ -103,33 +103,11 @@ extension Bitmap {
     /// A symmetric kernel (odd length) along rows, then along columns.
     private func convolve(_ values: inout [Float], weights: [Float]) {
         let radius = weights.count / 2
-        lines { line, count in
-            let copy = Array(line[0..<count])
+        forEachLine(of: &values) { line, output, count in
             for position in 0..<count {
                 var sum: Float = 0
-                for (index, weight) in weights.enumerated() { sum += weight * copy[min(max(position + index - radius, 0), count - 1)] }
-                line[position] = sum
-            }
-        }(&values)
-    }
-
-    /// Runs `body` on every row, then every column, of every channel of `values`, each copied
-    /// into a buffer of `count` values and written back.
-    private func lines(_ body: @escaping (inout [Float], Int) -> Void) -> (inout [Float]) -> Void {
-        let (width, height, channels) = (self.width, self.height, format.channels)
-        return { values in
-            var line = [Float](repeating: 0, count: max(width, height))
-            for (count, lines, at) in [
-                (width, height, { (row: Int, x: Int) in (row * width + x) * channels }),
-                (height, width, { (column: Int, y: Int) in (y * width + column) * channels })
-            ] {
-                for index in 0..<lines {
-                    for channel in 0..<channels {
-                        for position in 0..<count { line[position] = values[at(index, position) + channel] }
-                        body(&line, count)
-                        for position in 0..<count { values[at(index, position) + channel] = line[position] }
-                    }
-                }
+                for (index, weight) in weights.enumerated() { sum += weight * line[min(max(position + index - radius, 0), count - 1)] }
+                output[position] = sum
             }
         }
     }
@@ -138,17 +116,35 @@ extension Bitmap {
     private func boxBlur(_ values: inout [Float], radius: Int) {
         guard radius > 0 else { return }
         let scale = 1 / Float(2 * radius + 1)
-        lines { line, count in
-            let copy = Array(line[0..<count])
+        forEachLine(of: &values) { line, output, count in
             // Edges repeat their outermost value.
-            func sample(_ position: Int) -> Float { copy[min(max(position, 0), count - 1)] }
+            func sample(_ position: Int) -> Float { line[min(max(position, 0), count - 1)] }
             // In Double: a running sum over a long row must not drift.
             var sum = 0.0
             for offset in -radius...radius { sum += Double(sample(offset)) }
             for position in 0..<count {
-                line[position] = Float(sum) * scale
+                output[position] = Float(sum) * scale
                 sum += Double(sample(position + radius + 1) - sample(position - radius))
             }
-        }(&values)
+        }
+    }
+
+    /// Filters every row, then every column, of every channel of `values`: `body` reads the
+    /// line's first `count` values and writes as many into the output, which replaces it.
+    private func forEachLine(of values: inout [Float], _ body: (_ line: [Float], _ output: inout [Float], _ count: Int) -> Void) {
+        let (width, height, channels) = (self.width, self.height, format.channels)
+        var (line, output) = ([Float](repeating: 0, count: max(width, height)), [Float](repeating: 0, count: max(width, height)))
+        for (count, lines, at) in [
+            (width, height, { (row: Int, x: Int) in (row * width + x) * channels }),
+            (height, width, { (column: Int, y: Int) in (y * width + column) * channels })
+        ] {
+            for index in 0..<lines {
+                for channel in 0..<channels {
+                    for position in 0..<count { line[position] = values[at(index, position) + channel] }
+                    body(line, &output, count)
+                    for position in 0..<count { values[at(index, position) + channel] = output[position] }
+                }
+            }
+        }
     }
 }

@@ -84,15 +84,12 @@ enum OptionParser {
             case "auto_rotate", "ar":
                 try limitArguments(1)
                 if let value = argument(0) { options.autoRotates = try boolean(value, name) }
-            case "blur", "bl", "sharpen", "sh":
+            case "blur", "bl":
                 try limitArguments(1)
-                if let value = argument(0) {
-                    guard let sigma = Double(value), sigma.isFinite, (0...Bitmap.maximumFilterSigma).contains(sigma) else {
-                        throw Failure(message: "\(name): sigma must be a number from 0 to \(Int(Bitmap.maximumFilterSigma)), got \(value.prefix(32))")
-                    }
-                    let setting = sigma == 0 ? nil : sigma
-                    if name.hasPrefix("b") { options.blur = setting } else { options.sharpen = setting }
-                }
+                if let value = argument(0) { options.blur = try sigma(value, name) }
+            case "sharpen", "sh":
+                try limitArguments(1)
+                if let value = argument(0) { options.sharpen = try sigma(value, name) }
             case "pixelate", "pix":
                 try limitArguments(1)
                 if let value = argument(0) {
@@ -209,6 +206,14 @@ enum OptionParser {
         }
         guard sides.contains(where: { $0 != nil }) else { throw Failure(message: "\(name): at least one side is needed") }
         return Canvas.Insets(cssOrder: sides)
+    }
+
+    /// A filter's σ: a number from 0 to `Bitmap.maximumFilterSigma`; 0 is no filter (nil).
+    private static func sigma(_ value: String, _ name: String) throws(Failure) -> Double? {
+        guard let sigma = Double(value), sigma.isFinite, (0...Bitmap.maximumFilterSigma).contains(sigma) else {
+            throw Failure(message: "\(name): sigma must be a number from 0 to \(Int(Bitmap.maximumFilterSigma)), got \(value.prefix(32))")
+        }
+        return sigma == 0 ? nil : sigma
     }
 
     /// `name[:encoded]`: the name as written, or base64url when `encoded` is true; at most 255
