@@ -69,6 +69,12 @@ let package = Package(
             dependencies: ["BenchmarkSupport", .product(name: "ImageCodec", package: engine), .product(name: "ImageBudget", package: engine)],
             path: "Sources/thumbnail-stages"
         ),
+        // The Lanczos resampler's passes on the sizes the thumbnail path gives it.
+        .executableTarget(
+            name: "resampler-report",
+            dependencies: ["BenchmarkSupport", .product(name: "ImageCodec", package: engine)],
+            path: "Sources/resampler-report"
+        ),
         // The perceptual JPEG encoder against libjpeg-turbo and jpegli at equal bytes.
         .executableTarget(
             name: "jpeg-encoder-report",

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 @testable import ImageCodec
 
@@ -11,6 +12,52 @@ struct ResamplingTests {
             let result = try source.resampled(width: width, height: height)
             #expect(result.width == width && result.height == height)
             #expect(result.pixels == [UInt8](repeating: 0, count: width * height).flatMap { _ in [10, 200, 30] as [UInt8] })
+        }
+    }
+
+    @Test("an axis kept at its size is copied exactly, in every pixel format", arguments: [PixelFormat.gray, .grayAlpha, .rgb, .rgba])
+    func keptAxisIsCopied(format: PixelFormat) throws {
+        var generator = SeededGenerator()
+        // Odd widths: the RGB store writes a row's last pixel on its own. Alpha never 0, whose
+        // colour is not kept.
+        let source = TestImages.make(width: 37, height: 23, format: format) { _, _ in
+            (0..<format.channels).map { channel in
+                format.hasAlpha && channel == format.channels - 1
+                    ? UInt8.random(in: 1...255, using: &generator) : UInt8.random(in: 0...255, using: &generator)
+            }
+        }
+        #expect(try source.resampled(width: 37, height: 23).pixels == source.pixels, "\(generator.replay)")
+        // Only the vertical pass works, so mirroring the columns mirrors the result exactly.
+        let shrunk = try source.resampled(width: 37, height: 11)
+        let mirrored = TestImages.make(width: 37, height: 23, format: format) { x, y in
+            let at = (y * 37 + 36 - x) * format.channels
+            return Array(source.pixels[at..<(at + format.channels)])
+        }
+        let shrunkMirror = try mirrored.resampled(width: 37, height: 11)
+        for y in 0..<11 {
+            for x in 0..<37 {
+                let (at, mirrorAt) = ((y * 37 + x) * format.channels, (y * 37 + 36 - x) * format.channels)
+                #expect(
+                    shrunk.pixels[at..<(at + format.channels)] == shrunkMirror.pixels[mirrorAt..<(mirrorAt + format.channels)],
+                    "x=\(x) y=\(y), \(generator.replay)")
+            }
+        }
+    }
+
+    @Test("vector rounding to bytes equals rounding half up and clamping, ties and overshoot included")
+    func vectorRounding() {
+        var generator = SeededGenerator()
+        var values: [Float] = stride(from: -300, through: 600, by: 0.25).map { Float($0) }
+        for tie in stride(from: Float(-2.5), through: 256.5, by: 1) { values += [tie.nextDown, tie, tie.nextUp] }
+        values += (0..<10_000).map { _ in Float.random(in: -1000...1000, using: &generator) }
+        for start in Swift.stride(from: 0, to: values.count - 3, by: 4) {
+            let lanes = SIMD4(values[start], values[start + 1], values[start + 2], values[start + 3])
+            let bytes = SIMD4<Float>.bytes(lanes)
+            for lane in 0..<4 {
+                // In Double: in Float, 0.5.nextDown + 0.5 rounds to 1.
+                let expected = UInt8(min(max((Double(lanes[lane]) + 0.5).rounded(.down), 0), 255))
+                #expect(bytes[lane] == expected, "\(lanes[lane]), \(generator.replay)")
+            }
         }
     }
 

@@ -32,7 +32,15 @@ struct ResampleWeights: Sendable {
         var counts = [Int](repeating: 0, count: targetSize)
         var weights = [Float](repeating: 0, count: targetSize * stride)
         var taps = [Double](repeating: 0, count: stride)
+        // Same size on whole pixels: every kernel sample but the centre falls on a zero of the
+        // sinc, so the pass is a copy. One tap of weight 1 says so exactly, instead of eight
+        // taps whose outer weights are rounding noise (a `fill` whose crop spans one axis).
+        let identity = scale == 1 && offset == offset.rounded()
         for target in 0..<targetSize {
+            if identity {
+                (starts[target], counts[target], weights[target * stride]) = (min(lower + target, sourceSize - 1), 1, 1)
+                continue
+            }
             let center = offset + (Double(target) + 0.5) * scale
             let first = min(max(lower, Int((center - support + 0.5).rounded(.down))), upper - 1)
             let end = min(upper, Int((center + support + 0.5).rounded(.down)), first + stride)
