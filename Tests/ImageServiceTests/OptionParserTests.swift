@@ -40,6 +40,15 @@ struct OptionParserTests {
         #expect(try parse("rs:fill:400:400/f:png").canonical == base)
     }
 
+    @Test("g:sm is the smart gravity, keyed apart from the centre; ex's gravity refuses it")
+    func smartGravity() throws {
+        let smart = try OptionParser.parse(["rs:fill:100:100", "g:sm"])
+        #expect(smart.gravity == .smart)
+        let centre = try OptionParser.parse(["rs:fill:100:100"])
+        #expect(smart.canonical.contains("g:smart") && smart.canonical != centre.canonical)
+        #expect(smart.resize(sourceWidth: 400, sourceHeight: 200)?.gravity == .smart)
+    }
+
     @Test(
         "malformed or unknown options are errors that name the option",
         arguments: [

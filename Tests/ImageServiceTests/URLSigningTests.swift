@@ -19,7 +19,7 @@ struct URLSigningTests {
         let parts = try ProcessingPath("/" + Self.documentedSignature + Self.documentedPath).contents()
         #expect(parts.source == "http://example.com/images/curiosity.jpg" && parts.extension == "png")
         let options = try OptionParser.parse(parts.options)
-        #expect(options.resizingType == .fill && options.width == 300 && options.height == 400 && !options.enlarge && options.gravity == .centre)
+        #expect(options.resizingType == .fill && options.width == 300 && options.height == 400 && !options.enlarge && options.gravity == .smart)
     }
 
     @Test("the signer builds the documentation's path from its parts, in imgproxy's 16-character chunks")

@@ -120,6 +120,15 @@ public final class ImageSource: @unchecked Sendable, Equatable {
     /// What decoding with `options` would do (output size, DCT scale, peak memory), computed
     /// from the header: no library call, no allocation beyond the result.
     public func plan(_ options: DecodingOptions) throws(ImageCodecError) -> DecodePlan {
+        var plan = try planOne(options)
+        // A smart crop decodes twice, one after the other: the larger of the two is the peak.
+        if let analysis = attentionAnalysis(options) {
+            plan.memoryBytes = max(plan.memoryBytes, try planOne(analysis.options).memoryBytes + analysis.bytes)
+        }
+        return plan
+    }
+
+    private func planOne(_ options: DecodingOptions) throws(ImageCodecError) -> DecodePlan {
         let held = headerBytes + ColorPlan.plannedBytes(profileBytes: profileBytes)
         return switch layout {
         case .jpeg(let jpeg): try JPEGDecoder.plan(header, jpeg, heldBytes: held, options: options)
@@ -143,6 +152,12 @@ public final class ImageSource: @unchecked Sendable, Equatable {
     func decodeMeasured(
         _ options: DecodingOptions, libraryCeiling: Int? = nil
     ) throws(ImageCodecError) -> (image: DecodedImage, memory: LibraryMemory) {
+        var options = options
+        if let analysis = attentionAnalysis(options), let resize = options.resize {
+            let small = try decodeMeasured(analysis.options).image.bitmap
+            let focus = AttentionFocus.focus(in: small, crop: analysis.crop)
+            options.resize = Resize(mode: resize.mode, width: resize.width, height: resize.height, gravity: focus, enlarge: resize.enlarge)
+        }
         let plan = try self.plan(options)
         let ceiling = libraryCeiling ?? plan.memoryBytes + DecodePlan.decodeOverheadBytes
         let kept =
@@ -173,6 +188,25 @@ public final class ImageSource: @unchecked Sendable, Equatable {
         }
         if options.grayscale { decoded.bitmap = decoded.bitmap.grayscaled() }
         return (decoded, memory)
+    }
+
+    /// For a fill with ``Gravity/smart``: the small decode that finds the focus, the crop
+    /// window as fractions of the upright image, and what the analysis holds beyond the decode.
+    private func attentionAnalysis(
+        _ options: DecodingOptions
+    ) -> (options: DecodingOptions, crop: (width: Double, height: Double), bytes: Int)? {
+        guard let resize = options.resize, resize.gravity == .smart, resize.width > 0, resize.height > 0 else { return nil }
+        let upright = options.appliesOrientation ? (header.displayWidth, header.displayHeight) : (header.width, header.height)
+        let (width, height) = (Double(max(upright.0, 1)), Double(max(upright.1, 1)))
+        let box = Double(resize.width) / Double(resize.height)
+        let crop = width / height > box ? (width: height * box / width, height: 1.0) : (width: 1.0, height: width / box / height)
+        // At the scale the crop is made at (the box covering the image), as libvips looks at
+        // it, within 64…512 px a side: edges are measured at the size they will be seen.
+        let cover = max(Double(resize.width) / width, Double(resize.height) / height) * max(width, height)
+        let side = min(max(Int(cover.rounded()), AttentionFocus.minimumSide), AttentionFocus.maximumSide)
+        var analysis = options
+        analysis.resize = .maxPixelSize(side)
+        return (analysis, crop, 3 * side * side * MemoryLayout<Float>.stride + 4 * AttentionFocus.grid * AttentionFocus.grid * 4)
     }
 
     /// Equal when they read the same bytes under the same limits (the header follows from them).

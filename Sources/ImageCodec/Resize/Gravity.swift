@@ -3,7 +3,8 @@
 /// orientation): north is the top of what the user sees.
 ///
 /// Its text form is what the CLI's `--gravity` takes: `centre` (or `center`), `north`, `south`,
-/// `east`, `west`, `north-east`, `north-west`, `south-east`, `south-west`, or `focus:X,Y`.
+/// `east`, `west`, `north-east`, `north-west`, `south-east`, `south-west`, `smart`, or
+/// `focus:X,Y`.
 public enum Gravity: Sendable, Hashable, LosslessStringConvertible {
     /// Keep the middle (the default).
     case centre
@@ -27,6 +28,11 @@ public enum Gravity: Sendable, Hashable, LosslessStringConvertible {
     /// and height ((0, 0) is the top-left corner), as far as the image allows: a point near an
     /// edge gives a crop against that edge.
     case focus(x: Double, y: Double)
+    /// Keep what draws the eye: edges, skin tones and saturated colour, found on a small decode
+    /// of the image before the real one (libvips' and imgproxy's "attention" smart crop). It
+    /// decides where a fill crops; where nothing is cropped, or where a result is placed on a
+    /// canvas (no pixels to look at), it is the centre.
+    case smart
 
     /// Parses the text form (see the type's documentation); nil for anything else, including a
     /// focus point outside 0…1 or not a finite number.
@@ -61,12 +67,13 @@ public enum Gravity: Sendable, Hashable, LosslessStringConvertible {
         case .southEast: "south-east"
         case .southWest: "south-west"
         case .focus(let x, let y): "focus:\(x),\(y)"
+        case .smart: "smart"
         }
     }
 
     private static let named: [String: Gravity] = [
         "centre": .centre, "center": .centre, "north": .north, "south": .south, "east": .east, "west": .west,
-        "north-east": .northEast, "north-west": .northWest, "south-east": .southEast, "south-west": .southWest
+        "north-east": .northEast, "north-west": .northWest, "south-east": .southEast, "south-west": .southWest, "smart": .smart
     ]
 
     /// Where a span of `length` goes inside `0..<total`, on each axis: the offset of the span's
@@ -76,7 +83,7 @@ public enum Gravity: Sendable, Hashable, LosslessStringConvertible {
         let free = max(0, total - length)
         let anchor: Double? =
             switch (self, axis) {
-            case (.centre, _), (.north, .horizontal), (.south, .horizontal), (.east, .vertical), (.west, .vertical): 0.5
+            case (.centre, _), (.smart, _), (.north, .horizontal), (.south, .horizontal), (.east, .vertical), (.west, .vertical): 0.5
             case (.west, .horizontal), (.northWest, .horizontal), (.southWest, .horizontal): 0
             case (.east, .horizontal), (.northEast, .horizontal), (.southEast, .horizontal): 1
             case (.north, .vertical), (.northEast, .vertical), (.northWest, .vertical): 0

@@ -253,9 +253,9 @@ enum OptionParser {
         }
     }
 
-    /// `ce|no|so|ea|we|noea|nowe|soea|sowe[:x:y]` (offsets must be 0: not supported) or
-    /// `fp:x:y`; `sm` (imgproxy's smart crop) falls back to the centre, and is refused where
-    /// imgproxy refuses it (`smart: false`: extend's gravity).
+    /// `ce|no|so|ea|we|noea|nowe|soea|sowe[:x:y]` (offsets must be 0: not supported),
+    /// `fp:x:y`, or `sm` (the attention smart crop, as imgproxy's), refused where imgproxy
+    /// refuses it (`smart: false`: extend's gravity).
     private static func gravity(_ arguments: [String], _ name: String, smart: Bool = true) throws(Failure) -> Gravity {
         let type = arguments[0]
         if type == "sm" && !smart { throw Failure(message: "\(name): gravity sm does not apply here") }
@@ -268,7 +268,8 @@ enum OptionParser {
         let offsets = arguments.dropFirst().filter { !$0.isEmpty }
         guard offsets.allSatisfy({ Double($0) == 0 }) else { throw Failure(message: "\(name): gravity offsets are not supported") }
         switch type {
-        case "ce", "sm": return .centre
+        case "ce": return .centre
+        case "sm": return .smart
         case "no": return .north
         case "so": return .south
         case "ea": return .east
