@@ -22,7 +22,7 @@ struct ResizeArguments: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "What fill keeps: centre, north, south, east, west, north-east, north-west, south-east, south-west, focus:X,Y (0-1), or smart (attention: edges, skin, saturation).",
+            "What fill keeps: centre, north, south, east, west, north-east, north-west, south-east, south-west, focus:X,Y (0-1), or smart (attention: edges, skin tones, red).",
             valueName: "gravity"))
     var gravity: Gravity = .centre
 

@@ -44,6 +44,35 @@ struct SmartCropTests {
         }
     }
 
+    /// Windows libvips 8.14.1 chose (`vips thumbnail` to the size that covers the box, then
+    /// `vips smartcrop --interesting attention`; `Benchmarks/scripts/smartcrop.py`), as the
+    /// left and top of the box in the photo scaled to cover it; each photo moved off the centre.
+    static let libvipsWindows: [(file: String, box: (Int, Int), window: (Int, Int))] = [
+        ("Wine.jpg", (400, 225), (0, 56)), ("LadyBird.jpg", (320, 400), (320, 0)), ("SafeLanding.jpg", (320, 400), (391, 0)),
+        ("TwoWings.jpg", (400, 400), (200, 0)), ("firstgeneration.jpg", (400, 400), (198, 0)), ("Dragonfly.jpg", (320, 400), (213, 0))
+    ]
+
+    @Test("on real photos, the window is libvips' attention window to within one grid cell")
+    func matchesLibvips() throws {
+        for (file, box, expected) in Self.libvipsWindows {
+            let data = try TestImages.sample(file)
+            let header = try ImageDecoder.header(of: data)
+            let (width, height) = (Double(header.displayWidth), Double(header.displayHeight))
+            let scale = max(Double(box.0) / width, Double(box.1) / height)
+            let scaled = (width: (width * scale).rounded(), height: (height * scale).rounded())
+            let crop = (width: Double(box.0) / scaled.width, height: Double(box.1) / scaled.height)
+            let small = try ImageDecoder(options: DecodingOptions(resize: .maxPixelSize(AttentionFocus.analysisSide))).decode(data)
+            guard case .focus(let x, let y) = try AttentionFocus.focus(in: small, crop: crop) else {
+                Issue.record("\(file): not a focus point")
+                continue
+            }
+            let left = min(max(x * scaled.width - Double(box.0) / 2, 0), scaled.width - Double(box.0))
+            let top = min(max(y * scaled.height - Double(box.1) / 2, 0), scaled.height - Double(box.1))
+            let cell = (scaled.width / Double(AttentionFocus.grid), scaled.height / Double(AttentionFocus.grid))
+            #expect(abs(left - Double(expected.0)) <= cell.0 && abs(top - Double(expected.1)) <= cell.1, "\(file) \(box): (\(left), \(top))")
+        }
+    }
+
     @Test("smart gravity is part of the resize's key, and means nothing where nothing is cropped")
     func keyAndFit() throws {
         #expect(Resize.fill(width: 10, height: 10, gravity: .smart).description == "fill:10x10:smart")
@@ -57,7 +86,7 @@ struct SmartCropTests {
         let source = try ImageSource(data: data)
         let smart = try source.plan(DecodingOptions(resize: .fill(width: 16, height: 16, gravity: .smart)))
         let centre = try source.plan(DecodingOptions(resize: .fill(width: 16, height: 16)))
-        let analysis = try source.plan(DecodingOptions(resize: .maxPixelSize(AttentionFocus.minimumSide)))
+        let analysis = try source.plan(DecodingOptions(resize: .maxPixelSize(AttentionFocus.analysisSide)))
         #expect(smart.memoryBytes > analysis.memoryBytes && analysis.memoryBytes > centre.memoryBytes)
         #expect((smart.width, smart.height) == (16, 16))
     }

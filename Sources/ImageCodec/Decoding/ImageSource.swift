@@ -155,7 +155,7 @@ public final class ImageSource: @unchecked Sendable, Equatable {
         var options = options
         if let analysis = attentionAnalysis(options), let resize = options.resize {
             let small = try decodeMeasured(analysis.options).image.bitmap
-            let focus = AttentionFocus.focus(in: small, crop: analysis.crop)
+            let focus = try AttentionFocus.focus(in: small, crop: analysis.crop)
             options.resize = Resize(mode: resize.mode, width: resize.width, height: resize.height, gravity: focus, enlarge: resize.enlarge)
         }
         let plan = try self.plan(options)
@@ -200,13 +200,14 @@ public final class ImageSource: @unchecked Sendable, Equatable {
         let (width, height) = (Double(max(upright.0, 1)), Double(max(upright.1, 1)))
         let box = Double(resize.width) / Double(resize.height)
         let crop = width / height > box ? (width: height * box / width, height: 1.0) : (width: 1.0, height: width / box / height)
-        // At the scale the crop is made at (the box covering the image), as libvips looks at
-        // it, within 64…512 px a side: edges are measured at the size they will be seen.
-        let cover = max(Double(resize.width) / width, Double(resize.height) / height) * max(width, height)
-        let side = min(max(Int(cover.rounded()), AttentionFocus.minimumSide), AttentionFocus.maximumSide)
         var analysis = options
-        analysis.resize = .maxPixelSize(side)
-        return (analysis, crop, 3 * side * side * MemoryLayout<Float>.stride + 4 * AttentionFocus.grid * AttentionFocus.grid * 4)
+        analysis.resize = .maxPixelSize(AttentionFocus.analysisSide)
+        // The 32 × 32 resample of the analysis decode (at most 256 × 256), and the scores.
+        let (side, grid) = (AttentionFocus.analysisSide, AttentionFocus.grid)
+        let resample = StreamingResampler<SIMD4<Float>>.plannedBytes(
+            sourceWidth: side, sourceHeight: side, crop: PixelRect(width: side, height: side), targetWidth: grid, targetHeight: grid,
+            format: .rgba)
+        return (analysis, crop, resample + 4 * grid * grid * MemoryLayout<SIMD4<Float>>.stride)
     }
 
     /// Equal when they read the same bytes under the same limits (the header follows from them).

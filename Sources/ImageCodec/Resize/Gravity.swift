@@ -28,7 +28,7 @@ public enum Gravity: Sendable, Hashable, LosslessStringConvertible {
     /// and height ((0, 0) is the top-left corner), as far as the image allows: a point near an
     /// edge gives a crop against that edge.
     case focus(x: Double, y: Double)
-    /// Keep what draws the eye: edges, skin tones and saturated colour, found on a small decode
+    /// Keep what draws the eye: edges, skin tones and red, found on a small decode
     /// of the image before the real one (libvips' and imgproxy's "attention" smart crop). It
     /// decides where a fill crops; where nothing is cropped, or where a result is placed on a
     /// canvas (no pixels to look at), it is the centre.
