@@ -48,7 +48,11 @@ struct HTTPCachingRulesTests {
             urlRequest.setValue(accept, forHTTPHeaderField: "Accept")
             return ImageRequest(urlRequest: urlRequest, maxPixelSize: 64)
         }
+        // The second starts once the first is on the wire: libcurl (under URLSession on Linux)
+        // may otherwise hold a transfer back to reuse a connection still being set up, which
+        // here is held, and the second request would only leave after the release.
         let jpeg = pipeline.imageTask(with: request("image/jpeg"))
+        #expect(await pollUntil(timeout: .seconds(10)) { fixture.server.requests("v.jpg") == 1 })
         let png = pipeline.imageTask(with: request("image/png"))
         let same = pipeline.imageTask(with: request("image/jpeg"))
         // Two requests reach the server (one per Accept value), the identical third joins the first.
@@ -70,7 +74,9 @@ struct HTTPCachingRulesTests {
             urlRequest.httpBody = Data(body.utf8)
             return ImageRequest(urlRequest: urlRequest, maxPixelSize: 64)
         }
+        // The second starts once the first is on the wire (see coalescingRespectsVary).
         let red = pipeline.imageTask(with: request("{\"colour\":\"red\"}"))
+        #expect(await pollUntil(timeout: .seconds(10)) { fixture.server.requests("q.jpg") == 1 })
         let blue = pipeline.imageTask(with: request("{\"colour\":\"blue\"}"))
         let again = pipeline.imageTask(with: request("{\"colour\":\"red\"}"))
         #expect(await pollUntil(timeout: .seconds(10)) { fixture.server.requests("q.jpg") == 2 })
