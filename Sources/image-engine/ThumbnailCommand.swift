@@ -52,7 +52,7 @@ struct ThumbnailCommand: AsyncParsableCommand {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "Memory the decodes running at once may plan to hold together: bytes or 96MB, 96MiB, 1GB (default: 64MiB per job; one decode alone always runs).",
+            "Memory the decodes running at once may plan to hold together: bytes or 96MB, 96MiB, 1GB (default: an eighth of RAM, 128MiB-1GiB; one decode alone always runs).",
             valueName: "size"))
     var maxMemory: ByteCount?
 

@@ -56,6 +56,28 @@ struct ThumbnailerTests {
 /// The batch order by planned memory.
 @Suite("Thumbnailer: memory schedule")
 struct BatchScheduleTests {
+    @Test("without a budget a batch takes the pipeline's rule for the whole batch: an eighth of RAM, 128 MiB-1 GiB")
+    func defaultBudget() {
+        let rule = min(1 << 30, max(128 << 20, Int(ProcessInfo.processInfo.physicalMemory / 8)))
+        #expect(MemoryBudget.defaultDecodeBudget == rule)
+        #expect(Thumbnailer(options: ThumbnailOptions()).memoryBudget == rule)
+        #expect(Thumbnailer(options: ThumbnailOptions(memoryBudget: 5 << 20)).memoryBudget == 5 << 20)
+    }
+
+    @Test("with room for two large decodes, a large one still pairs with small ones while any are left, then with a large one")
+    func largePairsWithSmallFirst() {
+        let mib = 1 << 20
+        var schedule = BatchSchedule(
+            [("heic", 200 * mib), ("jpeg-24MP", 72 * mib), ("small-1", 8 * mib), ("small-2", 4 * mib)].map { (item: $0.0, cost: $0.1) },
+            budget: 1 << 30)
+        #expect(schedule.next()?.item == "heic")
+        #expect(schedule.next()?.item == "small-1", "not the 72 MiB one, though it fits")
+        #expect(schedule.next()?.item == "small-2")
+        schedule.finished(cost: 8 * mib)
+        schedule.finished(cost: 4 * mib)
+        #expect(schedule.next()?.item == "jpeg-24MP", "no small one left: two large ones run side by side")
+    }
+
     @Test("big decodes pair with small ones; the running total stays within the budget, but one alone may exceed it")
     func pairing() {
         var schedule = BatchSchedule(

@@ -1,3 +1,4 @@
+import Foundation
 import Locking
 
 /// Bytes a process lets its decodes (and whatever else it counts) hold at once: each holder
@@ -25,6 +26,15 @@ public final class MemoryBudget: @unchecked Sendable {
     /// Told the bytes in use after every change, while the lock is held, so that a gauge fed
     /// from here can never go back to a stale value.
     private let onChange: @Sendable (Int) -> Void
+
+    /// What the decodes running at once may plan to hold together when the caller names no
+    /// budget (a batch's `ThumbnailOptions.memoryBudget`, the pipeline's decode limit): an
+    /// eighth of physical memory, at least 128 MiB and at most 1 GiB. Two 16-20 MP progressive
+    /// JPEGs (50-60 MB each) or two HEICs (110-290 MB) run side by side where the memory is
+    /// there, and two 250 MP decodes do not on a phone.
+    public static var defaultDecodeBudget: Int {
+        min(1 << 30, max(128 << 20, Int(clamping: ProcessInfo.processInfo.physicalMemory / 8)))
+    }
 
     /// A budget of `capacity` bytes; `onChange` sees the bytes in use after every change.
     public init(capacity: Int, onChange: @escaping @Sendable (_ bytesInUse: Int) -> Void = { _ in }) {

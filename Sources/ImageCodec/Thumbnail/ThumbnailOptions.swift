@@ -31,14 +31,13 @@ public struct ThumbnailOptions: Sendable, Hashable {
     public var fastShrinkOnLoad = false
     /// Bytes the decodes of a batch may hold at once, by their plans (`DecodePlan.memoryBytes`
     /// plus the encoded file): a decode starts only while it fits beside those running, except
-    /// that one decode alone always may. nil: `defaultMemoryBudgetPerJob` per job.
+    /// that one decode alone always may. nil: `MemoryBudget.defaultDecodeBudget` for the whole
+    /// batch (an eighth of RAM, 128 MiB-1 GiB), as the pipeline's decodes have.
     public var memoryBudget: Int?
 
-    /// The budget per job when none is given: 64 MiB, enough for two 16-20 MP progressive
-    /// JPEGs (50-60 MB of coefficients each) to run side by side on two cores. At 48 MiB no two
-    /// of them could, so the end of a batch of big photos ran one at a time while a core idled:
-    /// 27 photos filled into 512×512 took 1.79 s against 1.59 s at 64 MiB, at the same peak
-    /// (166 MB), and fit 2.09 s against 1.59 s.
+    /// The budget per job a batch had before it took the pipeline's rule: 64 MiB, which
+    /// serialised 110-290 MiB HEIC plans on machines that had the memory for two.
+    @available(*, deprecated, message: "a batch's default budget is MemoryBudget.defaultDecodeBudget, for the whole batch")
     public static let defaultMemoryBudgetPerJob = 64 << 20
 
     /// Options for a batch; by default full-size, JPEG at quality 85, in sRGB.

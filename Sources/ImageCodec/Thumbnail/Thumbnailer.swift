@@ -30,6 +30,9 @@ public struct Thumbnailer: Sendable {
         var elapsed: Duration
     }
 
+    /// What the batch's decodes may plan to hold together: the options', or the pipeline's rule.
+    var memoryBudget: Int { options.memoryBudget ?? MemoryBudget.defaultDecodeBudget }
+
     private var decoder: ImageDecoder {
         ImageDecoder(
             options: DecodingOptions(
@@ -105,7 +108,7 @@ public struct Thumbnailer: Sendable {
         }
         var finished = inputs.count - work.count
         let jobs = max(1, jobs)
-        var schedule = BatchSchedule(work, budget: options.memoryBudget ?? jobs * ThumbnailOptions.defaultMemoryBudgetPerJob)
+        var schedule = BatchSchedule(work, budget: memoryBudget)
 
         enum Step: Sendable {
             case decoded(index: Int, output: URL, cost: Int, Result<Decoded, ImageCodecError>)

@@ -135,9 +135,8 @@ extension ImagePipeline {
             return overflowed || overflowedAgain ? .max : sum
         }
 
-        /// An eighth of physical memory, at least 128 MiB and at most 1 GiB.
-        public static var defaultDecodeMemoryLimit: Int {
-            min(1 << 30, max(128 << 20, Int(clamping: ProcessInfo.processInfo.physicalMemory / 8)))
-        }
+        /// An eighth of physical memory, at least 128 MiB and at most 1 GiB
+        /// (`MemoryBudget.defaultDecodeBudget`, which a batch of thumbnails uses too).
+        public static var defaultDecodeMemoryLimit: Int { MemoryBudget.defaultDecodeBudget }
     }
 }
