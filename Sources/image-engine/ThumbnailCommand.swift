@@ -30,6 +30,13 @@ struct ThumbnailCommand: AsyncParsableCommand {
     @OptionGroup(title: "Size")
     var size: ResizeArguments
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Keep only this part of each image before resizing, placed by --gravity: WxH, each side pixels, a fraction below 1 (0.5: half), or 0 (the whole side).",
+            valueName: "WxH"))
+    var crop: String?
+
     @OptionGroup(title: "Canvas")
     var canvas: CanvasArguments
 
@@ -67,6 +74,24 @@ struct ThumbnailCommand: AsyncParsableCommand {
         if let quality, !(1...100).contains(quality) { throw ValidationError("--quality must be between 1 and 100, got \(quality)") }
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1, got \(jobs)") }
         _ = try canvas.canvas(size: size.resize(), gravity: size.gravity)
+        _ = try region()
+    }
+
+    /// `--crop WxH` as the library's region, placed by `--gravity`.
+    func region() throws -> CropRegion? {
+        guard let crop else { return nil }
+        let sides = crop.split(separator: "x", omittingEmptySubsequences: false).map { Double($0) }
+        guard sides.count == 2, let width = sides[0], let height = sides[1], width >= 0, height >= 0 else {
+            throw ValidationError("--crop must be WxH with pixels, fractions below 1 or 0, e.g. 800x0 or 0.5x0.5, got '\(crop)'")
+        }
+        func length(_ value: Double) -> CropRegion.Length { value == 0 ? .whole : value < 1 ? .fraction(value) : .pixels(Int(value)) }
+        let region = CropRegion(width: length(width), height: length(height), gravity: size.gravity)
+        do {
+            try region.validate()
+        } catch {
+            throw ValidationError("--crop \(crop): \(error)")
+        }
+        return region
     }
 
     struct Failure: Encodable {
@@ -100,6 +125,7 @@ struct ThumbnailCommand: AsyncParsableCommand {
         options.jpeg.encoder = jpegEncoder
         options.memoryBudget = maxMemory?.bytes
         options.fastShrinkOnLoad = size.fastShrinkOnLoad
+        options.region = try region()
         options.canvas = try canvas.canvas(size: size.resize(), gravity: size.gravity)
         let showProgress = Output.stderrIsTerminal
         let results = await Thumbnailer(options: options).run(

@@ -36,6 +36,25 @@ struct CanvasArgumentsTests {
             result.width == width && result.height == height, "\(options): \(String(describing: result.width))×\(String(describing: result.height))")
     }
 
+    @Test("--crop keeps a part before the resize: the kite's west half, filled to 100×100; bad sides are usage errors")
+    func crop() async throws {
+        let half = try await ResizeArgumentsTests.thumbnail(
+            ResizeArgumentsTests.kite, ["--crop", "0.5x0", "--gravity", "west", "--size", "100x0", "--format", "png"])
+        #expect(half.outcome.status == 0, "\(half.outcome.stderr)")
+        // 240×300 of the 480×300 kite, fitted 100 wide.
+        #expect(half.width == 100 && half.height == 125, "\(String(describing: half.width))×\(String(describing: half.height))")
+        let kite = try ImageDecoder(options: DecodingOptions(resize: .fit(width: 200, height: 0))).decode(
+            try Data(contentsOf: URL(fileURLWithPath: ResizeArgumentsTests.kite)))
+        let crop = try ImageDecoder().decode(try #require(half.file))
+        // Its left edge is the kite's left edge, not its middle.
+        let difference = (0..<125).map { y in abs(Int(Array(crop.pixel(x: 2, y: y))[1]) - Int(Array(kite.pixel(x: 2, y: y))[1])) }.reduce(0, +) / 125
+        #expect(difference < 12, "mean difference at the left edge: \(difference)")
+        for bad in ["1.5x", "-1x0", "axb", "0x0x0"] {
+            let result = try await ResizeArgumentsTests.thumbnail(ResizeArgumentsTests.kite, ["--crop", bad])
+            #expect(result.outcome.status == 64 && result.outcome.stderr.contains("--crop"), "\(bad): \(result.outcome.stderr)")
+        }
+    }
+
     @Test(
         "each bad value is a usage error naming its option",
         arguments: [

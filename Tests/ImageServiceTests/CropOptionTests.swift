@@ -36,3 +36,49 @@ struct SmartCropOptionTests {
         await harness.stop()
     }
 }
+
+/// `c:` over sockets: the part kept before the resize, in the output's frame.
+@Suite("Service: crop", .timeLimit(.minutes(2)))
+struct CropOptionTests {
+    /// Red, green and blue thirds across 600×200, as PNG.
+    static func bands() throws -> Data {
+        var pixels: [UInt8] = []
+        for _ in 0..<200 {
+            for x in 0..<600 { pixels += [[255, 0, 0], [0, 255, 0], [0, 0, 255]][x / 200] }
+        }
+        return try ImageEncoder.png(try Bitmap(width: 600, height: 200, format: .rgb, pixels: pixels))
+    }
+
+    static func near(_ pixel: ArraySlice<UInt8>, _ colour: [UInt8]) -> Bool {
+        zip(pixel, colour).allSatisfy { abs(Int($0) - Int($1)) <= 8 }
+    }
+
+    @Test("c: picks the part (pixels, fractions, 0 = whole), its gravity or g:'s, before rs:; keys differ; bad sides are 400")
+    func crop() async throws {
+        let harness = try await ServiceHarness.start()
+        harness.origin.serve("/bands.png", .init(data: try Self.bands(), contentType: "image/png"))
+        let cases: [(String, width: Int, height: Int, colour: [UInt8])] = [
+            ("c:200:0:we", 200, 200, [255, 0, 0]),
+            ("c:0.3333:0/g:ea", 200, 200, [0, 0, 255]),
+            ("c:200:200", 200, 200, [0, 255, 0]),
+            ("c:400:0:we/rs:fill:50:50:0/g:ea", 50, 50, [0, 255, 0]),
+            ("c:100:100:so/rot:90", 100, 100, [0, 0, 255])
+        ]
+        var etags: Set<String> = []
+        for (options, width, height, colour) in cases {
+            let reply = try await harness.get(harness.path(options, harness.source("bands.png"), ext: "png"))
+            #expect(reply.status == 200, "\(options): \(reply.status)")
+            guard reply.status == 200 else { continue }
+            let image = try ImageDecoder().decode(reply.body)
+            #expect((image.width, image.height) == (width, height), "\(options): \(image.width)×\(image.height)")
+            #expect(Self.near(image.pixel(x: width / 2, y: height / 2), colour), "\(options): \(Array(image.pixel(x: width / 2, y: height / 2)))")
+            etags.insert(reply.header("ETag") ?? "")
+        }
+        #expect(etags.count == cases.count)
+        for bad in ["c:-1:0", "c:abc", "c:1:1:xx", "c:70000:1"] {
+            let reply = try await harness.get(harness.path(bad, harness.source("bands.png")))
+            #expect(reply.status == 400 && String(decoding: reply.body, as: UTF8.self).contains("c"), "\(bad): \(reply.status)")
+        }
+        await harness.stop()
+    }
+}

@@ -60,7 +60,7 @@ struct OptionParserTests {
             ("mb:-1", "mb"), ("mb:2000000000", "mb"),
             ("mb:lots", "mb"), ("fq:tiff:50", "tiff"), ("fq:webp:101", "fq"),
             ("fn:a\u{7}b", "fn"), ("fn:!!!:1", "base64url"), ("att:yes", "att"), ("g:no:5:0", "offsets"), ("g:fp:2:0.5", "fp"), ("w:-3", "w"),
-            ("el:maybe", "el"), ("f:tiff", "tiff"),
+            ("el:maybe", "el"), ("f:tiff", "tiff"), ("c:-1", "c"), ("c:1e9", "c"), ("c:1:1:sm:5", "offsets"),
             ("exp:soon", "exp"), ("w:1:2", "w"), (":", "empty")
         ])
     func malformed(_ path: String, _ named: String) {

@@ -65,10 +65,14 @@ extension DecodingOptions {
     func storedPlan(for header: ImageHeader) throws(ImageCodecError) -> ResizePlan {
         if let size = maxPixelSize, size <= 0 { throw .invalidArgument("maxPixelSize must be positive, got \(size)") }
         try resize?.validate(maxDimension: limits.maxDimension)
+        try region?.validate(maxDimension: limits.maxDimension)
         let orientation = appliesOrientation ? header.orientation : .up
-        let plan = ResizePlan(
-            resize, sourceWidth: orientation.swapsDimensions ? header.height : header.width,
-            sourceHeight: orientation.swapsDimensions ? header.width : header.height)
+        let upright = orientation.swapsDimensions ? (width: header.height, height: header.width) : (width: header.width, height: header.height)
+        // The resize plans the region as if it were the image; its crop then moves to where
+        // the region is.
+        let area = region?.rect(sourceWidth: upright.width, sourceHeight: upright.height) ?? PixelRect(width: upright.width, height: upright.height)
+        var plan = ResizePlan(resize, sourceWidth: Int(area.width), sourceHeight: Int(area.height))
+        plan.crop = plan.crop.offset(by: -Int(area.x), -Int(area.y))
         try limits.check(width: plan.width, height: plan.height)
         return plan.stored(orientation, storedWidth: header.width, storedHeight: header.height)
     }

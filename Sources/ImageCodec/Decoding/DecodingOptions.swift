@@ -3,6 +3,9 @@ public struct DecodingOptions: Sendable, Hashable {
     /// What size to make, in the upright image's pixels: fit, fill with a gravity, fill-down or
     /// force (see `Resize`); `nil` keeps the full size.
     public var resize: Resize?
+    /// The part of the upright image to keep before resizing (nil: all of it); `resize` then
+    /// treats that part as the whole image. Decoders crop while decoding.
+    public var region: CropRegion?
     /// Longest side of the result, in pixels (`resize` = `.maxPixelSize(n)`, never upscaled):
     /// the shorthand for "fit in n×n". Reads nil when `resize` is anything else.
     public var maxPixelSize: Int? {

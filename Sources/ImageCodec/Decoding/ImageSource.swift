@@ -152,12 +152,7 @@ public final class ImageSource: @unchecked Sendable, Equatable {
     func decodeMeasured(
         _ options: DecodingOptions, libraryCeiling: Int? = nil
     ) throws(ImageCodecError) -> (image: DecodedImage, memory: LibraryMemory) {
-        var options = options
-        if let analysis = attentionAnalysis(options), let resize = options.resize {
-            let small = try decodeMeasured(analysis.options).image.bitmap
-            let focus = try AttentionFocus.focus(in: small, crop: analysis.crop)
-            options.resize = Resize(mode: resize.mode, width: resize.width, height: resize.height, gravity: focus, enlarge: resize.enlarge)
-        }
+        let options = try resolvingSmartGravity(options)
         let plan = try self.plan(options)
         let ceiling = libraryCeiling ?? plan.memoryBytes + DecodePlan.decodeOverheadBytes
         let kept =
@@ -190,16 +185,39 @@ public final class ImageSource: @unchecked Sendable, Equatable {
         return (decoded, memory)
     }
 
-    /// For a fill with ``Gravity/smart``: the small decode that finds the focus, the crop
-    /// window as fractions of the upright image, and what the analysis holds beyond the decode.
-    private func attentionAnalysis(
-        _ options: DecodingOptions
-    ) -> (options: DecodingOptions, crop: (width: Double, height: Double), bytes: Int)? {
-        guard let resize = options.resize, resize.gravity == .smart, resize.width > 0, resize.height > 0 else { return nil }
+    /// The options with ``Gravity/smart`` replaced, in the region's gravity and then in the
+    /// resize's, by the focus point ``AttentionFocus`` finds on a small decode: of the whole
+    /// image for where the region goes, of the region for where the fill crops.
+    private func resolvingSmartGravity(_ options: DecodingOptions) throws(ImageCodecError) -> DecodingOptions {
+        var options = options
         let upright = options.appliesOrientation ? (header.displayWidth, header.displayHeight) : (header.width, header.height)
-        let (width, height) = (Double(max(upright.0, 1)), Double(max(upright.1, 1)))
-        let box = Double(resize.width) / Double(resize.height)
-        let crop = width / height > box ? (width: height * box / width, height: 1.0) : (width: 1.0, height: width / box / height)
+        if var region = options.region, region.gravity == .smart, let analysis = attentionAnalysis(options) {
+            var whole = analysis.options
+            whole.region = nil
+            let size = region.size(sourceWidth: upright.0, sourceHeight: upright.1)
+            region.gravity = try AttentionFocus.focus(
+                in: try decodeMeasured(whole).image.bitmap,
+                crop: (Double(size.width) / Double(max(upright.0, 1)), Double(size.height) / Double(max(upright.1, 1))))
+            options.region = region
+        }
+        if let resize = options.resize, resize.gravity == .smart, resize.width > 0, resize.height > 0,
+            var analysis = attentionAnalysis(options)?.options
+        {
+            analysis.region = options.region
+            let area = options.region?.size(sourceWidth: upright.0, sourceHeight: upright.1) ?? (upright.0, upright.1)
+            let (width, height) = (Double(max(area.0, 1)), Double(max(area.1, 1)))
+            let box = Double(resize.width) / Double(resize.height)
+            let crop = width / height > box ? (width: height * box / width, height: 1.0) : (width: 1.0, height: width / box / height)
+            let focus = try AttentionFocus.focus(in: try decodeMeasured(analysis).image.bitmap, crop: crop)
+            options.resize = Resize(mode: resize.mode, width: resize.width, height: resize.height, gravity: focus, enlarge: resize.enlarge)
+        }
+        return options
+    }
+
+    /// When the region's or the resize's gravity is ``Gravity/smart``: the small decode that
+    /// finds the focus, and what the analysis holds beyond that decode.
+    private func attentionAnalysis(_ options: DecodingOptions) -> (options: DecodingOptions, bytes: Int)? {
+        guard options.region?.gravity == .smart || options.resize?.gravity == .smart else { return nil }
         var analysis = options
         analysis.resize = .maxPixelSize(AttentionFocus.analysisSide)
         // The 32 × 32 resample of the analysis decode (at most 256 × 256), and the scores.
@@ -207,7 +225,7 @@ public final class ImageSource: @unchecked Sendable, Equatable {
         let resample = StreamingResampler<SIMD4<Float>>.plannedBytes(
             sourceWidth: side, sourceHeight: side, crop: PixelRect(width: side, height: side), targetWidth: grid, targetHeight: grid,
             format: .rgba)
-        return (analysis, crop, resample + 4 * grid * grid * MemoryLayout<SIMD4<Float>>.stride)
+        return (analysis, resample + 4 * grid * grid * MemoryLayout<SIMD4<Float>>.stride)
     }
 
     /// Equal when they read the same bytes under the same limits (the header follows from them).

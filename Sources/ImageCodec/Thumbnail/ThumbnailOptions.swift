@@ -9,6 +9,8 @@ public struct ThumbnailOptions: Sendable, Hashable {
         get { resize?.maxPixelSize }
         set { resize = newValue.map(Resize.maxPixelSize) }
     }
+    /// The part of each upright image kept before resizing (nil: all of it).
+    public var region: CropRegion?
     /// What goes around the resized image: extension to a box or aspect ratio, padding,
     /// background (a white square tile around any photo). By default nothing.
     public var canvas = Canvas()

@@ -34,10 +34,11 @@ public struct Thumbnailer: Sendable {
     var memoryBudget: Int { options.memoryBudget ?? MemoryBudget.defaultDecodeBudget }
 
     private var decoder: ImageDecoder {
-        ImageDecoder(
-            options: DecodingOptions(
-                resize: options.resize, colorManagement: options.colorManagement, limits: options.limits,
-                fastShrinkOnLoad: options.fastShrinkOnLoad))
+        var decoding = DecodingOptions(
+            resize: options.resize, colorManagement: options.colorManagement, limits: options.limits,
+            fastShrinkOnLoad: options.fastShrinkOnLoad)
+        decoding.region = options.region
+        return ImageDecoder(options: decoding)
     }
 
     /// Bytes decoding `input` will hold: its plan's peak plus the encoded file, read from the

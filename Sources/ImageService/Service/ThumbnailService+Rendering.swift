@@ -32,6 +32,7 @@ extension ThumbnailService {
         if let image = results.memoryValue(forKey: input.resultKey), image.etag == input.etag { return .success(image) }
         var decoding = DecodingOptions(resize: input.resize, limits: limits, fastShrinkOnLoad: configuration.fastShrinkOnLoad)
         decoding.appliesOrientation = input.options.autoRotates
+        decoding.region = input.options.decodingRegion
         // scp:0: the source's values and profile, which every encoder writes back.
         if !input.options.stripsColorProfile { decoding.colorManagement = .preserveSource }
         let jpegEncoder = configuration.jpegEncoder

@@ -10,6 +10,8 @@ enum OptionParser {
 
     static func parse(_ segments: [Substring]) throws(Failure) -> ProcessingOptions {
         var options = ProcessingOptions()
+        // `c:` without a gravity takes `g:`'s, wherever in the path `g:` comes.
+        var cropGravity: Gravity?
         for segment in segments {
             let parts = segment.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
             let name = parts[0], arguments = Array(parts.dropFirst())
@@ -40,6 +42,11 @@ enum OptionParser {
             case "gravity", "g":
                 try limitArguments(3)
                 if argument(0) != nil { options.gravity = try gravity(arguments, name) }
+            case "crop", "c":
+                try limitArguments(5)
+                let width = try cropLength(argument(0) ?? "0", name), height = try cropLength(argument(1) ?? "0", name)
+                cropGravity = argument(2) != nil ? try gravity(Array(arguments.dropFirst(2)), name) : nil
+                options.crop = width == .whole && height == .whole ? nil : CropRegion(width: width, height: height)
             case "dpr":
                 try limitArguments(1)
                 if let value = argument(0) {
@@ -149,6 +156,7 @@ enum OptionParser {
                 throw Failure(message: "unknown option \(name.isEmpty ? "(empty)" : name)")
             }
         }
+        options.crop?.gravity = cropGravity ?? options.gravity
         return options
     }
 
@@ -185,6 +193,17 @@ enum OptionParser {
             throw Failure(message: "\(name): a size must be a whole number from 0 to \(ProcessingOptions.maxSide), got \(value.prefix(32))")
         }
         return side
+    }
+
+    /// A crop side as imgproxy reads it: 1 and more pixels, below 1 a fraction of the image's
+    /// side, 0 the whole side.
+    private static func cropLength(_ value: String, _ name: String) throws(Failure) -> CropRegion.Length {
+        guard let number = Double(value), number.isFinite, number >= 0, number <= Double(ProcessingOptions.maxSide) else {
+            throw Failure(
+                message: "\(name): a crop side must be 0, a fraction below 1 or pixels up to \(ProcessingOptions.maxSide), got \(value.prefix(32))")
+        }
+        if number == 0 { return .whole }
+        return number < 1 ? .fraction(number) : .pixels(Int(number))
     }
 
     private static func boolean(_ value: String, _ name: String) throws(Failure) -> Bool {

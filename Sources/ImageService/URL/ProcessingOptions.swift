@@ -58,6 +58,9 @@ public struct ProcessingOptions: Sendable, Hashable {
     public var enlarge = false
     /// What a fill keeps when it crops (`g:`).
     public var gravity: Gravity = .centre
+    /// The part of the image kept before resizing (`c:`), in the frame of the output (after
+    /// `rot:`); the box, `rt:auto` and the fill's gravity then apply to that part.
+    public var crop: CropRegion?
     /// Device pixel ratio: the box is multiplied by it.
     public var dpr = 1.0
     /// JPEG quality 1-100; nil: the service's default.
@@ -136,14 +139,24 @@ public struct ProcessingOptions: Sendable, Hashable {
     /// resolved, a zero side fitted by the other, both zero: none.
     public func resize(sourceWidth: Int, sourceHeight: Int) -> Resize? {
         // The box is the rotated image's: plan in the rotated frame, then turn the resize back
-        // into the frame the decoder works in (the rotation comes after the decode).
+        // into the frame the decoder works in (the rotation comes after the decode). A crop
+        // region is what the resize sees as the image.
         let quarter = rotation % 180 == 90
-        guard let rotated = resizeInOutputFrame(sourceWidth: quarter ? sourceHeight : sourceWidth, sourceHeight: quarter ? sourceWidth : sourceHeight)
-        else { return nil }
+        var source = quarter ? (width: sourceHeight, height: sourceWidth) : (width: sourceWidth, height: sourceHeight)
+        if let crop { source = crop.size(sourceWidth: source.width, sourceHeight: source.height) }
+        guard let rotated = resizeInOutputFrame(sourceWidth: source.width, sourceHeight: source.height) else { return nil }
         guard rotation != 0 else { return rotated }
         return Resize(
             mode: rotated.mode, width: quarter ? rotated.height : rotated.width, height: quarter ? rotated.width : rotated.height,
             gravity: Self.unrotated(rotated.gravity, by: rotation), enlarge: rotated.enlarge)
+    }
+
+    /// The crop region in the frame the decoder works in (before `rot:`).
+    public var decodingRegion: CropRegion? {
+        guard var region = crop else { return nil }
+        if rotation % 180 == 90 { (region.width, region.height) = (region.height, region.width) }
+        region.gravity = Self.unrotated(region.gravity, by: rotation)
+        return region
     }
 
     /// Where gravity `gravity` of the image rotated clockwise by `rotation` lies in the image
@@ -232,6 +245,7 @@ public struct ProcessingOptions: Sendable, Hashable {
             "q:\(quality.map(String.init) ?? "default")"
         ]
         // The options below only when set: keys of URLs without them stay as they were.
+        if let crop { parts.append("c:\(crop)") }
         if rotation != 0 { parts.append("rot:\(rotation)") }
         if !autoRotates { parts.append("ar:0") }
         if !stripsColorProfile { parts.append("scp:0") }
