@@ -50,13 +50,15 @@ struct HTTPCachingRulesTests {
         }
         // The second starts once the first is on the wire: libcurl (under URLSession on Linux)
         // may otherwise hold a transfer back to reuse a connection still being set up, which
-        // here is held, and the second request would only leave after the release.
+        // here is held, and the second request would only leave after the release. The waits
+        // are long because under TSan, beside the stress tests that run in parallel, a POST
+        // once took more than 10 s to leave URLSession; they end as soon as the server sees it.
         let jpeg = pipeline.imageTask(with: request("image/jpeg"))
-        #expect(await pollUntil(timeout: .seconds(10)) { fixture.server.requests("v.jpg") == 1 })
+        #expect(await pollUntil(timeout: .seconds(60)) { fixture.server.requests("v.jpg") == 1 })
         let png = pipeline.imageTask(with: request("image/png"))
         let same = pipeline.imageTask(with: request("image/jpeg"))
         // Two requests reach the server (one per Accept value), the identical third joins the first.
-        #expect(await pollUntil(timeout: .seconds(10)) { fixture.server.requests("v.jpg") == 2 })
+        #expect(await pollUntil(timeout: .seconds(60)) { fixture.server.requests("v.jpg") == 2 })
         fixture.server.release("v.jpg")
         for task in [jpeg, png, same] { _ = try await task.response }
         #expect(fixture.server.requests("v.jpg") == 2 && pipeline.statistics.coalescedRequests == 1)
@@ -76,10 +78,10 @@ struct HTTPCachingRulesTests {
         }
         // The second starts once the first is on the wire (see coalescingRespectsVary).
         let red = pipeline.imageTask(with: request("{\"colour\":\"red\"}"))
-        #expect(await pollUntil(timeout: .seconds(10)) { fixture.server.requests("q.jpg") == 1 })
+        #expect(await pollUntil(timeout: .seconds(60)) { fixture.server.requests("q.jpg") == 1 })
         let blue = pipeline.imageTask(with: request("{\"colour\":\"blue\"}"))
         let again = pipeline.imageTask(with: request("{\"colour\":\"red\"}"))
-        #expect(await pollUntil(timeout: .seconds(10)) { fixture.server.requests("q.jpg") == 2 })
+        #expect(await pollUntil(timeout: .seconds(60)) { fixture.server.requests("q.jpg") == 2 })
         fixture.server.release("q.jpg")
         for task in [red, blue, again] { _ = try await task.response }
         #expect(fixture.server.requests("q.jpg") == 2 && pipeline.statistics.coalescedRequests == 1)
