@@ -25,7 +25,7 @@ struct ColorPlanes: Sendable {
         self.init(width: opaque.width, height: opaque.height)
         let count = width * height
         let channels = opaque.format.channels
-        Self.linearTable.withUnsafeBufferPointer { table in
+        SRGBTransfer.linear.withUnsafeBufferPointer { table in
             opaque.pixels.withUnsafeBufferPointer { pixels in
                 for plane in 0..<3 {
                     let offset = channels == 1 ? 0 : plane
@@ -41,12 +41,6 @@ struct ColorPlanes: Sendable {
     /// megabytes that are overwritten at once.
     static func uninitialized(_ count: Int) -> [Float] {
         [Float](unsafeUninitializedCapacity: count) { _, initialized in initialized = count }
-    }
-
-    /// sRGB byte → linear light (IEC 61966-2-1), one entry per byte value.
-    static let linearTable: [Float] = (0..<256).map { value in
-        let encoded = Double(value) / 255
-        return Float(encoded <= 0.04045 ? encoded / 12.92 : pow((encoded + 0.055) / 1.055, 2.4))
     }
 
     /// Half the size each way (rounded up), each pixel the mean of its 2×2 block — of the one

@@ -51,8 +51,9 @@ enum AttentionFocus {
         let colour = bitmap.format == .rgb || bitmap.format == .rgba
         return (0..<(bitmap.width * bitmap.height)).map { index in
             let at = index * channels
-            let red = linear[Int(bitmap.pixels[at])]
-            let (green, blue) = colour ? (linear[Int(bitmap.pixels[at + 1])], linear[Int(bitmap.pixels[at + 2])]) : (red, red)
+            let red = SRGBTransfer.linear[Int(bitmap.pixels[at])]
+            let (green, blue) =
+                colour ? (SRGBTransfer.linear[Int(bitmap.pixels[at + 1])], SRGBTransfer.linear[Int(bitmap.pixels[at + 2])]) : (red, red)
             return 100
                 * SIMD3(
                     0.412_456_4 * red + 0.357_576_1 * green + 0.180_437_5 * blue,
@@ -65,12 +66,6 @@ enum AttentionFocus {
     private static func redness(_ colour: SIMD3<Float>) -> Float {
         @inline(__always) func f(_ t: Float) -> Float { t > 216 / 24389 ? cbrtf(t) : (24389 / 27 * t + 16) / 116 }
         return 500 * (f(colour.x / 95.047) - f(colour.y / 100))
-    }
-
-    /// sRGB byte → linear light.
-    private static let linear: [Float] = (0..<256).map { value in
-        let c = Float(value) / 255
-        return c <= 0.040_45 ? c / 12.92 : powf((c + 0.055) / 1.055, 2.4)
     }
 
     /// A separable Gaussian blur of the grid, edges repeated, with taps down to a fifth of the
