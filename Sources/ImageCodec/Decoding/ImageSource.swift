@@ -204,10 +204,10 @@ public final class ImageSource: @unchecked Sendable, Equatable {
             var analysis = attentionAnalysis(options)?.options
         {
             analysis.region = options.region
+            // The window the fill will crop, from the plan that makes it, as fractions of the area.
             let area = options.region?.size(sourceWidth: upright.0, sourceHeight: upright.1) ?? (upright.0, upright.1)
-            let (width, height) = (Double(max(area.0, 1)), Double(max(area.1, 1)))
-            let box = Double(resize.width) / Double(resize.height)
-            let crop = width / height > box ? (width: height * box / width, height: 1.0) : (width: 1.0, height: width / box / height)
+            let window = ResizePlan(resize, sourceWidth: area.0, sourceHeight: area.1).crop
+            let crop = (width: window.width / Double(max(area.0, 1)), height: window.height / Double(max(area.1, 1)))
             let focus = try AttentionFocus.focus(in: try decodeMeasured(analysis).image.bitmap, crop: crop)
             options.resize = Resize(mode: resize.mode, width: resize.width, height: resize.height, gravity: focus, enlarge: resize.enlarge)
         }
