@@ -69,12 +69,55 @@ struct ThumbnailCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Print one JSON line per file, in argument order: input, output, width, height, bytes, milliseconds.")
     var json = false
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Cut off borders first: pixels within this distance (0-255 per channel) of the background colour, e.g. 10 for a white sweep.",
+            valueName: "threshold"))
+    var trim: Double?
+
+    @Option(name: .long, help: ArgumentHelp("The background --trim cuts, RRGGBB (default: the top-left pixel's colour).", valueName: "hex"))
+    var trimColor: String?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Cut as much from both sides of an axis with --trim (the lesser border), so a centred subject stays centred: horizontal, vertical or both.",
+            valueName: "axes"))
+    var trimEqual: TrimAxes?
+
+    enum TrimAxes: String, ExpressibleByArgument, CaseIterable {
+        case horizontal, vertical, both
+    }
+
     func validate() throws {
         if !format.isWritable { throw ValidationError("--format \(format.rawValue) is read, not written: use jpeg, png, webp or avif") }
         if let quality, !(1...100).contains(quality) { throw ValidationError("--quality must be between 1 and 100, got \(quality)") }
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1, got \(jobs)") }
         _ = try canvas.canvas(size: size.resize(), gravity: size.gravity)
         _ = try region()
+        _ = try trimming()
+    }
+
+    /// `--trim`, `--trim-color` and `--trim-equal` as the library's trim.
+    func trimming() throws -> Trim? {
+        guard let trim else {
+            if trimColor != nil || trimEqual != nil { throw ValidationError("--trim-color and --trim-equal need --trim") }
+            return nil
+        }
+        var result = Trim(
+            threshold: trim, equalHorizontal: trimEqual == .horizontal || trimEqual == .both,
+            equalVertical: trimEqual == .vertical || trimEqual == .both)
+        if let trimColor {
+            guard let colour = RGBColor(hex: trimColor) else { throw ValidationError("--trim-color must be RRGGBB, got '\(trimColor)'") }
+            result.color = colour
+        }
+        do {
+            try result.validate()
+        } catch {
+            throw ValidationError("--trim: \(error)")
+        }
+        return result
     }
 
     /// `--crop WxH` as the library's region, placed by `--gravity`.
@@ -126,6 +169,7 @@ struct ThumbnailCommand: AsyncParsableCommand {
         options.memoryBudget = maxMemory?.bytes
         options.fastShrinkOnLoad = size.fastShrinkOnLoad
         options.region = try region()
+        options.trim = try trimming()
         options.canvas = try canvas.canvas(size: size.resize(), gravity: size.gravity)
         let showProgress = Output.stderrIsTerminal
         let results = await Thumbnailer(options: options).run(

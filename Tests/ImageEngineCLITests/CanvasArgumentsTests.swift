@@ -55,6 +55,37 @@ struct CanvasArgumentsTests {
         }
     }
 
+    @Test("--trim cuts a white frame off before the resize; --trim-equal and --trim-color; bad values are usage errors")
+    func trim() async throws {
+        // 120×80 of red in a white frame: 10 above, 40 right, 5 below, 27 left.
+        let framed = try Bitmap(
+            width: 187, height: 95, format: .rgb,
+            pixels: (0..<95).flatMap { y in
+                (0..<187).flatMap { x in (27..<147).contains(x) && (10..<90).contains(y) ? [200, 40, 30] as [UInt8] : [255, 255, 255] }
+            })
+        let directory = try TemporaryDirectory()
+        let input = directory.url.appendingPathComponent("framed.png").path
+        try ImageEncoder.png(framed).write(to: URL(fileURLWithPath: input))
+        let cases: [([String], Int, Int)] = [
+            (["--trim", "10"], 120, 80),
+            (["--trim", "10", "--size", "60x60"], 60, 40),
+            (["--trim", "10", "--trim-equal", "both"], 187 - 54, 95 - 10),
+            (["--trim", "10", "--trim-equal", "vertical"], 120, 95 - 10),
+            (["--trim", "10", "--trim-color", "000000"], 187, 95)
+        ]
+        for (options, width, height) in cases {
+            let result = try await ResizeArgumentsTests.thumbnail(input, options + ["--format", "png"])
+            #expect(result.outcome.status == 0, "\(options): \(result.outcome.stderr)")
+            #expect(
+                result.width == width && result.height == height,
+                "\(options): \(String(describing: result.width))×\(String(describing: result.height))")
+        }
+        for bad in [["--trim", "300"], ["--trim", "-2"], ["--trim-color", "ffffff"], ["--trim", "10", "--trim-color", "white"]] {
+            let result = try await ResizeArgumentsTests.thumbnail(input, bad)
+            #expect(result.outcome.status == 64 && result.outcome.stderr.contains("--trim"), "\(bad): \(result.outcome.stderr)")
+        }
+    }
+
     @Test(
         "each bad value is a usage error naming its option",
         arguments: [

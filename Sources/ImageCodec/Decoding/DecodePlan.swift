@@ -66,11 +66,15 @@ extension DecodingOptions {
         if let size = maxPixelSize, size <= 0 { throw .invalidArgument("maxPixelSize must be positive, got \(size)") }
         try resize?.validate(maxDimension: limits.maxDimension)
         try region?.validate(maxDimension: limits.maxDimension)
+        try trim?.validate()
         let orientation = appliesOrientation ? header.orientation : .up
         let upright = orientation.swapsDimensions ? (width: header.height, height: header.width) : (width: header.width, height: header.height)
-        // The resize plans the region as if it were the image; its crop then moves to where
-        // the region is.
-        let area = region?.rect(sourceWidth: upright.width, sourceHeight: upright.height) ?? PixelRect(width: upright.width, height: upright.height)
+        // The resize plans the region (inside the trim's window) as if it were the image; its
+        // crop then moves to where the region is.
+        let base = trimmedArea ?? PixelRect(width: upright.width, height: upright.height)
+        let within =
+            region?.rect(sourceWidth: Int(base.width), sourceHeight: Int(base.height)) ?? PixelRect(width: Int(base.width), height: Int(base.height))
+        let area = within.offset(by: -Int(base.x), -Int(base.y))
         var plan = ResizePlan(resize, sourceWidth: Int(area.width), sourceHeight: Int(area.height))
         plan.crop = plan.crop.offset(by: -Int(area.x), -Int(area.y))
         try limits.check(width: plan.width, height: plan.height)

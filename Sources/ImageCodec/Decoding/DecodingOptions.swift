@@ -6,6 +6,12 @@ public struct DecodingOptions: Sendable, Hashable {
     /// The part of the upright image to keep before resizing (nil: all of it); `resize` then
     /// treats that part as the whole image. Decoders crop while decoding.
     public var region: CropRegion?
+    /// Borders to cut off before `region` and `resize` apply (nil: none): found on a decode of
+    /// its own (``ImageSource/resolvingTrim(_:)``), which the plan counts.
+    public var trim: Trim?
+    /// The trim's window once found, in the upright image's pixels: what `region` and `resize`
+    /// take as the whole image. Set by ``ImageSource/resolvingTrim(_:)``, which clears `trim`.
+    var trimmedArea: PixelRect?
     /// Longest side of the result, in pixels (`resize` = `.maxPixelSize(n)`, never upscaled):
     /// the shorthand for "fit in n×n". Reads nil when `resize` is anything else.
     public var maxPixelSize: Int? {

@@ -121,11 +121,55 @@ public final class ImageSource: @unchecked Sendable, Equatable {
     /// from the header: no library call, no allocation beyond the result.
     public func plan(_ options: DecodingOptions) throws(ImageCodecError) -> DecodePlan {
         var plan = try planOne(options)
-        // A smart crop decodes twice, one after the other: the larger of the two is the peak.
+        // A smart crop or a trim decodes more than once, one after the other: the largest of
+        // the decodes is the peak.
         if let analysis = attentionAnalysis(options) {
             plan.memoryBytes = max(plan.memoryBytes, try planOne(analysis.options).memoryBytes + analysis.bytes)
         }
+        if let analysis = trimAnalysis(options) {
+            plan.memoryBytes = max(plan.memoryBytes, try planOne(analysis).memoryBytes)
+        }
         return plan
+    }
+
+    /// The upright size `options.region` and `options.resize` apply to: the trim's window once
+    /// ``resolvingTrim(_:)`` has found it, else the image (upright unless the options keep the
+    /// stored orientation).
+    public func size(for options: DecodingOptions) -> (width: Int, height: Int) {
+        if let area = options.trimmedArea { return (Int(area.width), Int(area.height)) }
+        return options.appliesOrientation ? (header.displayWidth, header.displayHeight) : (header.width, header.height)
+    }
+
+    /// The options with `trim` replaced by the window it keeps, found on a decode of its own
+    /// (see ``Trim``): what a caller that needs the trimmed size before planning (a fit by the
+    /// source's aspect, a minimum width) calls first. ``decode(_:)`` resolves it itself
+    /// otherwise. Without `trim`, the options as they are.
+    public func resolvingTrim(_ options: DecodingOptions) throws(ImageCodecError) -> DecodingOptions {
+        guard let trim = options.trim, let analysis = trimAnalysis(options) else { return options }
+        try trim.validate()
+        var options = options
+        options.trim = nil
+        let bitmap = try decodeMeasured(analysis).image.bitmap
+        let base = size(for: options)
+        guard let window = trim.window(in: bitmap) else { return options }
+        // Back to the image's pixels, keeping every pixel the analysis saw as content.
+        let (scaleX, scaleY) = (Double(base.width) / Double(bitmap.width), Double(base.height) / Double(bitmap.height))
+        let x0 = Int((window.x * scaleX).rounded(.down)), y0 = Int((window.y * scaleY).rounded(.down))
+        let x1 = min(base.width, Int((window.maxX * scaleX).rounded(.up))), y1 = min(base.height, Int((window.maxY * scaleY).rounded(.up)))
+        let origin = options.trimmedArea.map { (Int($0.x), Int($0.y)) } ?? (0, 0)
+        options.trimmedArea = PixelRect(x: Double(origin.0 + x0), y: Double(origin.1 + y0), width: Double(x1 - x0), height: Double(y1 - y0))
+        return options
+    }
+
+    /// When the options trim: the decode the window is found on (the whole image, or the
+    /// window found before, at full size or twice the box).
+    private func trimAnalysis(_ options: DecodingOptions) -> DecodingOptions? {
+        guard options.trim != nil else { return nil }
+        var analysis = options
+        analysis.trim = nil
+        analysis.region = nil
+        analysis.resize = Trim.analysisSide(boxSide: options.resize.map { max($0.width, $0.height) }).map(Resize.maxPixelSize)
+        return analysis
     }
 
     private func planOne(_ options: DecodingOptions) throws(ImageCodecError) -> DecodePlan {
@@ -152,7 +196,7 @@ public final class ImageSource: @unchecked Sendable, Equatable {
     func decodeMeasured(
         _ options: DecodingOptions, libraryCeiling: Int? = nil
     ) throws(ImageCodecError) -> (image: DecodedImage, memory: LibraryMemory) {
-        let options = try resolvingSmartGravity(options)
+        let options = try resolvingSmartGravity(resolvingTrim(options))
         let plan = try self.plan(options)
         let ceiling = libraryCeiling ?? plan.memoryBytes + DecodePlan.decodeOverheadBytes
         let kept =
@@ -190,7 +234,7 @@ public final class ImageSource: @unchecked Sendable, Equatable {
     /// image for where the region goes, of the region for where the fill crops.
     private func resolvingSmartGravity(_ options: DecodingOptions) throws(ImageCodecError) -> DecodingOptions {
         var options = options
-        let upright = options.appliesOrientation ? (header.displayWidth, header.displayHeight) : (header.width, header.height)
+        let upright = size(for: options)
         if var region = options.region, region.gravity == .smart, let analysis = attentionAnalysis(options) {
             var whole = analysis.options
             whole.region = nil

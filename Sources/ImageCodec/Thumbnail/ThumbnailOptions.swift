@@ -11,6 +11,8 @@ public struct ThumbnailOptions: Sendable, Hashable {
     }
     /// The part of each upright image kept before resizing (nil: all of it).
     public var region: CropRegion?
+    /// Borders cut off each upright image before the region and the resize (nil: none).
+    public var trim: Trim?
     /// What goes around the resized image: extension to a box or aspect ratio, padding,
     /// background (a white square tile around any photo). By default nothing.
     public var canvas = Canvas()

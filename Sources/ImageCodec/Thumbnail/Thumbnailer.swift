@@ -38,6 +38,7 @@ public struct Thumbnailer: Sendable {
             resize: options.resize, colorManagement: options.colorManagement, limits: options.limits,
             fastShrinkOnLoad: options.fastShrinkOnLoad)
         decoding.region = options.region
+        decoding.trim = options.trim
         return ImageDecoder(options: decoding)
     }
 

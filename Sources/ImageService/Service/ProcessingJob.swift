@@ -127,6 +127,11 @@ struct ProcessingJob: Sendable {
     /// The resize a render makes of a source whose upright size is `width × height`: the
     /// options', or, when they ask for none, the clamp to `maxOutputSide`.
     func resize(sourceWidth width: Int, sourceHeight height: Int) -> Resize? {
+        Self.resize(options, maxOutputSide: maxOutputSide, sourceWidth: width, sourceHeight: height)
+    }
+
+    /// The rule itself, for a render that learns the size only after trimming.
+    static func resize(_ options: ProcessingOptions, maxOutputSide: Int, sourceWidth width: Int, sourceHeight height: Int) -> Resize? {
         if let resize = options.resize(sourceWidth: width, sourceHeight: height) { return resize }
         return max(width, height) > maxOutputSide ? .maxPixelSize(maxOutputSide) : nil
     }

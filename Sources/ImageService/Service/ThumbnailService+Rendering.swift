@@ -26,6 +26,36 @@ extension ThumbnailService {
     /// default 10 s deadline on one core.
     static let maximumLossyOutputPixels = 1 << 24
 
+    /// `options` with the trim's window found: a decode of its own, admitted for what its plan
+    /// holds and run on the codec threads, before the render plans the real one.
+    private func trimmed(_ options: DecodingOptions, image: ImageSource) async -> Result<DecodingOptions, ServiceError> {
+        let needed: Int
+        do {
+            needed = try image.plan(options).memoryBytes
+        } catch {
+            return .failure(ServiceError(error))
+        }
+        guard needed <= memory.capacity else { return .failure(.needsMoreMemory(needed, budget: memory.capacity)) }
+        do {
+            try await admission.admit(reserving: needed)
+        } catch {
+            switch error {
+            case .queueFull: return .failure(.queueFull)
+            case .memoryFull: return .failure(.memoryFull)
+            case .cancelled: return .failure(.cancelled)
+            }
+        }
+        defer { admission.release(reserved: needed) }
+        guard !Task.isCancelled else { return .failure(.cancelled) }
+        return await withTaskExecutorPreference(CodecExecutor.shared) { () async -> Result<DecodingOptions, ServiceError> in
+            do throws(ImageCodecError) {
+                return .success(try image.resolvingTrim(options))
+            } catch {
+                return .failure(ServiceError(error))
+            }
+        }
+    }
+
     /// Decodes and encodes one thumbnail in a worker slot and keeps it in the result cache.
     func render(_ input: RenderInput) async -> Result<RenderedImage, ServiceError> {
         // An identical render that finished a moment ago has stored its result already.
@@ -35,6 +65,17 @@ extension ThumbnailService {
         decoding.region = input.options.decodingRegion
         // scp:0: the source's values and profile, which every encoder writes back.
         if !input.options.stripsColorProfile { decoding.colorManagement = .preserveSource }
+        if input.options.trim != nil {
+            // The trimmed size decides the resize (rt:auto, a zero side): find the window first.
+            decoding.trim = input.options.trim
+            switch await trimmed(decoding, image: input.image) {
+            case .success(let resolved): decoding = resolved
+            case .failure(let error): return .failure(error)
+            }
+            let size = input.image.size(for: decoding)
+            decoding.resize = ProcessingJob.resize(
+                input.options, maxOutputSide: configuration.maxOutputSide, sourceWidth: size.width, sourceHeight: size.height)
+        }
         let jpegEncoder = configuration.jpegEncoder
         let plan: DecodePlan
         do {

@@ -103,6 +103,9 @@ enum OptionParser {
                     let size = try side(value, name)
                     options.pixelate = size <= 1 ? nil : size
                 }
+            case "trim", "t":
+                try limitArguments(4)
+                options.trim = try trim(arguments, name)
             case "strip_color_profile", "scp":
                 try limitArguments(1)
                 if let value = argument(0) { options.stripsColorProfile = try boolean(value, name) }
@@ -250,6 +253,24 @@ enum OptionParser {
             throw Failure(message: "\(name): a file name is at most 255 bytes, without control characters")
         }
         return text
+    }
+
+    /// `threshold[:RRGGBB[:equal_hor[:equal_ver]]]`: no threshold is no trim, no colour the
+    /// top-left pixel's (imgproxy's rules).
+    private static func trim(_ arguments: [String], _ name: String) throws(Failure) -> Trim? {
+        func given(_ index: Int) -> String? { index < arguments.count && !arguments[index].isEmpty ? arguments[index] : nil }
+        guard let text = given(0) else { return nil }
+        guard let threshold = Double(text), threshold.isFinite, (0...Trim.maximumThreshold).contains(threshold) else {
+            throw Failure(message: "\(name): the threshold must be a number from 0 to \(Int(Trim.maximumThreshold)), got \(text.prefix(32))")
+        }
+        var trim = Trim(threshold: threshold)
+        if let hex = given(1) {
+            guard let colour = RGBColor(hex: hex) else { throw Failure(message: "\(name): the colour must be RRGGBB, got \(hex.prefix(32))") }
+            trim.color = colour
+        }
+        if let value = given(2) { trim.equalHorizontal = try boolean(value, name) }
+        if let value = given(3) { trim.equalVertical = try boolean(value, name) }
+        return trim
     }
 
     /// `R:G:B` (0-255 each) or `RRGGBB`; no argument: none.

@@ -115,6 +115,10 @@ public struct ProcessingOptions: Sendable, Hashable {
     /// keeps alpha, the JPEG encoder's white otherwise.
     public var background: RGBColor?
 
+    /// Borders cut off the source before anything else (`t:`), in the frame the EXIF
+    /// orientation gives and before `rot:`; nil: none.
+    public var trim: Trim?
+
     /// Options with every default.
     public init() {}
 
@@ -245,6 +249,7 @@ public struct ProcessingOptions: Sendable, Hashable {
             "q:\(quality.map(String.init) ?? "default")"
         ]
         // The options below only when set: keys of URLs without them stay as they were.
+        if let trim { parts.append("t:\(trim)") }
         if let crop { parts.append("c:\(crop)") }
         if rotation != 0 { parts.append("rot:\(rotation)") }
         if !autoRotates { parts.append("ar:0") }
