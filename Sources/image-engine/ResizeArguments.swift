@@ -32,6 +32,13 @@ struct ResizeArguments: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
+            "Scale the source to at least this size, enlarging if need be, then crop to --size (imgproxy's min-width and min-height): WxH, a 0 side: none.",
+            valueName: "WxH"))
+    var minSize: String?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
             "Longest side of the output in pixels: the same as --size NxN --mode fit (default: keep the size).",
             valueName: "n"))
     var maxPixelSize: Int?
@@ -55,19 +62,41 @@ struct ResizeArguments: ParsableArguments {
             guard mode == .fit else { throw ValidationError("--mode \(mode.rawValue) needs --size (--max-pixel-size always fits)") }
             guard maxPixelSize >= 1 else { throw ValidationError("--max-pixel-size must be at least 1, got \(maxPixelSize)") }
         }
+        var minimum = (width: 0, height: 0)
+        if let minSize {
+            guard let sides = Self.sides(minSize), sides.width >= 0, sides.height >= 0 else {
+                throw ValidationError("--min-size must be WxH with whole numbers, e.g. 800x0, got '\(minSize)'")
+            }
+            guard mode != .force else { throw ValidationError("--min-size does not apply to --mode force, which makes exactly --size") }
+            minimum = sides
+        }
         guard let text = size ?? maxPixelSize.map({ "\($0)x\($0)" }) else {
             if mode != .fit { throw ValidationError("--mode \(mode.rawValue) needs --size") }
-            return nil
+            guard minimum != (0, 0) else { return nil }
+            return try Self.validated(
+                Resize(mode: .fit, width: 0, height: 0, minimumWidth: minimum.width, minimumHeight: minimum.height), "--min-size \(minSize ?? "")")
         }
-        let sides = text.split(separator: "x", omittingEmptySubsequences: false)
-        guard sides.count == 2, let width = Int(sides[0]), let height = Int(sides[1]) else {
+        guard let (width, height) = Self.sides(text) else {
             throw ValidationError("--size must be WxH with whole numbers, e.g. 400x400 or 400x0, got '\(text)'")
         }
-        let resize = Resize(mode: mode, width: width, height: height, gravity: gravity, enlarge: enlarge)
+        let resize = Resize(
+            mode: mode, width: width, height: height, gravity: gravity, enlarge: enlarge, minimumWidth: minimum.width,
+            minimumHeight: minimum.height)
+        return try Self.validated(resize, "--size \(text) with --mode \(mode.rawValue)")
+    }
+
+    /// `WxH` as two whole numbers.
+    private static func sides(_ text: String) -> (width: Int, height: Int)? {
+        let sides = text.split(separator: "x", omittingEmptySubsequences: false)
+        guard sides.count == 2, let width = Int(sides[0]), let height = Int(sides[1]) else { return nil }
+        return (width, height)
+    }
+
+    private static func validated(_ resize: Resize, _ what: String) throws -> Resize {
         do {
             try resize.validate()
         } catch {
-            throw ValidationError("--size \(text) with --mode \(mode.rawValue): \(Self.reason(error))")
+            throw ValidationError("\(what): \(Self.reason(error))")
         }
         return resize
     }

@@ -171,4 +171,36 @@ struct ResizeTests {
             #expect(Array(marker.pixel(x: 0, y: 300)) == [0] && Array(marker.pixel(x: 299, y: 399)) == [0], "\(orientation)")
         }
     }
+
+    @Test("minimum sizes scale the source up to them (past enlarge) and crop to the box by the gravity; at or below the box's scale they do nothing")
+    func minimumSizes() {
+        func resize(_ mode: Resize.Mode, _ width: Int, _ height: Int, gravity: Gravity = .centre, minimum: (Int, Int)) -> Resize {
+            Resize(mode: mode, width: width, height: height, gravity: gravity, minimumWidth: minimum.0, minimumHeight: minimum.1)
+        }
+        let cases: [(Resize, source: (Int, Int), size: (Int, Int), crop: PixelRect)] = [
+            // 4000×2000 into 400×400 fits at 0.1; 800 wide is 0.2: 800×400, cropped to 400×400, the middle 2000×2000.
+            (resize(.fit, 400, 400, minimum: (800, 0)), (4000, 2000), (400, 400), PixelRect(x: 1000, y: 0, width: 2000, height: 2000)),
+            (resize(.fit, 400, 400, gravity: .west, minimum: (800, 0)), (4000, 2000), (400, 400), PixelRect(x: 0, y: 0, width: 2000, height: 2000)),
+            // No box: only the minimum, enlarging a small source.
+            (resize(.fit, 0, 0, minimum: (0, 300)), (200, 100), (600, 300), PixelRect(x: 0, y: 0, width: 200, height: 100)),
+            (resize(.fit, 0, 0, minimum: (100, 0)), (200, 100), (200, 100), PixelRect(x: 0, y: 0, width: 200, height: 100)),
+            // A fill at 0.2 (400×400 of 2000×2000); at least 1200 high is 0.6: the middle 666.7 square.
+            (
+                resize(.fill, 400, 400, minimum: (0, 1200)), (2000, 2000), (400, 400),
+                PixelRect(x: 1000 - 200 / 0.6, y: 1000 - 200 / 0.6, width: 400 / 0.6, height: 400 / 0.6)
+            ),
+            // At the box's own scale: the plain fit.
+            (resize(.fit, 400, 400, minimum: (400, 0)), (4000, 2000), (400, 200), PixelRect(x: 0, y: 0, width: 4000, height: 2000))
+        ]
+        for (resize, source, size, crop) in cases {
+            let plan = ResizePlan(resize, sourceWidth: source.0, sourceHeight: source.1)
+            #expect((plan.width, plan.height) == size, "\(resize)")
+            #expect(abs(plan.crop.x - crop.x) < 1e-6 && abs(plan.crop.y - crop.y) < 1e-6, "\(resize): \(plan.crop)")
+            #expect(abs(plan.crop.width - crop.width) < 1e-6 && abs(plan.crop.height - crop.height) < 1e-6, "\(resize): \(plan.crop)")
+        }
+        // Force makes exactly its box: no minimum; a minimum makes a fit's gravity count, and is keyed.
+        #expect(resize(.force, 10, 10, minimum: (50, 50)).minimumWidth == 0)
+        #expect(resize(.fit, 10, 10, gravity: .west, minimum: (50, 0)).description == "fit:10x10:west:min:50x0")
+        #expect(Resize.fit(width: 10, height: 10).description == "fit:10x10")
+    }
 }

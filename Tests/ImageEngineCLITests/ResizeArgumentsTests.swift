@@ -43,6 +43,11 @@ struct ResizeArgumentsTests {
             (["--size", "960x0", "--enlarge"], 960, 600),
             (["--size", "960x960"], 480, 300),
             (["--max-pixel-size", "160"], 160, 100),
+            // Scaled to 320×200 by the minimum, then cropped to the box.
+            (["--size", "100x100", "--min-size", "320x0"], 100, 100),
+            (["--size", "200x0", "--min-size", "0x150"], 200, 150),
+            (["--min-size", "960x0"], 960, 600),
+            (["--min-size", "100x100"], 480, 300),
             ([], 480, 300)
         ])
     func sizes(options: [String], width: Int, height: Int) async throws {
@@ -93,7 +98,9 @@ struct ResizeArgumentsTests {
             (["--size", "400x400", "--mode", "fill", "--gravity", "focus:2,0"], "--gravity"),
             (["--size", "400x400", "--mode", "fill", "--gravity", "focus:0.5"], "--gravity"),
             (["--size", "400x400", "--max-pixel-size", "400"], "--max-pixel-size"), (["--mode", "fill"], "--mode"),
-            (["--max-pixel-size", "400", "--mode", "fill"], "--mode"), (["--max-pixel-size", "0"], "--max-pixel-size")
+            (["--max-pixel-size", "400", "--mode", "fill"], "--mode"), (["--max-pixel-size", "0"], "--max-pixel-size"),
+            (["--min-size", "axb"], "--min-size"), (["--min-size", "-1x0"], "--min-size"), (["--min-size", "200000x0"], "--min-size"),
+            (["--size", "9x9", "--mode", "force", "--min-size", "10x10"], "--min-size")
         ])
     func usage(options: [String], option: String) async throws {
         let directory = try TemporaryDirectory()

@@ -253,7 +253,7 @@ public final class ImageSource: @unchecked Sendable, Equatable {
             let window = ResizePlan(resize, sourceWidth: area.0, sourceHeight: area.1).crop
             let crop = (width: window.width / Double(max(area.0, 1)), height: window.height / Double(max(area.1, 1)))
             let focus = try AttentionFocus.focus(in: try decodeMeasured(analysis).image.bitmap, crop: crop)
-            options.resize = Resize(mode: resize.mode, width: resize.width, height: resize.height, gravity: focus, enlarge: resize.enlarge)
+            options.resize = resize.with(gravity: focus)
         }
         return options
     }

@@ -39,7 +39,8 @@ public struct Resize: Sendable, Hashable, CustomStringConvertible {
 
     /// How the image is fitted to the box.
     public let mode: Mode
-    /// Width of the box in pixels; 0 means "any" (fit only).
+    /// Width of the box in pixels; 0 means "any" (fit only; a fit with neither side and a
+    /// minimum size only enlarges to the minimum).
     public let width: Int
     /// Height of the box in pixels; 0 means "any" (fit only).
     public let height: Int
@@ -48,17 +49,36 @@ public struct Resize: Sendable, Hashable, CustomStringConvertible {
     /// Whether fit and fill may scale a small source up; always false for `force` (which is
     /// exact anyway) and for `fillDown` (which never enlarges, whatever is asked).
     public let enlarge: Bool
+    /// The least width the source is scaled to (imgproxy's `min-width`), enlarging if need be;
+    /// the result is then cropped to the box by the gravity, so with a box it zooms in. 0: none;
+    /// always 0 for `force`, which makes exactly the box.
+    public let minimumWidth: Int
+    /// The least height the source is scaled to (imgproxy's `min-height`); see `minimumWidth`.
+    public let minimumHeight: Int
 
     /// A resize in `mode`. Values that make no difference are normalised, so that two resizes
     /// that make the same image are equal (and share cache entries): gravity is `.centre` for
-    /// `fit` and `force`, and `enlarge` is false for `force` and `fillDown`.
-    public init(mode: Mode, width: Int, height: Int, gravity: Gravity = .centre, enlarge: Bool = false) {
-        let crops = mode == .fill || mode == .fillDown
+    /// `fit` and `force` (unless a minimum size makes a fit crop), `enlarge` is false for
+    /// `force` and `fillDown`, and the minimum sizes are 0 for `force`.
+    public init(
+        mode: Mode, width: Int, height: Int, gravity: Gravity = .centre, enlarge: Bool = false, minimumWidth: Int = 0,
+        minimumHeight: Int = 0
+    ) {
+        let minimums = mode == .force ? (0, 0) : (minimumWidth, minimumHeight)
+        let crops = mode == .fill || mode == .fillDown || minimums != (0, 0)
         self.mode = mode
         self.width = width
         self.height = height
         self.gravity = crops ? gravity : .centre
         self.enlarge = mode == .force || mode == .fillDown ? false : enlarge
+        (self.minimumWidth, self.minimumHeight) = minimums
+    }
+
+    /// The same resize with another gravity (a smart crop's focus once found).
+    public func with(gravity: Gravity) -> Resize {
+        Resize(
+            mode: mode, width: width, height: height, gravity: gravity, enlarge: enlarge, minimumWidth: minimumWidth,
+            minimumHeight: minimumHeight)
     }
 
     /// The largest size inside `width × height`, aspect kept; a zero side means "any".
@@ -89,7 +109,7 @@ public struct Resize: Sendable, Hashable, CustomStringConvertible {
 
     /// The longest side, when this resize is the `maxPixelSize` shorthand; nil otherwise.
     public var maxPixelSize: Int? {
-        mode == .fit && width == height && !enlarge ? width : nil
+        mode == .fit && width == height && !enlarge && minimumWidth == 0 && minimumHeight == 0 ? width : nil
     }
 
     /// A canonical text form, e.g. `fit:1080x1080`, `fill:400x400:north`,
@@ -97,8 +117,9 @@ public struct Resize: Sendable, Hashable, CustomStringConvertible {
     /// it usable in cache keys.
     public var description: String {
         var text = "\(mode.rawValue):\(width)x\(height)"
-        if mode == .fill || mode == .fillDown { text += ":\(gravity)" }
+        if mode == .fill || mode == .fillDown || gravity != .centre { text += ":\(gravity)" }
         if enlarge { text += ":enlarge" }
+        if minimumWidth > 0 || minimumHeight > 0 { text += ":min:\(minimumWidth)x\(minimumHeight)" }
         return text
     }
 
@@ -109,8 +130,13 @@ public struct Resize: Sendable, Hashable, CustomStringConvertible {
         guard width <= maxDimension, height <= maxDimension else {
             throw .invalidArgument("resize side above the limit of \(maxDimension) pixels: \(width)×\(height)")
         }
+        guard (0...maxDimension).contains(minimumWidth), (0...maxDimension).contains(minimumHeight) else {
+            throw .invalidArgument("minimum sides must be 0-\(maxDimension), got \(minimumWidth)×\(minimumHeight)")
+        }
         if mode == .fit {
-            guard width > 0 || height > 0 else { throw .invalidArgument("fit needs at least one side above 0, got \(width)×\(height)") }
+            guard width > 0 || height > 0 || minimumWidth > 0 || minimumHeight > 0 else {
+                throw .invalidArgument("fit needs at least one side above 0, got \(width)×\(height)")
+            }
         } else {
             guard width > 0, height > 0 else { throw .invalidArgument("\(mode.rawValue) needs both sides above 0, got \(width)×\(height)") }
         }

@@ -19,6 +19,25 @@ struct ResizePlan: Hashable, Sendable {
     /// The plan for `resize` (nil: full size) on a `sourceWidth × sourceHeight` image, both in
     /// the same orientation. The resize must have passed `Resize.validate`.
     init(_ resize: Resize?, sourceWidth w: Int, sourceHeight h: Int) {
+        self.init(box: resize, sourceWidth: w, sourceHeight: h)
+        guard let resize, resize.minimumWidth > 0 || resize.minimumHeight > 0 else { return }
+        // imgproxy's min-width and min-height: the source is scaled at least that much (past
+        // `enlarge`), then cropped to the box where the box has a side.
+        let source = (width: Double(w), height: Double(h))
+        let scale = max(Double(resize.minimumWidth) / source.width, Double(resize.minimumHeight) / source.height)
+        // The box's own scale (its rounded side may be a hair off): a minimum at or below it does nothing.
+        guard scale > max(Double(width) / crop.width, Double(height) / crop.height) + 1e-9 else { return }
+        func side(_ box: Int, _ scaled: Double) -> Int { box > 0 ? min(box, Self.rounded(scaled)) : Self.rounded(scaled) }
+        let (outputWidth, outputHeight) = (side(resize.width, source.width * scale), side(resize.height, source.height * scale))
+        self.init(
+            width: outputWidth, height: outputHeight,
+            crop: Self.placed(
+                width: min(source.width, Double(outputWidth) / scale), height: min(source.height, Double(outputHeight) / scale),
+                in: source, gravity: resize.gravity, whole: false))
+    }
+
+    /// The plan for the box alone, before any minimum size.
+    private init(box resize: Resize?, sourceWidth w: Int, sourceHeight h: Int) {
         guard let resize else {
             self.init(width: w, height: h)
             return
@@ -27,6 +46,9 @@ struct ResizePlan: Hashable, Sendable {
         switch resize.mode {
         case .force:
             self.init(width: box.width, height: box.height, crop: PixelRect(width: w, height: h))
+        case .fit where box.width == 0 && box.height == 0:
+            // Only a minimum size asks for anything (see `init(_:sourceWidth:sourceHeight:)`).
+            self.init(width: w, height: h)
         case .fit:
             let scaleX = box.width > 0 ? Double(box.width) / source.width : .infinity
             let scaleY = box.height > 0 ? Double(box.height) / source.height : .infinity

@@ -75,6 +75,10 @@ struct ProcessingJob: Sendable {
                 options.format = .webp
             }
         }
+        // A stretch (a zoom per axis) can make a fit or a force, not a crop.
+        if options.stretches, options.resizingType != .fit && options.resizingType != .force || options.minWidth > 0 || options.minHeight > 0 {
+            throw .badRequest("z: different zooms per axis apply only to rt:fit and rt:force, without mw: or mh:")
+        }
         let (boxWidth, boxHeight) = options.box
         // The canvas adds its padding to the box (an extension never grows past the box).
         let padding = options.canvas.padding
@@ -134,6 +138,12 @@ struct ProcessingJob: Sendable {
     static func resize(_ options: ProcessingOptions, maxOutputSide: Int, sourceWidth width: Int, sourceHeight height: Int) -> Resize? {
         if let resize = options.resize(sourceWidth: width, sourceHeight: height) { return resize }
         return max(width, height) > maxOutputSide ? .maxPixelSize(maxOutputSide) : nil
+    }
+
+    /// Whether a source in `format` is answered as it is (`skp:`): listed, and the URL names
+    /// no other output format (with `--auto-webp`, a negotiated WebP is such a format).
+    func skipsProcessing(_ format: ImageFormat) -> Bool {
+        options.skipProcessing.contains(format) && (options.format == nil || options.format?.codecFormat == format)
     }
 
     /// `Content-Disposition` for an answer in `format`: `inline` (or `attachment`, `att:`), the

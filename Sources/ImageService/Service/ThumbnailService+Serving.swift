@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 import ImageCodec
 import ImagePipeline
+import NIOCore
 
 extension ThumbnailService {
     /// A parsed request: from the result cache, else from the source, rendered once for every
@@ -98,6 +99,19 @@ extension ThumbnailService {
         let header = source.image.header
         let format = job.options.format ?? (header.hasAlpha ? .png : .jpeg)
         let validator = EntityTag.sourceValidator(etag: source.etag, lastModified: source.lastModified, data: source.data)
+        if job.skipsProcessing(header.format) {
+            // The source's bytes as they are (they passed the header read): nothing to render,
+            // nothing to keep beside the source the pipeline caches.
+            let etag = EntityTag.make(
+                sourceValidator: validator, canonicalOptions: job.renderOptions, resize: "skip", format: header.format.rawValue)
+            if let ifNoneMatch, EntityTag.matches(ifNoneMatch, etag) {
+                return .success(.notModified(etag: etag, lastModified: source.lastModified, layer: layer))
+            }
+            let image = RenderedImage(
+                body: ByteBuffer(bytes: source.data), contentType: header.format.mimeType, etag: etag, lastModified: source.lastModified,
+                sourceHasAlpha: header.hasAlpha, timing: timing)
+            return .success(.rendered(image, layer: layer))
+        }
         // Without auto-rotation (`ar:0`) the decoder keeps the stored frame.
         let (sourceWidth, sourceHeight) = job.options.autoRotates ? (header.displayWidth, header.displayHeight) : (header.width, header.height)
         let resize = job.resize(sourceWidth: sourceWidth, sourceHeight: sourceHeight)

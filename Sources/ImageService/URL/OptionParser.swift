@@ -36,6 +36,17 @@ enum OptionParser {
             case "height", "h":
                 try limitArguments(1)
                 if let value = argument(0) { options.height = try side(value, name) }
+            case "min-width", "mw":
+                try limitArguments(1)
+                if let value = argument(0) { options.minWidth = try side(value, name) }
+            case "min-height", "mh":
+                try limitArguments(1)
+                if let value = argument(0) { options.minHeight = try side(value, name) }
+            case "zoom", "z":
+                try limitArguments(2)
+                guard let first = argument(0) else { throw Failure(message: "\(name): a zoom is needed") }
+                let x = try zoom(first, name)
+                options.zoom = .init(x: x, y: try argument(1).map { (text: String) throws(Failure) -> Double in try zoom(text, name) } ?? x)
             case "enlarge", "el":
                 try limitArguments(1)
                 if let value = argument(0) { options.enlarge = try boolean(value, name) }
@@ -146,6 +157,21 @@ enum OptionParser {
             case "return_attachment", "att":
                 try limitArguments(1)
                 if let value = argument(0) { options.returnsAttachment = try boolean(value, name) }
+            case "skip_processing", "skp":
+                guard arguments.count <= 16 else { throw Failure(message: "\(name): at most 16 formats, got \(arguments.count)") }
+                options.skipProcessing = []
+                for format in arguments where !format.isEmpty {
+                    switch format.lowercased() {
+                    case "jpg", "jpeg": options.skipProcessing.insert(.jpeg)
+                    case "png": options.skipProcessing.insert(.png)
+                    case "webp": options.skipProcessing.insert(.webp)
+                    case "avif": options.skipProcessing.insert(.avif)
+                    case "heic", "heif": options.skipProcessing.insert(.heic)
+                    // imgproxy's other formats: the service never reads them, so never skips them.
+                    case "gif", "svg", "ico", "bmp", "tiff", "jxl": break
+                    default: throw Failure(message: "\(name): unknown image format \(format.prefix(32))")
+                    }
+                }
             case "cachebuster", "cb":
                 try limitArguments(1)
                 options.cacheBuster = argument(0)
@@ -196,6 +222,14 @@ enum OptionParser {
             throw Failure(message: "\(name): a size must be a whole number from 0 to \(ProcessingOptions.maxSide), got \(value.prefix(32))")
         }
         return side
+    }
+
+    /// A zoom factor: above 0, at most `ProcessingOptions.maxZoom`.
+    private static func zoom(_ value: String, _ name: String) throws(Failure) -> Double {
+        guard let zoom = Double(value), zoom.isFinite, zoom > 0, zoom <= ProcessingOptions.maxZoom else {
+            throw Failure(message: "\(name): a zoom must be a number above 0 and at most \(Int(ProcessingOptions.maxZoom)), got \(value.prefix(32))")
+        }
+        return zoom
     }
 
     /// A crop side as imgproxy reads it: 1 and more pixels, below 1 a fraction of the image's

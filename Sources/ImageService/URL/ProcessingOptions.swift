@@ -63,6 +63,30 @@ public struct ProcessingOptions: Sendable, Hashable {
     public var crop: CropRegion?
     /// Device pixel ratio: the box is multiplied by it.
     public var dpr = 1.0
+    /// The least width and height the source is scaled to (`mw:`, `mh:`), before `dpr`; the
+    /// result is then cropped to the box. 0: none.
+    public var minWidth = 0
+    /// See `minWidth`.
+    public var minHeight = 0
+    /// Zoom (`z:`): multiplies the box, and the scale with it, per axis after `dpr`; the
+    /// minimum sizes are not zoomed. Different zooms per axis stretch the image, which only
+    /// `fit` and `force` can do.
+    public var zoom = Zoom(x: 1, y: 1)
+    /// A zoom per axis.
+    public struct Zoom: Sendable, Hashable {
+        /// Horizontal factor, in (0, ``ProcessingOptions/maxZoom``].
+        public var x: Double
+        /// Vertical factor.
+        public var y: Double
+
+        /// A zoom of `x` horizontally and `y` vertically.
+        public init(x: Double, y: Double) {
+            self.x = x
+            self.y = y
+        }
+    }
+    /// The largest zoom a URL may ask for: the box it makes is checked against the output limit.
+    public static let maxZoom = 100.0
     /// JPEG quality 1-100; nil: the service's default.
     public var quality: Int?
     /// nil: JPEG, or PNG when the source has alpha.
@@ -119,6 +143,10 @@ public struct ProcessingOptions: Sendable, Hashable {
     /// orientation gives and before `rot:`; nil: none.
     public var trim: Trim?
 
+    /// Source formats answered as they are, unprocessed (`skp:`), when the URL names no other
+    /// output format: the source's own bytes, type and validators, never stored as a result.
+    public var skipProcessing: Set<ImageFormat> = []
+
     /// Options with every default.
     public init() {}
 
@@ -130,14 +158,18 @@ public struct ProcessingOptions: Sendable, Hashable {
     /// URL may say come out as `Int32.max` (answered 400 by the output-size check), negative
     /// ones as 0.
     public var box: (width: Int, height: Int) {
-        (Self.scaled(width, by: dpr), Self.scaled(height, by: dpr))
+        (Self.scaled(width, by: dpr * zoom.x), Self.scaled(height, by: dpr * zoom.y))
     }
 
+    /// A side scaled, at least 1 unless it was 0.
     private static func scaled(_ side: Int, by dpr: Double) -> Int {
         let value = (Double(side) * dpr).rounded()
         guard value.isFinite, value < Double(Int32.max) else { return Int(Int32.max) }
-        return value > 0 ? Int(value) : 0
+        return value >= 1 ? Int(value) : side > 0 && value.isFinite && dpr > 0 ? 1 : 0
     }
+
+    /// Whether the zoom stretches the image (different per axis).
+    public var stretches: Bool { zoom.x != zoom.y }
 
     /// The resize for a source whose upright size is `sourceWidth × sourceHeight`: `auto`
     /// resolved, a zero side fitted by the other, both zero: none.
@@ -152,7 +184,9 @@ public struct ProcessingOptions: Sendable, Hashable {
         guard rotation != 0 else { return rotated }
         return Resize(
             mode: rotated.mode, width: quarter ? rotated.height : rotated.width, height: quarter ? rotated.width : rotated.height,
-            gravity: Self.unrotated(rotated.gravity, by: rotation), enlarge: rotated.enlarge)
+            gravity: Self.unrotated(rotated.gravity, by: rotation), enlarge: rotated.enlarge,
+            minimumWidth: quarter ? rotated.minimumHeight : rotated.minimumWidth,
+            minimumHeight: quarter ? rotated.minimumWidth : rotated.minimumHeight)
     }
 
     /// The crop region in the frame the decoder works in (before `rot:`).
@@ -189,9 +223,17 @@ public struct ProcessingOptions: Sendable, Hashable {
 
     private func resizeInOutputFrame(sourceWidth: Int, sourceHeight: Int) -> Resize? {
         let (boxWidth, boxHeight) = box
-        guard boxWidth > 0 || boxHeight > 0 else { return nil }
+        // The minimums scale with `dpr`, not with the zoom (imgproxy's order).
+        let (minimumWidth, minimumHeight) = (Self.scaled(minWidth, by: dpr), Self.scaled(minHeight, by: dpr))
+        let minimums = minimumWidth > 0 || minimumHeight > 0
+        guard boxWidth > 0 || boxHeight > 0 || minimums else { return nil }
         // A zero side fits by the other; fill-down still never enlarges.
-        if boxWidth == 0 || boxHeight == 0 { return .fit(width: boxWidth, height: boxHeight, enlarge: enlarge && resizingType != .fillDown) }
+        if boxWidth == 0 || boxHeight == 0 {
+            if stretches { return stretchedFit(sourceWidth: sourceWidth, sourceHeight: sourceHeight) }
+            return Resize(
+                mode: .fit, width: boxWidth, height: boxHeight, gravity: gravity, enlarge: enlarge && resizingType != .fillDown,
+                minimumWidth: minimumWidth, minimumHeight: minimumHeight)
+        }
         let mode: Resize.Mode =
             switch resizingType {
             case .fit: .fit
@@ -201,7 +243,22 @@ public struct ProcessingOptions: Sendable, Hashable {
             case .auto:
                 boxWidth == boxHeight || sourceWidth == sourceHeight || (boxWidth > boxHeight) == (sourceWidth > sourceHeight) ? .fill : .fit
             }
-        return Resize(mode: mode, width: boxWidth, height: boxHeight, gravity: gravity, enlarge: enlarge)
+        if stretches && mode == .fit { return stretchedFit(sourceWidth: sourceWidth, sourceHeight: sourceHeight) }
+        return Resize(
+            mode: mode, width: boxWidth, height: boxHeight, gravity: gravity, enlarge: enlarge, minimumWidth: minimumWidth,
+            minimumHeight: minimumHeight)
+    }
+
+    /// A fit zoomed differently per axis: the fit of the unzoomed box, each axis then zoomed,
+    /// and without `el:` scaled back until no axis is enlarged (imgproxy's order) — the exact
+    /// size that makes, as a force. `ProcessingJob` refuses a stretch with a fill or a minimum.
+    private func stretchedFit(sourceWidth: Int, sourceHeight: Int) -> Resize {
+        let (source, sides) = ((Double(sourceWidth), Double(sourceHeight)), (Double(width) * dpr, Double(height) * dpr))
+        let fit = min(sides.0 > 0 ? sides.0 / source.0 : .infinity, sides.1 > 0 ? sides.1 / source.1 : .infinity)
+        var scale = (x: (fit.isFinite ? fit : 1) * zoom.x, y: (fit.isFinite ? fit : 1) * zoom.y)
+        if !enlarge, max(scale.x, scale.y) > 1 { scale = (scale.x / max(scale.x, scale.y), scale.y / max(scale.x, scale.y)) }
+        func side(_ value: Double) -> Int { value < Double(Int32.max) ? max(1, Int(value.rounded())) : Int(Int32.max) }
+        return .force(width: side(source.0 * scale.x), height: side(source.1 * scale.y))
     }
 
     /// The filters in imgproxy's order (blur, sharpen, pixelate), on the resized and turned
@@ -249,6 +306,9 @@ public struct ProcessingOptions: Sendable, Hashable {
             "q:\(quality.map(String.init) ?? "default")"
         ]
         // The options below only when set: keys of URLs without them stay as they were.
+        if minWidth > 0 { parts.append("mw:\(minWidth)") }
+        if minHeight > 0 { parts.append("mh:\(minHeight)") }
+        if zoom != Zoom(x: 1, y: 1) { parts.append("z:\(zoom.x):\(zoom.y)") }
         if let trim { parts.append("t:\(trim)") }
         if let crop { parts.append("c:\(crop)") }
         if rotation != 0 { parts.append("rot:\(rotation)") }
@@ -266,6 +326,7 @@ public struct ProcessingOptions: Sendable, Hashable {
             parts.append(
                 "fq:" + formatQuality.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue):\($0.value)" }.joined(separator: ":"))
         }
+        if !skipProcessing.isEmpty { parts.append("skp:" + skipProcessing.map(\.rawValue).sorted().joined(separator: ":")) }
         if let cacheBuster { parts.append("cb:\(cacheBuster)") }
         return parts.joined(separator: "/")
     }
