@@ -82,3 +82,58 @@ struct CropOptionTests {
         await harness.stop()
     }
 }
+
+/// Gravity offsets over sockets, as imgproxy writes them: inward from the named edge, pixels
+/// (output pixels for `g:` and `ex:`, scaled by `dpr`; the image's for `c:`) or fractions.
+@Suite("Service: gravity offsets", .timeLimit(.minutes(2)))
+struct GravityOffsetTests {
+    @Test("offsets move c:, g:'s fill crop and ex:'s placement; keys differ; bad offsets are 400")
+    func offsets() async throws {
+        let harness = try await ServiceHarness.start()
+        harness.origin.serve("/bands.png", .init(data: try CropOptionTests.bands(), contentType: "image/png"))
+        let (red, green, blue): ([UInt8], [UInt8], [UInt8]) = ([255, 0, 0], [0, 255, 0], [0, 0, 255])
+        let cases: [(String, width: Int, height: Int, colour: [UInt8])] = [
+            ("c:200:200:we:200", 200, 200, green),
+            ("c:200:200:ea:200", 200, 200, green),
+            ("c:200:200:ce:-200", 200, 200, red),
+            ("c:100:200:we:0.4", 100, 200, green),
+            // The fill crops 200 source pixels (scale 0.5): 200 output pixels in is 400 source pixels.
+            ("rs:fill:100:100/g:we:200", 100, 100, blue),
+            ("rs:fill:100:100/g:we:100", 100, 100, green),
+            ("rs:fill:100:100/g:we:100/dpr:2", 200, 200, green),
+            // Turned half round the image is blue, green, red: 400 in from its west is red.
+            ("c:200:200:we:400/rot:180", 200, 200, red),
+            ("c:200:200:we/rot:180", 200, 200, blue)
+        ]
+        var etags: Set<String> = []
+        for (options, width, height, colour) in cases {
+            let reply = try await harness.get(harness.path(options, harness.source("bands.png"), ext: "png"))
+            #expect(reply.status == 200, "\(options): \(reply.status)")
+            guard reply.status == 200 else { continue }
+            let image = try ImageDecoder().decode(reply.body)
+            #expect((image.width, image.height) == (width, height), "\(options): \(image.width)×\(image.height)")
+            guard (image.width, image.height) == (width, height) else { continue }
+            for x in [2, width / 2, width - 3] {
+                #expect(
+                    CropOptionTests.near(image.pixel(x: x, y: height / 2), colour),
+                    "\(options) at \(x) of \(width): \(Array(image.pixel(x: x, y: height / 2)))")
+            }
+            etags.insert(reply.header("ETag") ?? "")
+        }
+        #expect(etags.count == cases.count)
+        // The 100×33 fit, extended to 100×100 against the top and 10 pixels down (with rs: or ex:).
+        for options in ["rs:fit:100:100/ex:1:no:0:10/bg:ffffff", "rs:fit:100:100:0:1:no:0:10/bg:ffffff"] {
+            let reply = try await harness.get(harness.path(options, harness.source("bands.png"), ext: "png"))
+            let tile = try ImageDecoder().decode(reply.body)
+            #expect((tile.width, tile.height) == (100, 100), "\(options)")
+            guard (tile.width, tile.height) == (100, 100) else { continue }
+            #expect(Array(tile.pixel(x: 50, y: 5)) == [255, 255, 255] && Array(tile.pixel(x: 50, y: 50)) == [255, 255, 255], "\(options)")
+            #expect(CropOptionTests.near(tile.pixel(x: 50, y: 25), green), "\(options): \(Array(tile.pixel(x: 50, y: 25)))")
+        }
+        for bad in ["g:we:abc", "g:sm:1", "g:ce:1:2:3", "g:we:70000", "ex:1:sm", "c:10:10:we:nan", "rs:fit:1:1:0:1:xx"] {
+            let reply = try await harness.get(harness.path(bad, harness.source("bands.png")))
+            #expect(reply.status == 400, "\(bad): \(reply.status)")
+        }
+        await harness.stop()
+    }
+}

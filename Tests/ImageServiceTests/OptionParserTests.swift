@@ -49,6 +49,19 @@ struct OptionParserTests {
         #expect(smart.resize(sourceWidth: 400, sourceHeight: 200)?.gravity == .smart)
     }
 
+    @Test("gravity offsets are read inward from the named edge and keyed; none on sm or fp")
+    func gravityOffsets() throws {
+        let options = try OptionParser.parse(["rs:fill:100:100", "g:soea:10:0.25", "c:50:50", "ex:1:we:3"])
+        #expect(options.gravity == .southEast && options.gravityOffset == GravityOffset(x: 10, y: 0.25))
+        // Inward from the bottom-right: left and up.
+        #expect(options.crop?.offset == GravityOffset(x: -10, y: -0.25))
+        #expect(options.extendGravity == .west && options.extendOffset == GravityOffset(x: 3, y: 0))
+        let plain = try OptionParser.parse(["rs:fill:100:100", "g:soea", "c:50:50", "ex:1:we"])
+        #expect(options.canonical != plain.canonical)
+        #expect(options.resize(sourceWidth: 400, sourceHeight: 200)?.offset == GravityOffset(x: -10, y: -0.25))
+        #expect(throws: OptionParser.Failure.self) { try OptionParser.parse(["g:fp:0.5:0.5:1"]) }
+    }
+
     @Test(
         "malformed or unknown options are errors that name the option",
         arguments: [
@@ -59,7 +72,7 @@ struct OptionParserTests {
             ("pix:70000", "pix"), ("rot:1e9", "rot"), ("ar:2", "ar"),
             ("mb:-1", "mb"), ("mb:2000000000", "mb"),
             ("mb:lots", "mb"), ("fq:tiff:50", "tiff"), ("fq:webp:101", "fq"),
-            ("fn:a\u{7}b", "fn"), ("fn:!!!:1", "base64url"), ("att:yes", "att"), ("g:no:5:0", "offsets"), ("g:fp:2:0.5", "fp"), ("w:-3", "w"),
+            ("fn:a\u{7}b", "fn"), ("fn:!!!:1", "base64url"), ("att:yes", "att"), ("g:no:5:zz", "offset"), ("g:fp:2:0.5", "fp"), ("w:-3", "w"),
             ("el:maybe", "el"), ("f:tiff", "tiff"), ("c:-1", "c"), ("c:1e9", "c"), ("c:1:1:sm:5", "offsets"),
             ("exp:soon", "exp"), ("w:1:2", "w"), (":", "empty")
         ])

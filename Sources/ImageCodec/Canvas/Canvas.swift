@@ -64,6 +64,9 @@ public struct Canvas: Sendable, Hashable {
     /// Where the image sits on an extended canvas (a focus point places its centre there, as
     /// far as the canvas allows).
     public var gravity: Gravity
+    /// How far the image moves from where `gravity` puts it, in pixels (or fractions of the
+    /// canvas's sides), staying on the canvas.
+    public var offset = GravityOffset.zero
     /// Added around the (extended) canvas.
     public var padding: Insets
     /// What fills the added area; nil: transparent.
@@ -130,8 +133,12 @@ public struct Canvas: Sendable, Hashable {
         guard !isIdentity else { return bitmap }
         let (width, height) = try size(width: bitmap.width, height: bitmap.height, limits: limits)
         let free = (width - padding.left - padding.right - bitmap.width, height - padding.top - padding.bottom - bitmap.height)
-        let x = padding.left + Int(gravity.offset(length: Double(bitmap.width), total: Double(bitmap.width + free.0), axis: .horizontal).rounded())
-        let y = padding.top + Int(gravity.offset(length: Double(bitmap.height), total: Double(bitmap.height + free.1), axis: .vertical).rounded())
+        func place(_ length: Int, _ total: Int, _ axis: Gravity.Axis) -> Int {
+            let shift = offset.shift(total: Double(total), axis: axis, pixelScale: 1)
+            return Int(gravity.offset(length: Double(length), total: Double(total), axis: axis, shift: shift).rounded())
+        }
+        let x = padding.left + place(bitmap.width, bitmap.width + free.0, .horizontal)
+        let y = padding.top + place(bitmap.height, bitmap.height + free.1, .vertical)
         let grown = width != bitmap.width || height != bitmap.height
         // The output format: opaque over a background, with alpha when the added area is
         // transparent, gray only when every pixel is gray.

@@ -28,12 +28,16 @@ public struct CropRegion: Sendable, Hashable, CustomStringConvertible {
     public var height: Length
     /// Where the region sits in the image.
     public var gravity: Gravity
+    /// How far the region moves from where `gravity` puts it, in the image's pixels (or
+    /// fractions of its sides).
+    public var offset: GravityOffset
 
-    /// A region of `width × height` placed by `gravity`.
-    public init(width: Length, height: Length, gravity: Gravity = .centre) {
+    /// A region of `width × height` placed by `gravity`, moved by `offset`.
+    public init(width: Length, height: Length, gravity: Gravity = .centre, offset: GravityOffset = .zero) {
         self.width = width
         self.height = height
         self.gravity = gravity
+        self.offset = offset
     }
 
     /// A canonical text form, e.g. `crop:400x0.5:north`, for cache keys.
@@ -45,12 +49,13 @@ public struct CropRegion: Sendable, Hashable, CustomStringConvertible {
             case .whole: "0"
             }
         }
-        return "crop:\(text(width))x\(text(height)):\(gravity)"
+        return "crop:\(text(width))x\(text(height)):\(gravity)" + (offset == .zero ? "" : ":\(offset)")
     }
 
     /// Throws `invalidArgument` for a side of fewer than 1 pixel or more than `maxDimension`,
-    /// or a fraction outside (0, 1).
+    /// a fraction outside (0, 1), or an offset that is not finite or past `maxDimension`.
     public func validate(maxDimension: Int = DecodingLimits().maxDimension) throws(ImageCodecError) {
+        try offset.validate(maxDimension: maxDimension)
         for length in [width, height] {
             switch length {
             case .pixels(let count):
@@ -82,8 +87,13 @@ public struct CropRegion: Sendable, Hashable, CustomStringConvertible {
     /// The region in a `sourceWidth × sourceHeight` image, on whole pixels.
     func rect(sourceWidth: Int, sourceHeight: Int) -> PixelRect {
         let (width, height) = size(sourceWidth: sourceWidth, sourceHeight: sourceHeight)
-        let x = gravity.offset(length: Double(width), total: Double(sourceWidth), axis: .horizontal).rounded(.down)
-        let y = gravity.offset(length: Double(height), total: Double(sourceHeight), axis: .vertical).rounded(.down)
+        let (totalWidth, totalHeight) = (Double(sourceWidth), Double(sourceHeight))
+        let x = gravity.offset(
+            length: Double(width), total: totalWidth, axis: .horizontal, shift: offset.shift(total: totalWidth, axis: .horizontal, pixelScale: 1)
+        ).rounded(.down)
+        let y = gravity.offset(
+            length: Double(height), total: totalHeight, axis: .vertical, shift: offset.shift(total: totalHeight, axis: .vertical, pixelScale: 1)
+        ).rounded(.down)
         return PixelRect(x: x, y: y, width: Double(width), height: Double(height))
     }
 }

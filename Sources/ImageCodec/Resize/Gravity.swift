@@ -79,7 +79,13 @@ public enum Gravity: Sendable, Hashable, LosslessStringConvertible {
     /// Where a span of `length` goes inside `0..<total`, on each axis: the offset of the span's
     /// start. Edges put it flush against their side; a focus point centres it on the point and
     /// then pushes it back inside.
-    func offset(length: Double, total: Double, axis: Axis) -> Double {
+    func offset(length: Double, total: Double, axis: Axis, shift: Double = 0) -> Double {
+        let free = max(0, total - length)
+        return min(max(anchored(length: length, total: total, axis: axis) + shift, 0), free)
+    }
+
+    /// `offset` before any shift.
+    private func anchored(length: Double, total: Double, axis: Axis) -> Double {
         let free = max(0, total - length)
         let anchor: Double? =
             switch (self, axis) {

@@ -55,6 +55,9 @@ public struct Resize: Sendable, Hashable, CustomStringConvertible {
     public let minimumWidth: Int
     /// The least height the source is scaled to (imgproxy's `min-height`); see `minimumWidth`.
     public let minimumHeight: Int
+    /// How far the crop moves from where `gravity` puts it, in output pixels (or fractions of
+    /// the image's sides); always zero when nothing is cropped by a gravity.
+    public let offset: GravityOffset
 
     /// A resize in `mode`. Values that make no difference are normalised, so that two resizes
     /// that make the same image are equal (and share cache entries): gravity is `.centre` for
@@ -62,7 +65,7 @@ public struct Resize: Sendable, Hashable, CustomStringConvertible {
     /// `force` and `fillDown`, and the minimum sizes are 0 for `force`.
     public init(
         mode: Mode, width: Int, height: Int, gravity: Gravity = .centre, enlarge: Bool = false, minimumWidth: Int = 0,
-        minimumHeight: Int = 0
+        minimumHeight: Int = 0, offset: GravityOffset = .zero
     ) {
         let minimums = mode == .force ? (0, 0) : (minimumWidth, minimumHeight)
         let crops = mode == .fill || mode == .fillDown || minimums != (0, 0)
@@ -72,13 +75,20 @@ public struct Resize: Sendable, Hashable, CustomStringConvertible {
         self.gravity = crops ? gravity : .centre
         self.enlarge = mode == .force || mode == .fillDown ? false : enlarge
         (self.minimumWidth, self.minimumHeight) = minimums
+        // A focus point or a smart crop place by a point, not by an edge: no offset.
+        let placesByEdge: Bool
+        switch gravity {
+        case .focus, .smart: placesByEdge = false
+        default: placesByEdge = true
+        }
+        self.offset = crops && placesByEdge ? offset : .zero
     }
 
     /// The same resize with another gravity (a smart crop's focus once found).
     public func with(gravity: Gravity) -> Resize {
         Resize(
             mode: mode, width: width, height: height, gravity: gravity, enlarge: enlarge, minimumWidth: minimumWidth,
-            minimumHeight: minimumHeight)
+            minimumHeight: minimumHeight, offset: offset)
     }
 
     /// The largest size inside `width × height`, aspect kept; a zero side means "any".
@@ -120,6 +130,7 @@ public struct Resize: Sendable, Hashable, CustomStringConvertible {
         if mode == .fill || mode == .fillDown || gravity != .centre { text += ":\(gravity)" }
         if enlarge { text += ":enlarge" }
         if minimumWidth > 0 || minimumHeight > 0 { text += ":min:\(minimumWidth)x\(minimumHeight)" }
+        if offset != .zero { text += ":offset:\(offset)" }
         return text
     }
 
@@ -130,6 +141,7 @@ public struct Resize: Sendable, Hashable, CustomStringConvertible {
         guard width <= maxDimension, height <= maxDimension else {
             throw .invalidArgument("resize side above the limit of \(maxDimension) pixels: \(width)×\(height)")
         }
+        try offset.validate(maxDimension: maxDimension)
         guard (0...maxDimension).contains(minimumWidth), (0...maxDimension).contains(minimumHeight) else {
             throw .invalidArgument("minimum sides must be 0-\(maxDimension), got \(minimumWidth)×\(minimumHeight)")
         }

@@ -33,7 +33,7 @@ struct ResizePlan: Hashable, Sendable {
             width: outputWidth, height: outputHeight,
             crop: Self.placed(
                 width: min(source.width, Double(outputWidth) / scale), height: min(source.height, Double(outputHeight) / scale),
-                in: source, gravity: resize.gravity, whole: false))
+                in: source, gravity: resize.gravity, whole: false, offset: resize.offset, outputWidth: outputWidth))
     }
 
     /// The plan for the box alone, before any minimum size.
@@ -74,7 +74,9 @@ struct ResizePlan: Hashable, Sendable {
                 let cropHeight = scaleX >= scaleY ? Double(box.height) * source.width / Double(box.width) : source.height
                 self.init(
                     width: box.width, height: box.height,
-                    crop: Self.placed(width: cropWidth, height: cropHeight, in: source, gravity: resize.gravity, whole: false))
+                    crop: Self.placed(
+                        width: cropWidth, height: cropHeight, in: source, gravity: resize.gravity, whole: false, offset: resize.offset,
+                        outputWidth: box.width))
             } else if resize.mode == .fill {
                 // Smaller than the box on some side: only what exceeds the box is cut, 1:1.
                 let (outputWidth, outputHeight) = (min(w, box.width), min(h, box.height))
@@ -82,7 +84,7 @@ struct ResizePlan: Hashable, Sendable {
                     width: outputWidth, height: outputHeight,
                     crop: Self.placed(
                         width: Double(outputWidth), height: Double(outputHeight), in: source,
-                        gravity: resize.gravity, whole: true))
+                        gravity: resize.gravity, whole: true, offset: resize.offset, outputWidth: outputWidth))
             } else {
                 // fill-down on a small source: the largest crop of the box's aspect ratio, 1:1.
                 // Products of sides up to 100,000 fit easily in Int.
@@ -93,7 +95,7 @@ struct ResizePlan: Hashable, Sendable {
                     width: outputWidth, height: outputHeight,
                     crop: Self.placed(
                         width: Double(outputWidth), height: Double(outputHeight), in: source,
-                        gravity: resize.gravity, whole: true))
+                        gravity: resize.gravity, whole: true, offset: resize.offset, outputWidth: outputWidth))
             }
         }
     }
@@ -139,10 +141,16 @@ struct ResizePlan: Hashable, Sendable {
     /// A `width × height` crop placed in `source` by `gravity`; on whole pixels when `whole`.
     private static func placed(
         width: Double, height: Double, in source: (width: Double, height: Double), gravity: Gravity,
-        whole: Bool
+        whole: Bool, offset: GravityOffset = .zero, outputWidth: Int? = nil
     ) -> PixelRect {
-        var x = gravity.offset(length: width, total: source.width, axis: .horizontal)
-        var y = gravity.offset(length: height, total: source.height, axis: .vertical)
+        // The offset's pixels are the output's: source pixels per output pixel.
+        let pixelScale = outputWidth.map { width / Double(max($0, 1)) } ?? 1
+        var x = gravity.offset(
+            length: width, total: source.width, axis: .horizontal,
+            shift: offset.shift(total: source.width, axis: .horizontal, pixelScale: pixelScale))
+        var y = gravity.offset(
+            length: height, total: source.height, axis: .vertical,
+            shift: offset.shift(total: source.height, axis: .vertical, pixelScale: pixelScale))
         if whole { (x, y) = (x.rounded(.down), y.rounded(.down)) }
         return PixelRect(x: x, y: y, width: width, height: height)
     }

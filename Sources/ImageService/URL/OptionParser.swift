@@ -10,8 +10,8 @@ enum OptionParser {
 
     static func parse(_ segments: [Substring]) throws(Failure) -> ProcessingOptions {
         var options = ProcessingOptions()
-        // `c:` without a gravity takes `g:`'s, wherever in the path `g:` comes.
-        var cropGravity: Gravity?
+        // `c:` without a gravity takes `g:`'s (offsets included), wherever in the path `g:` comes.
+        var cropGravity: (Gravity, GravityOffset)?
         for segment in segments {
             let parts = segment.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
             let name = parts[0], arguments = Array(parts.dropFirst())
@@ -21,11 +21,11 @@ enum OptionParser {
             }
             switch name {
             case "resize", "rs":
-                try limitArguments(5)
+                try limitArguments(8)
                 if let type = argument(0) { options.resizingType = try resizingType(type, name) }
                 try applySize(arguments.dropFirst(), name: name, to: &options)
             case "size", "s":
-                try limitArguments(4)
+                try limitArguments(7)
                 try applySize(arguments[...], name: name, to: &options)
             case "resizing_type", "rt":
                 try limitArguments(1)
@@ -52,7 +52,7 @@ enum OptionParser {
                 if let value = argument(0) { options.enlarge = try boolean(value, name) }
             case "gravity", "g":
                 try limitArguments(3)
-                if argument(0) != nil { options.gravity = try gravity(arguments, name) }
+                if argument(0) != nil { (options.gravity, options.gravityOffset) = try gravity(arguments, name) }
             case "crop", "c":
                 try limitArguments(5)
                 let width = try cropLength(argument(0) ?? "0", name), height = try cropLength(argument(1) ?? "0", name)
@@ -80,11 +80,16 @@ enum OptionParser {
             case "extend", "ex":
                 try limitArguments(4)
                 if let value = argument(0) { options.extend = try boolean(value, name) }
-                if argument(1) != nil { options.extendGravity = try gravity(Array(arguments.dropFirst()), name, smart: false) }
+                if argument(1) != nil {
+                    (options.extendGravity, options.extendOffset) = try gravity(Array(arguments.dropFirst()), name, smart: false)
+                }
             case "extend_aspect_ratio", "extend_ar", "exar":
                 try limitArguments(4)
                 if let value = argument(0) { options.extendAspectRatio = try boolean(value, name) }
-                if argument(1) != nil { options.extendAspectRatioGravity = try gravity(Array(arguments.dropFirst()), name, smart: false) }
+                if argument(1) != nil {
+                    (options.extendAspectRatioGravity, options.extendAspectRatioOffset) = try gravity(
+                        Array(arguments.dropFirst()), name, smart: false)
+                }
             case "padding", "pd":
                 try limitArguments(4)
                 options.padding = try padding(arguments, name)
@@ -185,7 +190,9 @@ enum OptionParser {
                 throw Failure(message: "unknown option \(name.isEmpty ? "(empty)" : name)")
             }
         }
-        options.crop?.gravity = cropGravity ?? options.gravity
+        let (gravity, offset) = cropGravity ?? (options.gravity, options.gravityOffset)
+        options.crop?.gravity = gravity
+        options.crop?.offset = ProcessingOptions.directional(offset, for: gravity)
         return options
     }
 
@@ -206,6 +213,9 @@ enum OptionParser {
         if values.count > 1, !values[1].isEmpty { options.height = try side(values[1], name) }
         if values.count > 2, !values[2].isEmpty { options.enlarge = try boolean(values[2], name) }
         if values.count > 3, !values[3].isEmpty { options.extend = try boolean(values[3], name) }
+        if values.count > 4, !values[4].isEmpty {
+            (options.extendGravity, options.extendOffset) = try gravity(Array(values[4...]), name, smart: false)
+        }
     }
 
     private static func resizingType(_ value: String, _ name: String) throws(Failure) -> ProcessingOptions.ResizingType {
@@ -327,32 +337,41 @@ enum OptionParser {
         }
     }
 
-    /// `ce|no|so|ea|we|noea|nowe|soea|sowe[:x:y]` (offsets must be 0: not supported),
-    /// `fp:x:y`, or `sm` (the attention smart crop, as imgproxy's), refused where imgproxy
-    /// refuses it (`smart: false`: extend's gravity).
-    private static func gravity(_ arguments: [String], _ name: String, smart: Bool = true) throws(Failure) -> Gravity {
+    /// `ce|no|so|ea|we|noea|nowe|soea|sowe[:x:y]`, `fp:x:y`, or `sm` (the attention smart crop,
+    /// as imgproxy's), refused where imgproxy refuses it (`smart: false`: extend's gravity).
+    /// Offsets as imgproxy writes them: inward from the named edge (rightward and downward for
+    /// the centre), pixels from 1 on, a fraction of the side below; `sm` and `fp` take none.
+    private static func gravity(_ arguments: [String], _ name: String, smart: Bool = true) throws(Failure) -> (Gravity, GravityOffset) {
         let type = arguments[0]
-        if type == "sm" && !smart { throw Failure(message: "\(name): gravity sm does not apply here") }
+        if type == "sm" {
+            guard smart else { throw Failure(message: "\(name): gravity sm does not apply here") }
+            guard arguments.dropFirst().allSatisfy(\.isEmpty) else { throw Failure(message: "\(name): gravity sm takes no offsets") }
+            return (.smart, .zero)
+        }
         if type == "fp" {
             guard arguments.count == 3, let x = Double(arguments[1]), let y = Double(arguments[2]), let point = Gravity.focusPoint(x: x, y: y) else {
                 throw Failure(message: "\(name): fp needs x and y in 0-1")
             }
-            return point
+            return (point, .zero)
         }
-        let offsets = arguments.dropFirst().filter { !$0.isEmpty }
-        guard offsets.allSatisfy({ Double($0) == 0 }) else { throw Failure(message: "\(name): gravity offsets are not supported") }
-        switch type {
-        case "ce": return .centre
-        case "sm": return .smart
-        case "no": return .north
-        case "so": return .south
-        case "ea": return .east
-        case "we": return .west
-        case "noea": return .northEast
-        case "nowe": return .northWest
-        case "soea": return .southEast
-        case "sowe": return .southWest
-        default: throw Failure(message: "\(name): unknown gravity \(type)")
+        guard arguments.count <= 3 else { throw Failure(message: "\(name): a gravity takes at most two offsets") }
+        var offsets: [Double] = []
+        for text in arguments.dropFirst() {
+            guard !text.isEmpty else {
+                offsets.append(0)
+                continue
+            }
+            guard let value = Double(text), value.isFinite, abs(value) <= Double(ProcessingOptions.maxSide) else {
+                throw Failure(message: "\(name): a gravity offset must be a number up to \(ProcessingOptions.maxSide) pixels, got \(text.prefix(32))")
+            }
+            offsets.append(value)
         }
+        let offset = GravityOffset(x: offsets.first ?? 0, y: offsets.count > 1 ? offsets[1] : 0)
+        let named: [String: Gravity] = [
+            "ce": .centre, "no": .north, "so": .south, "ea": .east, "we": .west, "noea": .northEast, "nowe": .northWest,
+            "soea": .southEast, "sowe": .southWest
+        ]
+        guard let gravity = named[type] else { throw Failure(message: "\(name): unknown gravity \(type)") }
+        return (gravity, offset)
     }
 }

@@ -58,6 +58,10 @@ public struct ProcessingOptions: Sendable, Hashable {
     public var enlarge = false
     /// What a fill keeps when it crops (`g:`).
     public var gravity: Gravity = .centre
+    /// `g:`'s offsets as imgproxy writes them: inward from the edge the gravity names
+    /// (rightward and downward for the centre), output pixels before `dpr`, or a fraction of
+    /// the side below 1.
+    public var gravityOffset = GravityOffset.zero
     /// The part of the image kept before resizing (`c:`), in the frame of the output (after
     /// `rot:`); the box, `rt:auto` and the fill's gravity then apply to that part.
     public var crop: CropRegion?
@@ -128,11 +132,15 @@ public struct ProcessingOptions: Sendable, Hashable {
     public var extend = false
     /// Where an extended result sits on the box.
     public var extendGravity: Gravity = .centre
+    /// `extendGravity`'s offsets, as `gravityOffset` is written.
+    public var extendOffset = GravityOffset.zero
     /// Extend the result to the box's aspect ratio (`exar:`), placed by
     /// `extendAspectRatioGravity`; `extend` wins when both are set.
     public var extendAspectRatio = false
     /// Where a result extended to the aspect ratio sits.
     public var extendAspectRatioGravity: Gravity = .centre
+    /// `extendAspectRatioGravity`'s offsets, as `gravityOffset` is written.
+    public var extendAspectRatioOffset = GravityOffset.zero
     /// Added around the result, in pixels before `dpr` (`pd:`, CSS order).
     public var padding = Canvas.Insets.zero
     /// What fills the added area and flattens alpha (`bg:`); nil: transparent where the format
@@ -186,7 +194,7 @@ public struct ProcessingOptions: Sendable, Hashable {
             mode: rotated.mode, width: quarter ? rotated.height : rotated.width, height: quarter ? rotated.width : rotated.height,
             gravity: Self.unrotated(rotated.gravity, by: rotation), enlarge: rotated.enlarge,
             minimumWidth: quarter ? rotated.minimumHeight : rotated.minimumWidth,
-            minimumHeight: quarter ? rotated.minimumWidth : rotated.minimumHeight)
+            minimumHeight: quarter ? rotated.minimumWidth : rotated.minimumHeight, offset: Self.unrotated(rotated.offset, by: rotation))
     }
 
     /// The crop region in the frame the decoder works in (before `rot:`).
@@ -194,7 +202,32 @@ public struct ProcessingOptions: Sendable, Hashable {
         guard var region = crop else { return nil }
         if rotation % 180 == 90 { (region.width, region.height) = (region.height, region.width) }
         region.gravity = Self.unrotated(region.gravity, by: rotation)
+        region.offset = Self.unrotated(region.offset, by: rotation)
         return region
+    }
+
+    /// An offset written inward from `gravity`'s edge (imgproxy's way) as a move right and
+    /// down: negated along an axis where the gravity holds the right or the bottom edge.
+    static func directional(_ inward: GravityOffset, for gravity: Gravity) -> GravityOffset {
+        let right: Set<Gravity> = [.east, .northEast, .southEast], bottom: Set<Gravity> = [.south, .southEast, .southWest]
+        return GravityOffset(x: right.contains(gravity) ? -inward.x : inward.x, y: bottom.contains(gravity) ? -inward.y : inward.y)
+    }
+
+    /// A move in the image turned clockwise by `rotation`, in the image before the turn: a
+    /// quarter turn brings the left edge to the top, so a move right becomes a move up.
+    static func unrotated(_ offset: GravityOffset, by rotation: Int) -> GravityOffset {
+        switch rotation % 360 {
+        case 90: GravityOffset(x: offset.y, y: -offset.x)
+        case 180: GravityOffset(x: -offset.x, y: -offset.y)
+        case 270: GravityOffset(x: -offset.y, y: offset.x)
+        default: offset
+        }
+    }
+
+    /// Pixels (1 and more) scaled by `dpr`; fractions as they are.
+    private static func scaled(_ offset: GravityOffset, by dpr: Double) -> GravityOffset {
+        func side(_ value: Double) -> Double { abs(value) < 1 ? value : value * dpr }
+        return GravityOffset(x: side(offset.x), y: side(offset.y))
     }
 
     /// Where gravity `gravity` of the image rotated clockwise by `rotation` lies in the image
@@ -232,7 +265,7 @@ public struct ProcessingOptions: Sendable, Hashable {
             if stretches { return stretchedFit(sourceWidth: sourceWidth, sourceHeight: sourceHeight) }
             return Resize(
                 mode: .fit, width: boxWidth, height: boxHeight, gravity: gravity, enlarge: enlarge && resizingType != .fillDown,
-                minimumWidth: minimumWidth, minimumHeight: minimumHeight)
+                minimumWidth: minimumWidth, minimumHeight: minimumHeight, offset: Self.scaled(Self.directional(gravityOffset, for: gravity), by: dpr))
         }
         let mode: Resize.Mode =
             switch resizingType {
@@ -246,7 +279,7 @@ public struct ProcessingOptions: Sendable, Hashable {
         if stretches && mode == .fit { return stretchedFit(sourceWidth: sourceWidth, sourceHeight: sourceHeight) }
         return Resize(
             mode: mode, width: boxWidth, height: boxHeight, gravity: gravity, enlarge: enlarge, minimumWidth: minimumWidth,
-            minimumHeight: minimumHeight)
+            minimumHeight: minimumHeight, offset: Self.scaled(Self.directional(gravityOffset, for: gravity), by: dpr))
     }
 
     /// A fit zoomed differently per axis: the fit of the unzoomed box, each axis then zoomed,
@@ -285,9 +318,11 @@ public struct ProcessingOptions: Sendable, Hashable {
         if extend {
             canvas.extend = .size(width: boxWidth, height: boxHeight)
             canvas.gravity = extendGravity
+            canvas.offset = Self.scaled(Self.directional(extendOffset, for: extendGravity), by: dpr)
         } else if extendAspectRatio, boxWidth > 0, boxHeight > 0 {
             canvas.extend = .aspectRatio(width: boxWidth, height: boxHeight)
             canvas.gravity = extendAspectRatioGravity
+            canvas.offset = Self.scaled(Self.directional(extendAspectRatioOffset, for: extendAspectRatioGravity), by: dpr)
         }
         return canvas
     }
@@ -317,8 +352,11 @@ public struct ProcessingOptions: Sendable, Hashable {
         if let blur { parts.append("bl:\(blur)") }
         if let sharpen { parts.append("sh:\(sharpen)") }
         if let pixelate { parts.append("pix:\(pixelate)") }
-        if extend { parts.append("ex:1:\(extendGravity)") }
-        if extendAspectRatio && !extend { parts.append("exar:1:\(extendAspectRatioGravity)") }
+        if gravityOffset != .zero { parts.append("g-offset:\(gravityOffset)") }
+        if extend { parts.append("ex:1:\(extendGravity)" + (extendOffset == .zero ? "" : ":\(extendOffset)")) }
+        if extendAspectRatio && !extend {
+            parts.append("exar:1:\(extendAspectRatioGravity)" + (extendAspectRatioOffset == .zero ? "" : ":\(extendAspectRatioOffset)"))
+        }
         if padding != .zero { parts.append("pd:\(padding.top):\(padding.right):\(padding.bottom):\(padding.left)") }
         if let background { parts.append("bg:\(background.hex)") }
         if let maxBytes { parts.append("mb:\(maxBytes)") }
