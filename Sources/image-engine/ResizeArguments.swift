@@ -26,6 +26,13 @@ struct ResizeArguments: ParsableArguments {
             valueName: "gravity"))
     var gravity: Gravity = .centre
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Move what --gravity places (a fill's crop, --crop, the image on an --extend canvas) by X,Y: right and down positive (--offset=-20,0 for a negative X), pixels from 1 on (the output's; the image's for --crop), a fraction of the side below 1.",
+            valueName: "X,Y"))
+    var offset: String?
+
     @Flag(name: .long, help: "Let fit and fill scale a smaller source up (fill-down never does).")
     var enlarge = false
 
@@ -50,6 +57,23 @@ struct ResizeArguments: ParsableArguments {
 
     func validate() throws {
         _ = try resize()
+        _ = try gravityOffset()
+    }
+
+    /// `--offset X,Y` (zero without it).
+    func gravityOffset() throws -> GravityOffset {
+        guard let offset else { return .zero }
+        let values = offset.split(separator: ",", omittingEmptySubsequences: false).map { Double($0) }
+        guard values.count == 2, let x = values[0], let y = values[1] else {
+            throw ValidationError("--offset must be X,Y with numbers, e.g. 20,0 or -0.1,0, got '\(offset)'")
+        }
+        let move = GravityOffset(x: x, y: y)
+        do {
+            try move.validate()
+        } catch {
+            throw ValidationError("--offset \(offset): \(Self.reason(error))")
+        }
+        return move
     }
 
     /// The resize asked for, nil for full size; a usage mistake throws a `ValidationError` that
@@ -81,7 +105,7 @@ struct ResizeArguments: ParsableArguments {
         }
         let resize = Resize(
             mode: mode, width: width, height: height, gravity: gravity, enlarge: enlarge, minimumWidth: minimum.width,
-            minimumHeight: minimum.height)
+            minimumHeight: minimum.height, offset: try gravityOffset())
         return try Self.validated(resize, "--size \(text) with --mode \(mode.rawValue)")
     }
 

@@ -40,6 +40,22 @@ struct ThumbnailCommand: AsyncParsableCommand {
     @OptionGroup(title: "Canvas")
     var canvas: CanvasArguments
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Turn each image clockwise after its EXIF orientation, by a multiple of 90 (negative, as --rotate=-90: counter-clockwise); --size, --gravity and --crop refer to the turned image.",
+            valueName: "degrees"))
+    var rotate = 0
+
+    @Option(name: .long, help: ArgumentHelp("Gaussian blur after the resize, σ in pixels (0-100).", valueName: "sigma"))
+    var blur: Double?
+
+    @Option(name: .long, help: ArgumentHelp("Sharpen after the resize (unsharp mask), σ in pixels (0-100).", valueName: "sigma"))
+    var sharpen: Double?
+
+    @Option(name: .long, help: ArgumentHelp("Pixelate after the resize, in blocks of this many pixels.", valueName: "n"))
+    var pixelate: Int?
+
     @Option(name: .long, help: ArgumentHelp("Quality, 1-100 (default: 85 for JPEG, 79 for WebP, 63 for AVIF; PNG ignores it).", valueName: "q"))
     var quality: Int?
 
@@ -97,6 +113,15 @@ struct ThumbnailCommand: AsyncParsableCommand {
         _ = try canvas.canvas(size: size.resize(), gravity: size.gravity)
         _ = try region()
         _ = try trimming()
+        guard rotate % 90 == 0, abs(rotate) <= 3600 else { throw ValidationError("--rotate must be a multiple of 90, got \(rotate)") }
+        for (name, sigma) in [("--blur", blur), ("--sharpen", sharpen)] {
+            if let sigma, !(sigma.isFinite && (0...Bitmap.maximumFilterSigma).contains(sigma)) {
+                throw ValidationError("\(name) must be a σ from 0 to \(Int(Bitmap.maximumFilterSigma)), got \(sigma)")
+            }
+        }
+        if let pixelate, !(1...Canvas.maximumSide).contains(pixelate) {
+            throw ValidationError("--pixelate must be a block size from 1 to \(Canvas.maximumSide), got \(pixelate)")
+        }
     }
 
     /// `--trim`, `--trim-color` and `--trim-equal` as the library's trim.
@@ -128,7 +153,7 @@ struct ThumbnailCommand: AsyncParsableCommand {
             throw ValidationError("--crop must be WxH with pixels, fractions below 1 or 0, e.g. 800x0 or 0.5x0.5, got '\(crop)'")
         }
         func length(_ value: Double) -> CropRegion.Length { value == 0 ? .whole : value < 1 ? .fraction(value) : .pixels(Int(value)) }
-        let region = CropRegion(width: length(width), height: length(height), gravity: size.gravity)
+        let region = CropRegion(width: length(width), height: length(height), gravity: size.gravity, offset: try size.gravityOffset())
         do {
             try region.validate()
         } catch {
@@ -170,7 +195,10 @@ struct ThumbnailCommand: AsyncParsableCommand {
         options.fastShrinkOnLoad = size.fastShrinkOnLoad
         options.region = try region()
         options.trim = try trimming()
+        options.rotation = (rotate % 360 + 360) % 360
+        options.filters = ImageFilters(blur: blur == 0 ? nil : blur, sharpen: sharpen == 0 ? nil : sharpen, pixelate: pixelate == 1 ? nil : pixelate)
         options.canvas = try canvas.canvas(size: size.resize(), gravity: size.gravity)
+        options.canvas.offset = try size.gravityOffset()
         let showProgress = Output.stderrIsTerminal
         let results = await Thumbnailer(options: options).run(
             files.map { URL(fileURLWithPath: $0) }, outputDirectory: directory, jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount,

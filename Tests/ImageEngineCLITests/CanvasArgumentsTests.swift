@@ -86,6 +86,37 @@ struct CanvasArgumentsTests {
         }
     }
 
+    @Test("--rotate, --blur, --sharpen, --pixelate and --offset make what the library makes with the same options")
+    func turnsFiltersAndOffsets() async throws {
+        let kite = try Data(contentsOf: URL(fileURLWithPath: ResizeArgumentsTests.kite))
+        func thumbnail(_ options: [String]) async throws -> Bitmap {
+            let result = try await ResizeArgumentsTests.thumbnail(ResizeArgumentsTests.kite, options + ["--format", "png"])
+            #expect(result.outcome.status == 0, "\(options): \(result.outcome.stderr)")
+            return try ImageDecoder().decode(try #require(result.file, "\(options)"))
+        }
+        let plain = try ImageDecoder().decode(kite)
+        // Turned a quarter clockwise: the kite's bottom-left pixel is now the top-left one.
+        let turned = try await thumbnail(["--rotate", "90"])
+        #expect(turned == plain.applying(.right))
+        let fitted = try await thumbnail(["--rotate=-90", "--size", "100x0"])
+        #expect((fitted.width, fitted.height) == (100, 160))
+        #expect(try await thumbnail(["--blur", "3"]) == plain.blurred(sigma: 3))
+        #expect(try await thumbnail(["--sharpen", "1.5"]) == plain.sharpened(sigma: 1.5))
+        #expect(try await thumbnail(["--pixelate", "8"]) == plain.pixelated(size: 8))
+        var options = DecodingOptions(resize: Resize(mode: .fill, width: 100, height: 100, gravity: .west, offset: GravityOffset(x: 20, y: 0)))
+        options.appliesOrientation = true
+        let moved = try await thumbnail(["--size", "100x100", "--mode", "fill", "--gravity", "west", "--offset", "20,0"])
+        #expect(moved == (try ImageDecoder(options: options).decode(kite)))
+        #expect(moved != (try await thumbnail(["--size", "100x100", "--mode", "fill", "--gravity", "west"])))
+        for (bad, named) in [
+            (["--rotate", "45"], "--rotate"), (["--blur", "101"], "--blur"), (["--sharpen", "nan"], "--sharpen"), (["--pixelate", "0"], "--pixelate"),
+            (["--offset", "a,b"], "--offset"), (["--offset", "1e9,0"], "--offset")
+        ] {
+            let result = try await ResizeArgumentsTests.thumbnail(ResizeArgumentsTests.kite, bad)
+            #expect(result.outcome.status == 64 && result.outcome.stderr.contains(named), "\(bad): \(result.outcome.stderr)")
+        }
+    }
+
     @Test(
         "each bad value is a usage error naming its option",
         arguments: [

@@ -120,8 +120,8 @@ struct OptionParserTests {
         // is fill 50×100 of the source keeping its left edge.
         let resize = try #require(try parse("rs:fill:100:50/g:no/rot:90").resize(sourceWidth: 480, sourceHeight: 300))
         #expect(resize == Resize(mode: .fill, width: 50, height: 100, gravity: .west))
-        #expect(ProcessingOptions.unrotated(.north, by: 270) == .east && ProcessingOptions.unrotated(.northEast, by: 180) == .southWest)
-        #expect(ProcessingOptions.unrotated(.focus(x: 0.2, y: 0.1), by: 90) == .focus(x: 0.1, y: 0.8))
+        #expect(Gravity.north.unrotated(by: 270) == .east && Gravity.northEast.unrotated(by: 180) == .southWest)
+        #expect(Gravity.focus(x: 0.2, y: 0.1).unrotated(by: 90) == .focus(x: 0.1, y: 0.8))
     }
 
     @Test("format_quality keys per format; filename and attachment change no key")

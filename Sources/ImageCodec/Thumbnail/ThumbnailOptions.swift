@@ -13,6 +13,11 @@ public struct ThumbnailOptions: Sendable, Hashable {
     public var region: CropRegion?
     /// Borders cut off each upright image before the region and the resize (nil: none).
     public var trim: Trim?
+    /// Degrees each upright image is turned clockwise after its resize: 0, 90, 180 or 270.
+    /// The resize's box, its gravity and the region refer to the turned image.
+    public var rotation = 0
+    /// Blur, sharpen or pixelate after the resize and the turn, before the canvas.
+    public var filters = ImageFilters()
     /// What goes around the resized image: extension to a box or aspect ratio, padding,
     /// background (a white square tile around any photo). By default nothing.
     public var canvas = Canvas()

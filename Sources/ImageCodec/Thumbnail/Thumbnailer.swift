@@ -34,10 +34,11 @@ public struct Thumbnailer: Sendable {
     var memoryBudget: Int { options.memoryBudget ?? MemoryBudget.defaultDecodeBudget }
 
     private var decoder: ImageDecoder {
+        // The box and the region are the turned image's: the decoder works before the turn.
         var decoding = DecodingOptions(
-            resize: options.resize, colorManagement: options.colorManagement, limits: options.limits,
+            resize: options.resize?.unrotated(by: options.rotation), colorManagement: options.colorManagement, limits: options.limits,
             fastShrinkOnLoad: options.fastShrinkOnLoad)
-        decoding.region = options.region
+        decoding.region = options.region?.unrotated(by: options.rotation)
         decoding.trim = options.trim
         return ImageDecoder(options: decoding)
     }
@@ -60,13 +61,18 @@ public struct Thumbnailer: Sendable {
 
     /// The plan's peak and the canvas the bitmap is then put on.
     private func planned(_ plan: DecodePlan) throws(ImageCodecError) -> Int {
-        plan.memoryBytes + (try options.canvas.plannedBytes(width: plan.width, height: plan.height, limits: options.limits))
+        let turn = ExifOrientation(clockwise: options.rotation)
+        let (width, height) = turn.swapsDimensions ? (plan.height, plan.width) : (plan.width, plan.height)
+        return plan.memoryBytes + (turn == .up ? 0 : plan.width * plan.height * 4)
+            + options.filters.plannedBytes(width: width, height: height, channels: 4)
+            + (try options.canvas.plannedBytes(width: width, height: height, limits: options.limits))
     }
 
     /// Read, decode, resample and put on the canvas: the first half of a thumbnail.
     func decode(_ input: URL) throws(ImageCodecError) -> Decoded {
         let start = ContinuousClock.now
-        let bitmap = try options.canvas.apply(to: decoder.decode(contentsOf: input), limits: options.limits)
+        let turned = try decoder.decode(contentsOf: input).applying(ExifOrientation(clockwise: options.rotation))
+        let bitmap = try options.canvas.apply(to: options.filters.apply(to: turned), limits: options.limits)
         return Decoded(input: input, bitmap: bitmap, elapsed: ContinuousClock.now - start)
     }
 

@@ -189,22 +189,11 @@ public struct ProcessingOptions: Sendable, Hashable {
         var source = quarter ? (width: sourceHeight, height: sourceWidth) : (width: sourceWidth, height: sourceHeight)
         if let crop { source = crop.size(sourceWidth: source.width, sourceHeight: source.height) }
         guard let rotated = resizeInOutputFrame(sourceWidth: source.width, sourceHeight: source.height) else { return nil }
-        guard rotation != 0 else { return rotated }
-        return Resize(
-            mode: rotated.mode, width: quarter ? rotated.height : rotated.width, height: quarter ? rotated.width : rotated.height,
-            gravity: Self.unrotated(rotated.gravity, by: rotation), enlarge: rotated.enlarge,
-            minimumWidth: quarter ? rotated.minimumHeight : rotated.minimumWidth,
-            minimumHeight: quarter ? rotated.minimumWidth : rotated.minimumHeight, offset: Self.unrotated(rotated.offset, by: rotation))
+        return rotated.unrotated(by: rotation)
     }
 
     /// The crop region in the frame the decoder works in (before `rot:`).
-    public var decodingRegion: CropRegion? {
-        guard var region = crop else { return nil }
-        if rotation % 180 == 90 { (region.width, region.height) = (region.height, region.width) }
-        region.gravity = Self.unrotated(region.gravity, by: rotation)
-        region.offset = Self.unrotated(region.offset, by: rotation)
-        return region
-    }
+    public var decodingRegion: CropRegion? { crop?.unrotated(by: rotation) }
 
     /// An offset written inward from `gravity`'s edge (imgproxy's way) as a move right and
     /// down: negated along an axis where the gravity holds the right or the bottom edge.
@@ -213,45 +202,10 @@ public struct ProcessingOptions: Sendable, Hashable {
         return GravityOffset(x: right.contains(gravity) ? -inward.x : inward.x, y: bottom.contains(gravity) ? -inward.y : inward.y)
     }
 
-    /// A move in the image turned clockwise by `rotation`, in the image before the turn: a
-    /// quarter turn brings the left edge to the top, so a move right becomes a move up.
-    static func unrotated(_ offset: GravityOffset, by rotation: Int) -> GravityOffset {
-        switch rotation % 360 {
-        case 90: GravityOffset(x: offset.y, y: -offset.x)
-        case 180: GravityOffset(x: -offset.x, y: -offset.y)
-        case 270: GravityOffset(x: -offset.y, y: offset.x)
-        default: offset
-        }
-    }
-
     /// Pixels (1 and more) scaled by `dpr`; fractions as they are.
     private static func scaled(_ offset: GravityOffset, by dpr: Double) -> GravityOffset {
         func side(_ value: Double) -> Double { abs(value) < 1 ? value : value * dpr }
         return GravityOffset(x: side(offset.x), y: side(offset.y))
-    }
-
-    /// Where gravity `gravity` of the image rotated clockwise by `rotation` lies in the image
-    /// before the rotation: turning by 90° clockwise brings the left edge to the top, so the
-    /// output's north is the source's west.
-    static func unrotated(_ gravity: Gravity, by rotation: Int) -> Gravity {
-        guard rotation % 360 != 0 else { return gravity }
-        if case .focus(let x, let y) = gravity {
-            let point: (Double, Double) =
-                switch rotation {
-                case 90: (y, 1 - x)
-                case 180: (1 - x, 1 - y)
-                default: (1 - y, x)
-                }
-            return .focus(x: point.0, y: point.1)
-        }
-        // One quarter turn counter-clockwise, as many times as the rotation has quarters.
-        let counterClockwise: [Gravity: Gravity] = [
-            .north: .west, .west: .south, .south: .east, .east: .north,
-            .northEast: .northWest, .northWest: .southWest, .southWest: .southEast, .southEast: .northEast, .centre: .centre
-        ]
-        var result = gravity
-        for _ in 0..<(rotation / 90) { result = counterClockwise[result] ?? result }
-        return result
     }
 
     private func resizeInOutputFrame(sourceWidth: Int, sourceHeight: Int) -> Resize? {
@@ -296,16 +250,13 @@ public struct ProcessingOptions: Sendable, Hashable {
 
     /// The filters in imgproxy's order (blur, sharpen, pixelate), on the resized and turned
     /// image, before the canvas.
-    public func filtered(_ bitmap: Bitmap) throws(ImageCodecError) -> Bitmap {
-        var bitmap = bitmap
-        if let blur { bitmap = try bitmap.blurred(sigma: blur) }
-        if let sharpen { bitmap = try bitmap.sharpened(sigma: sharpen) }
-        if let pixelate { bitmap = try bitmap.pixelated(size: pixelate) }
-        return bitmap
-    }
+    public var imageFilters: ImageFilters { ImageFilters(blur: blur, sharpen: sharpen, pixelate: pixelate) }
+
+    /// The filtered bitmap (`imageFilters` applied).
+    public func filtered(_ bitmap: Bitmap) throws(ImageCodecError) -> Bitmap { try imageFilters.apply(to: bitmap) }
 
     /// Whether `filtered` changes anything.
-    public var filters: Bool { blur != nil || sharpen != nil || pixelate != nil }
+    public var filters: Bool { !imageFilters.isIdentity }
 
     /// What goes around the resized result: the extension to the box (after `dpr`) or to its
     /// aspect ratio, the padding (scaled by `dpr`, as imgproxy scales it), the background.
