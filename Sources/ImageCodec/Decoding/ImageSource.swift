@@ -168,8 +168,16 @@ public final class ImageSource: @unchecked Sendable, Equatable {
         var analysis = options
         analysis.trim = nil
         analysis.region = nil
-        analysis.resize = Trim.analysisSide(boxSide: options.resize.map { max($0.width, $0.height) }).map(Resize.maxPixelSize)
+        // A minimum size asks for as many pixels as a box side does.
+        let side = options.resize.map { max($0.width, $0.height, $0.minimumWidth, $0.minimumHeight) }
+        analysis.resize = Trim.analysisSide(boxSide: side).map(Resize.maxPixelSize)
         return analysis
+    }
+
+    /// The plan of the decode that finds the trim's window (nil without `trim`): what a caller
+    /// that resolves the trim on its own (``resolvingTrim(_:)``) admits for it.
+    public func trimPlan(_ options: DecodingOptions) throws(ImageCodecError) -> DecodePlan? {
+        try trimAnalysis(options).map { (analysis) throws(ImageCodecError) -> DecodePlan in try planOne(analysis) }
     }
 
     private func planOne(_ options: DecodingOptions) throws(ImageCodecError) -> DecodePlan {

@@ -10,7 +10,7 @@
 /// border is trimmed when the background is taken from the corner.
 ///
 /// The window is found on a decode of its own before the real one: at full size when nothing
-/// is resized, otherwise at twice the box's longest side (at least 1024 pixels), so the cut is
+/// is resized, otherwise at twice the box's longest side or minimum side (at least 1024 pixels), so the cut is
 /// exact to within a pixel of the output. ``ImageSource/plan(_:)`` counts that decode.
 ///
 /// ```swift

@@ -26,25 +26,32 @@ extension ThumbnailService {
     /// default 10 s deadline on one core.
     static let maximumLossyOutputPixels = 1 << 24
 
+    /// Waits for a worker slot and `bytes` of the memory budget; nil once admitted, else what
+    /// answers the request instead.
+    private func admitted(reserving bytes: Int) async -> ServiceError? {
+        do {
+            try await admission.admit(reserving: bytes)
+            return nil
+        } catch {
+            switch error {
+            case .queueFull: return .queueFull
+            case .memoryFull: return .memoryFull
+            case .cancelled: return .cancelled
+            }
+        }
+    }
+
     /// `options` with the trim's window found: a decode of its own, admitted for what its plan
     /// holds and run on the codec threads, before the render plans the real one.
     private func trimmed(_ options: DecodingOptions, image: ImageSource) async -> Result<DecodingOptions, ServiceError> {
         let needed: Int
         do {
-            needed = try image.plan(options).memoryBytes
+            needed = try image.trimPlan(options)?.memoryBytes ?? 0
         } catch {
             return .failure(ServiceError(error))
         }
         guard needed <= memory.capacity else { return .failure(.needsMoreMemory(needed, budget: memory.capacity)) }
-        do {
-            try await admission.admit(reserving: needed)
-        } catch {
-            switch error {
-            case .queueFull: return .failure(.queueFull)
-            case .memoryFull: return .failure(.memoryFull)
-            case .cancelled: return .failure(.cancelled)
-            }
-        }
+        if let refusal = await admitted(reserving: needed) { return .failure(refusal) }
         defer { admission.release(reserved: needed) }
         guard !Task.isCancelled else { return .failure(.cancelled) }
         return await withTaskExecutorPreference(CodecExecutor.shared) { () async -> Result<DecodingOptions, ServiceError> in
@@ -127,15 +134,7 @@ extension ThumbnailService {
         let overflow = firstOverflow || secondOverflow
         guard !overflow, needed <= memory.capacity else { return .failure(.needsMoreMemory(overflow ? .max : needed, budget: memory.capacity)) }
         let queued = ContinuousClock.now
-        do {
-            try await admission.admit(reserving: needed)
-        } catch {
-            switch error {
-            case .queueFull: return .failure(.queueFull)
-            case .memoryFull: return .failure(.memoryFull)
-            case .cancelled: return .failure(.cancelled)
-            }
-        }
+        if let refusal = await admitted(reserving: needed) { return .failure(refusal) }
         let queue = (ContinuousClock.now - queued).milliseconds
         await whileAdmitted?()
         guard !Task.isCancelled else {
