@@ -43,7 +43,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "Memory for finished thumbnails and recently fetched sources, half each (behind nginx or a CDN, more buys little): bytes or 32MB, 32MiB.",
+            "Memory for finished thumbnails and recently fetched sources, half each (behind nginx or a CDN, more buys little): bytes or 8MB, 8MiB.",
             valueName: "size"))
     var memoryCache: ByteCount = ByteCount(bytes: ThumbnailService.Configuration.defaultMemoryCache)
 
