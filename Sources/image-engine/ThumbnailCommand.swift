@@ -152,8 +152,8 @@ struct ThumbnailCommand: AsyncParsableCommand {
         guard sides.count == 2, let width = sides[0], let height = sides[1], width >= 0, height >= 0 else {
             throw ValidationError("--crop must be WxH with pixels, fractions below 1 or 0, e.g. 800x0 or 0.5x0.5, got '\(crop)'")
         }
-        func length(_ value: Double) -> CropRegion.Length { value == 0 ? .whole : value < 1 ? .fraction(value) : .pixels(Int(value)) }
-        let region = CropRegion(width: length(width), height: length(height), gravity: size.gravity, offset: try size.gravityOffset())
+        let region = CropRegion(
+            width: CropRegion.Length(width), height: CropRegion.Length(height), gravity: size.gravity, offset: try size.gravityOffset())
         do {
             try region.validate()
         } catch {

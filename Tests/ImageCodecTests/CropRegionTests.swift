@@ -61,6 +61,14 @@ struct CropRegionTests {
         #expect(CropDecodingTests.near(result.pixel(x: 75, y: 100), CropDecodingTests.red), "\(Array(result.pixel(x: 75, y: 100)))")
     }
 
+    @Test("a side read as imgproxy writes it: 0 whole, below 1 a fraction, pixels from 1; out-of-range numbers are refused, never a trap")
+    func lengthFromNumber() {
+        #expect(CropRegion.Length(0) == .whole && CropRegion.Length(0.25) == .fraction(0.25) && CropRegion.Length(640.7) == .pixels(640))
+        for number in [1e20, .infinity, -3, .nan, -.infinity] {
+            #expect(throws: ImageCodecError.self, "\(number)") { try CropRegion(width: CropRegion.Length(number), height: .whole).validate() }
+        }
+    }
+
     @Test("sides outside the rules are refused before decoding")
     func refused() throws {
         let data = try ImageEncoder.png(CropDecodingTests.bands(width: 60, height: 20, vertical: false))

@@ -20,6 +20,20 @@ public struct CropRegion: Sendable, Hashable, CustomStringConvertible {
         case fraction(Double)
         /// The image's whole side.
         case whole
+
+        /// A side as imgproxy's `crop` and the CLI's `--crop` write it: 0 the whole side, below
+        /// 1 a fraction, 1 and more whole pixels (the fraction of a pixel dropped). Never traps:
+        /// a negative number or NaN becomes a fraction and a huge one `Int.max` pixels, which
+        /// ``CropRegion/validate(maxDimension:)`` refuses.
+        public init(_ number: Double) {
+            if number == 0 {
+                self = .whole
+            } else if number < 1 || number.isNaN {
+                self = .fraction(number)
+            } else {
+                self = .pixels(number < 0x1p62 ? Int(number) : .max)
+            }
+        }
     }
 
     /// The region's width.

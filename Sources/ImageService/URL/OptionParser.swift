@@ -249,8 +249,7 @@ enum OptionParser {
             throw Failure(
                 message: "\(name): a crop side must be 0, a fraction below 1 or pixels up to \(ProcessingOptions.maxSide), got \(value.prefix(32))")
         }
-        if number == 0 { return .whole }
-        return number < 1 ? .fraction(number) : .pixels(Int(number))
+        return CropRegion.Length(number)
     }
 
     private static func boolean(_ value: String, _ name: String) throws(Failure) -> Bool {
