@@ -173,7 +173,7 @@ public struct ProcessingOptions: Sendable, Hashable {
     private static func scaled(_ side: Int, by dpr: Double) -> Int {
         let value = (Double(side) * dpr).rounded()
         guard value.isFinite, value < Double(Int32.max) else { return Int(Int32.max) }
-        return value >= 1 ? Int(value) : side > 0 && value.isFinite && dpr > 0 ? 1 : 0
+        return value >= 1 ? Int(value) : side > 0 && dpr > 0 ? 1 : 0
     }
 
     /// Whether the zoom stretches the image (different per axis).
@@ -202,10 +202,12 @@ public struct ProcessingOptions: Sendable, Hashable {
         return GravityOffset(x: right.contains(gravity) ? -inward.x : inward.x, y: bottom.contains(gravity) ? -inward.y : inward.y)
     }
 
-    /// Pixels (1 and more) scaled by `dpr`; fractions as they are.
-    private static func scaled(_ offset: GravityOffset, by dpr: Double) -> GravityOffset {
+    /// An inward offset of `gravity` (as the URL writes it) as the move the codec takes in
+    /// output pixels: directional, its pixels (1 and more) scaled by `dpr`, fractions as they are.
+    private func outputMove(_ inward: GravityOffset, for gravity: Gravity) -> GravityOffset {
+        let move = Self.directional(inward, for: gravity)
         func side(_ value: Double) -> Double { abs(value) < 1 ? value : value * dpr }
-        return GravityOffset(x: side(offset.x), y: side(offset.y))
+        return GravityOffset(x: side(move.x), y: side(move.y))
     }
 
     private func resizeInOutputFrame(sourceWidth: Int, sourceHeight: Int) -> Resize? {
@@ -219,7 +221,7 @@ public struct ProcessingOptions: Sendable, Hashable {
             if stretches { return stretchedFit(sourceWidth: sourceWidth, sourceHeight: sourceHeight) }
             return Resize(
                 mode: .fit, width: boxWidth, height: boxHeight, gravity: gravity, enlarge: enlarge && resizingType != .fillDown,
-                minimumWidth: minimumWidth, minimumHeight: minimumHeight, offset: Self.scaled(Self.directional(gravityOffset, for: gravity), by: dpr))
+                minimumWidth: minimumWidth, minimumHeight: minimumHeight, offset: outputMove(gravityOffset, for: gravity))
         }
         let mode: Resize.Mode =
             switch resizingType {
@@ -233,7 +235,7 @@ public struct ProcessingOptions: Sendable, Hashable {
         if stretches && mode == .fit { return stretchedFit(sourceWidth: sourceWidth, sourceHeight: sourceHeight) }
         return Resize(
             mode: mode, width: boxWidth, height: boxHeight, gravity: gravity, enlarge: enlarge, minimumWidth: minimumWidth,
-            minimumHeight: minimumHeight, offset: Self.scaled(Self.directional(gravityOffset, for: gravity), by: dpr))
+            minimumHeight: minimumHeight, offset: outputMove(gravityOffset, for: gravity))
     }
 
     /// A fit zoomed differently per axis: the fit of the unzoomed box, each axis then zoomed,
@@ -269,11 +271,11 @@ public struct ProcessingOptions: Sendable, Hashable {
         if extend {
             canvas.extend = .size(width: boxWidth, height: boxHeight)
             canvas.gravity = extendGravity
-            canvas.offset = Self.scaled(Self.directional(extendOffset, for: extendGravity), by: dpr)
+            canvas.offset = outputMove(extendOffset, for: extendGravity)
         } else if extendAspectRatio, boxWidth > 0, boxHeight > 0 {
             canvas.extend = .aspectRatio(width: boxWidth, height: boxHeight)
             canvas.gravity = extendAspectRatioGravity
-            canvas.offset = Self.scaled(Self.directional(extendAspectRatioOffset, for: extendAspectRatioGravity), by: dpr)
+            canvas.offset = outputMove(extendAspectRatioOffset, for: extendAspectRatioGravity)
         }
         return canvas
     }
