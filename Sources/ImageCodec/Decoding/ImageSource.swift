@@ -126,9 +126,7 @@ public final class ImageSource: @unchecked Sendable, Equatable {
         if let analysis = attentionAnalysis(options) {
             plan.memoryBytes = max(plan.memoryBytes, try planOne(analysis.options).memoryBytes + analysis.bytes)
         }
-        if let analysis = trimAnalysis(options) {
-            plan.memoryBytes = max(plan.memoryBytes, try planOne(analysis).memoryBytes)
-        }
+        if let trim = try trimPlan(options) { plan.memoryBytes = max(plan.memoryBytes, trim.memoryBytes) }
         return plan
     }
 
