@@ -46,6 +46,19 @@ def tiff_orientation(value, little=True):
     return header + entries + struct.pack(order + "I", 0)
 
 
+def tiff_copyright(little=True):
+    """IFD0 with an orientation, an Artist inline and a Copyright past the IFD: what the
+    copyright edit keeps."""
+    order = "<" if little else ">"
+    copyright = b"(c) Example Photo Ltd\0"
+    values = 8 + 2 + 3 * 12 + 4
+    entries = struct.pack(order + "H", 3)
+    entries += struct.pack(order + "HHIHH", 0x0112, 3, 1, 6, 0)
+    entries += struct.pack(order + "HHI", 0x013B, 2, 3) + b"Al\0\0"
+    entries += struct.pack(order + "HHII", 0x8298, 2, len(copyright), values)
+    return (b"II" if little else b"MM") + struct.pack(order + "HI", 42, 8) + entries + struct.pack(order + "I", 0) + copyright
+
+
 def jpeg_bytes(image, **options):
     buffer = io.BytesIO()
     image.save(buffer, "JPEG", **options)
@@ -304,7 +317,7 @@ def heifs():
     fixtures = os.path.join(HERE, "..", "Tests", "Fixtures", "heif")
     seeds = {}
     for name in ("small.heic", "small-irot-1-imir-0.heic", "small-irot-3.heic", "small-imir-1.heic", "calla-alpha.avif",
-                 "calla-alpha.heic", "kite.avif"):
+                 "calla-alpha.heic", "kite.avif", "small-exif.heic"):
         with open(os.path.join(fixtures, name), "rb") as file:
             seeds[name.replace(".", "-")] = file.read()
     data = bytearray(seeds["small-heic"])
@@ -364,7 +377,7 @@ def main():
           | {f"adam7-rgb-{s}": bytes([s]) + png_seeds["adam7-rgb"] for s in selectors})
     write("encode-roundtrip", {f"{name}": bytes([85]) + data for name, data in list(jpeg_seeds.items()) + list(png_seeds.items())})
     write("exif-orientation", {f"tiff-{v}-{'le' if le else 'be'}": tiff_orientation(v, le) for v in (1, 3, 6, 8) for le in (True, False)}
-          | {"app1-6": b"Exif\0\0" + tiff_orientation(6)})
+          | {"app1-6": b"Exif\0\0" + tiff_orientation(6), "copyright-le": tiff_copyright(), "copyright-be": tiff_copyright(False)})
     write_bombs(jpeg_bombs, png_bombs, replace=False)
     write("disk-cache-entry", entries)
     write("journal-replay", journals)

@@ -195,6 +195,10 @@ iec_status iec_avif_encode(const iec_avif_encode_params *params, const uint8_t *
         status = iec_heif_status(heif_image_set_raw_color_profile(image, "prof", params->icc_profile, params->icc_length), "ICC profile", message);
     }
     if (status == IEC_OK) status = iec_heif_status(heif_context_encode_image(context, image, encoder, NULL, &handle), "encode", message);
+    if (status == IEC_OK && params->exif != NULL && params->exif_length > 0) {
+        // The block is at most 64 KiB (checked in Swift), so it fits libheif's int.
+        status = iec_heif_status(heif_context_add_exif_metadata(context, handle, params->exif, (int)params->exif_length), "EXIF", message);
+    }
     if (status == IEC_OK) {
         struct heif_writer writer = {1, iec_heif_write};
         status = iec_heif_status(heif_context_write(context, &writer, &buffer), "write", message);

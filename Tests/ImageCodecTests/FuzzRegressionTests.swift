@@ -42,11 +42,12 @@ struct FuzzRegressionTests {
         #expect(passed == 10)
     }
 
-    @Test("EXIF orientation parsing yields 1...8 or nothing")
+    @Test("EXIF orientation parsing yields 1...8 or nothing; the copyright and upright edits hold")
     func exif() throws {
         let inputs = try FuzzInputs.files(for: "exif-orientation")
         #expect(inputs.count >= 8)
         for (name, data) in inputs {
+            FuzzingEntryPoints.checkEXIFEdits(tiff: [UInt8](data))
             for value in [FuzzingEntryPoints.exifOrientation(tiff: [UInt8](data)), FuzzingEntryPoints.exifOrientation(app1: [UInt8](data))] {
                 if let value { #expect((1...8).contains(value), "\(name)") }
             }

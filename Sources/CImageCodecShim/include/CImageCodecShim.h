@@ -384,10 +384,13 @@ typedef struct {
     /// An ICC profile to write (NULL: none, the file then says sRGB in its nclx box).
     const uint8_t *icc_profile;
     size_t icc_length;
+    /// A TIFF-structured EXIF block to write as the image's Exif item (NULL: none).
+    const uint8_t *exif;
+    size_t exif_length;
 } iec_avif_encode_params;
 
 /// Encodes a whole bitmap as an AVIF (AV1 through libheif's libaom encoder, 4:2:0, nclx sRGB,
-/// no EXIF). On success *output is malloc'd (free with iec_free).
+/// EXIF when given). On success *output is malloc'd (free with iec_free).
 iec_status iec_avif_encode(const iec_avif_encode_params *params, const uint8_t *pixels, size_t bytes_per_row,
                            uint8_t **output, size_t *output_length, char message[IEC_MESSAGE_MAX]);
 

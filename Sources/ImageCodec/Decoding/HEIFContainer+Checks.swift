@@ -49,7 +49,7 @@ extension HEIFContainer.Tables {
         let (width, height) = try size(of: primary, limits: limits)
         return HEIFContainer(
             primaryItem: primary, declaredWidth: width, declaredHeight: height, codedImages: codedImages, largestCodedPixels: largest,
-            iccProfile: iccProfile(of: primaryItem))
+            iccProfile: iccProfile(of: primaryItem), exif: exif(of: primary))
     }
 
     /// No reference to an item the file lacks, no cycle (libheif follows references
@@ -185,6 +185,16 @@ extension HEIFContainer.Tables {
             guard box.type == FourCC("colr"), box.payload.count > 4 else { continue }
             let kind = bytes[box.payload.lowerBound..<box.payload.lowerBound + 4]
             if kind.elementsEqual("prof".utf8) || kind.elementsEqual("rICC".utf8) { return box.payload.lowerBound + 4..<box.payload.upperBound }
+        }
+        return nil
+    }
+
+    /// The first `Exif` item that describes `primary` (`cdsc`), when it sits in one extent, as
+    /// writers put it.
+    private func exif(of primary: UInt32) -> Range<Int>? {
+        for reference in references where reference.type == FourCC("cdsc") && reference.to.contains(primary) {
+            guard let item = items[reference.from], item.type == FourCC("Exif"), item.extents.count == 1 else { continue }
+            return item.extents[0]
         }
         return nil
     }

@@ -67,6 +67,9 @@ struct HEIFContainer: Sendable, Hashable {
     var largestCodedPixels: Int
     /// The primary image's ICC profile (a `colr` box of type `prof` or `rICC`), in the file.
     var iccProfile: Range<Int>?
+    /// The primary image's EXIF (an `Exif` item that describes it through `cdsc`, in one
+    /// extent), in the file: its 4-byte offset to the TIFF header, then the block.
+    var exif: Range<Int>?
 }
 
 extension HEIFContainer {

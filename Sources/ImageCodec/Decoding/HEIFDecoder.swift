@@ -30,6 +30,8 @@ enum HEIFDecoder {
         /// The ICC profile's bytes in the file, from the container walk (read there, never from
         /// libheif's copy).
         var iccProfile: Range<Int>?
+        /// The EXIF item's bytes in the file (see ``HEIFContainer/exif``).
+        var exif: Range<Int>?
 
         /// The bytes of the profile colour management will be handed.
         var profileBytes: Int {
@@ -64,7 +66,7 @@ enum HEIFDecoder {
             premultipliedAlpha: info.has_alpha != 0 && info.premultiplied_alpha != 0,
             nclx: hasICCProfile ? .sRGB : NCLXProfile.verdict(primaries: Int(info.nclx_primaries), transfer: Int(info.nclx_transfer)),
             codedImages: container.codedImages, largestCodedPixels: container.largestCodedPixels,
-            iccProfile: hasICCProfile ? container.iccProfile : nil)
+            iccProfile: hasICCProfile ? container.iccProfile : nil, exif: container.exif)
         return (reader, header, layout)
     }
 

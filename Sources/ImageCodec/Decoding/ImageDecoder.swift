@@ -26,7 +26,12 @@ public struct ImageDecoder: Sendable {
     /// Decodes `data` like `decode(_:)`, and also returns the header and the warnings the
     /// decoder tolerated.
     public func decodeImage(_ data: Data) throws(ImageCodecError) -> DecodedImage {
-        try ImageSource(data: data, limits: options.limits, strict: !options.allowsPartialImages).decode(options)
+        try source(data).decode(options)
+    }
+
+    /// `data`'s header read as this decoder reads it (strictly unless partial images are allowed).
+    func source(_ data: Data) throws(ImageCodecError) -> ImageSource {
+        try ImageSource(data: data, limits: options.limits, strict: !options.allowsPartialImages)
     }
 
     /// What decoding `data` would do (output size, DCT scale, peak memory), from its header

@@ -108,25 +108,29 @@ struct WebPContainer: Sendable, Hashable {
 }
 
 extension WebPContainer {
-    /// `file` (libwebp's output) with an ICCP chunk carrying `profile`: a VP8X chunk is added
-    /// (or its ICC flag set) and the RIFF size updated, as the container specification orders.
-    static func adding(iccProfile profile: [UInt8], to file: Data, width: Int, height: Int, hasAlpha: Bool) -> Data {
+    /// `file` (libwebp's output) with an ICCP chunk carrying `iccProfile` and an EXIF chunk
+    /// carrying `exif`: a VP8X chunk is added (or its flags set) and the RIFF size updated, as
+    /// the container specification orders (ICCP after VP8X, EXIF after the image). Neither:
+    /// `file` as it is.
+    static func adding(iccProfile: [UInt8]?, exif: [UInt8]?, to file: Data, width: Int, height: Int, hasAlpha: Bool) -> Data {
+        guard iccProfile != nil || exif != nil else { return file }
         func le(_ value: Int, _ count: Int) -> [UInt8] { (0..<count).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
+        func chunk(_ tag: String, _ payload: [UInt8]) -> [UInt8] {
+            Array(tag.utf8) + le(payload.count, 4) + payload + (payload.count & 1 == 1 ? [0] : [])
+        }
         let bytes = [UInt8](file)
-        let hasVP8X = bytes.count >= 16 && bytes[12..<16].elementsEqual("VP8X".utf8)
-        var iccp = Array("ICCP".utf8) + le(profile.count, 4) + profile
-        if profile.count & 1 == 1 { iccp.append(0) }
+        let flags: UInt8 = (iccProfile == nil ? 0 : 0x20) | (exif == nil ? 0 : 0x08)
         var body: [UInt8]
-        if hasVP8X {
+        if bytes.count >= 16 && bytes[12..<16].elementsEqual("VP8X".utf8) {
             // RIFF header (12) + VP8X chunk (8 + 10): the flags are the chunk's first byte.
             var head = Array(bytes[12..<30])
-            head[8] |= 0x20
-            body = head + iccp + bytes[30...]
+            head[8] |= flags
+            body = head + (iccProfile.map { chunk("ICCP", $0) } ?? []) + bytes[30...]
         } else {
-            let flags: UInt8 = 0x20 | (hasAlpha ? 0x10 : 0)
-            let vp8x = Array("VP8X".utf8) + le(10, 4) + [flags, 0, 0, 0] + le(width - 1, 3) + le(height - 1, 3)
-            body = vp8x + iccp + bytes[12...]
+            let vp8x = chunk("VP8X", [flags | (hasAlpha ? 0x10 : 0), 0, 0, 0] + le(width - 1, 3) + le(height - 1, 3))
+            body = vp8x + (iccProfile.map { chunk("ICCP", $0) } ?? []) + bytes[12...]
         }
+        body += exif.map { chunk("EXIF", $0) } ?? []
         return Data(Array("RIFF".utf8) + le(4 + body.count, 4) + Array("WEBP".utf8) + body)
     }
 }

@@ -1,13 +1,19 @@
 import CImageCodecShim
 import Foundation
 
-/// Encodes bitmaps as JPEG, PNG, WebP or AVIF. Outputs never carry EXIF or other metadata (these are
-/// uploads: no GPS, no camera serials). A bitmap's ICC profile is written when it has one
-/// and the options keep it; decoded bitmaps have none unless decoded with `.preserveSource`.
+/// Encodes bitmaps as JPEG, PNG, WebP or AVIF. Outputs carry no EXIF unless the caller passes
+/// ``ImageMetadata`` (by default none: these are often uploads, so no GPS, no camera serials).
+/// A bitmap's ICC profile is written when it has one and the options keep it; decoded bitmaps
+/// have none unless decoded with `.preserveSource`.
 public enum ImageEncoder {
-    /// Encodes as JPEG; alpha is composited over `options.background` first.
-    public static func jpeg(_ bitmap: Bitmap, options: JPEGEncodingOptions = JPEGEncodingOptions()) throws(ImageCodecError) -> Data {
-        try jpeg(bitmap, options: options, maximumOutputBytes: 0)
+    /// Encodes as JPEG; alpha is composited over `options.background` first. `metadata` is
+    /// written as an APP1 segment (`invalidArgument` for a block ``ImageMetadata`` would not
+    /// write).
+    public static func jpeg(
+        _ bitmap: Bitmap, options: JPEGEncodingOptions = JPEGEncodingOptions(), metadata: ImageMetadata = .none
+    ) throws(ImageCodecError) -> Data {
+        try metadata.validate()
+        return try metadata.written(intoJPEG: jpeg(bitmap, options: options, maximumOutputBytes: 0))
     }
 
     /// `maximumOutputBytes` (0: none) makes the encoder's output buffer unable to grow past it,
@@ -71,8 +77,12 @@ public enum ImageEncoder {
     }
 
     /// Encodes as 8-bit PNG in the bitmap's own pixel format (gray, gray+alpha, RGB, RGBA).
-    public static func png(_ bitmap: Bitmap, options: PNGEncodingOptions = PNGEncodingOptions()) throws(ImageCodecError) -> Data {
-        try png(bitmap, options: options, maximumOutputBytes: 0)
+    /// `metadata` is written as an `eXIf` chunk.
+    public static func png(
+        _ bitmap: Bitmap, options: PNGEncodingOptions = PNGEncodingOptions(), metadata: ImageMetadata = .none
+    ) throws(ImageCodecError) -> Data {
+        try metadata.validate()
+        return try metadata.written(intoPNG: png(bitmap, options: options, maximumOutputBytes: 0))
     }
 
     /// See `jpeg(_:options:maximumOutputBytes:)`.
@@ -104,8 +114,11 @@ public enum ImageEncoder {
     }
 
     /// Encodes as lossy WebP; alpha is kept (WebP's alpha plane is lossless). Gray bitmaps are
-    /// written as RGB, WebP having no gray mode.
-    public static func webp(_ bitmap: Bitmap, options: WebPEncodingOptions = WebPEncodingOptions()) throws(ImageCodecError) -> Data {
+    /// written as RGB, WebP having no gray mode. `metadata` is written as an `EXIF` chunk.
+    public static func webp(
+        _ bitmap: Bitmap, options: WebPEncodingOptions = WebPEncodingOptions(), metadata: ImageMetadata = .none
+    ) throws(ImageCodecError) -> Data {
+        try metadata.validate()
         guard (1...100).contains(options.quality) else {
             throw .invalidArgument("WebP quality must be 1...100, got \(options.quality)")
         }
@@ -124,13 +137,17 @@ public enum ImageEncoder {
             return iec_webp_encode(&parameters, pixels.baseAddress, colour.bytesPerRow, &output, &length, &message)
         }
         let data = try takeOutput(status: status, output: output, length: length, message: message)
-        guard options.preservesICCProfile, let profile = bitmap.iccProfile, !profile.isEmpty else { return data }
-        return WebPContainer.adding(iccProfile: profile, to: data, width: colour.width, height: colour.height, hasAlpha: colour.format.hasAlpha)
+        let profile = options.preservesICCProfile ? bitmap.iccProfile.flatMap { $0.isEmpty ? nil : $0 } : nil
+        return WebPContainer.adding(
+            iccProfile: profile, exif: metadata.exif, to: data, width: colour.width, height: colour.height, hasAlpha: colour.format.hasAlpha)
     }
 
     /// Encodes as AVIF (AV1, 4:2:0); alpha is kept as an auxiliary image, gray is written as
-    /// RGB, no EXIF is written.
-    public static func avif(_ bitmap: Bitmap, options: AVIFEncodingOptions = AVIFEncodingOptions()) throws(ImageCodecError) -> Data {
+    /// RGB. `metadata` is written as an `Exif` item describing the image.
+    public static func avif(
+        _ bitmap: Bitmap, options: AVIFEncodingOptions = AVIFEncodingOptions(), metadata: ImageMetadata = .none
+    ) throws(ImageCodecError) -> Data {
+        try metadata.validate()
         guard (1...100).contains(options.quality) else {
             throw .invalidArgument("AVIF quality must be 1...100, got \(options.quality)")
         }
@@ -139,15 +156,19 @@ public enum ImageEncoder {
         }
         let colour = bitmap.expandingGray()
         let profile = options.preservesICCProfile ? colour.iccProfile ?? [] : []
+        let exif = metadata.exif ?? []
         var output: UnsafeMutablePointer<UInt8>?
         var length = 0
         var message = [CChar](repeating: 0, count: Int(IEC_MESSAGE_MAX))
         let status = colour.pixels.withUnsafeBufferPointer { pixels in
             profile.withUnsafeBufferPointer { icc in
-                var parameters = iec_avif_encode_params(
-                    width: UInt32(colour.width), height: UInt32(colour.height), channels: Int32(colour.format.channels),
-                    quality: Int32(options.quality), speed: Int32(options.speed), icc_profile: icc.baseAddress, icc_length: icc.count)
-                return iec_avif_encode(&parameters, pixels.baseAddress, colour.bytesPerRow, &output, &length, &message)
+                exif.withUnsafeBufferPointer { exif in
+                    var parameters = iec_avif_encode_params(
+                        width: UInt32(colour.width), height: UInt32(colour.height), channels: Int32(colour.format.channels),
+                        quality: Int32(options.quality), speed: Int32(options.speed), icc_profile: icc.baseAddress, icc_length: icc.count,
+                        exif: exif.baseAddress, exif_length: exif.count)
+                    return iec_avif_encode(&parameters, pixels.baseAddress, colour.bytesPerRow, &output, &length, &message)
+                }
             }
         }
         return try takeOutput(status: status, output: output, length: length, message: message)
@@ -159,13 +180,13 @@ public enum ImageEncoder {
     public static func encode(
         _ bitmap: Bitmap, as format: ImageFormat, jpegOptions: JPEGEncodingOptions = JPEGEncodingOptions(),
         pngOptions: PNGEncodingOptions = PNGEncodingOptions(), webpOptions: WebPEncodingOptions = WebPEncodingOptions(),
-        avifOptions: AVIFEncodingOptions = AVIFEncodingOptions()
+        avifOptions: AVIFEncodingOptions = AVIFEncodingOptions(), metadata: ImageMetadata = .none
     ) throws(ImageCodecError) -> Data {
         switch format {
-        case .jpeg: try jpeg(bitmap, options: jpegOptions)
-        case .png: try png(bitmap, options: pngOptions)
-        case .webp: try webp(bitmap, options: webpOptions)
-        case .avif: try avif(bitmap, options: avifOptions)
+        case .jpeg: try jpeg(bitmap, options: jpegOptions, metadata: metadata)
+        case .png: try png(bitmap, options: pngOptions, metadata: metadata)
+        case .webp: try webp(bitmap, options: webpOptions, metadata: metadata)
+        case .avif: try avif(bitmap, options: avifOptions, metadata: metadata)
         case .heic: throw .invalidArgument("HEIC is read, not written: encode as JPEG, PNG, WebP or AVIF")
         }
     }

@@ -56,6 +56,7 @@ public enum FuzzingEntryPoints {
         precondition(container.codedImages >= 1 && container.codedImages <= 2 * tiles, "\(container.codedImages) coded images passed")
         precondition(container.largestCodedPixels <= limits.maxPixelCount, "a coded image over the pixel limit passed")
         precondition(container.iccProfile.map { $0.count <= limits.maxICCProfileBytes && $0.upperBound <= data.count } ?? true)
+        precondition(container.exif.map { $0.upperBound <= data.count } ?? true, "an Exif item past the end passed")
     }
 
     /// Reads the header as the header targets do, and traps when the read allocated more in the
@@ -64,7 +65,31 @@ public enum FuzzingEntryPoints {
     public static func boundedHeader(_ data: Data) -> ImageHeader? {
         guard let source = try? ImageSource(data: data, limits: fuzzingLimits) else { return nil }
         checkHeaderBound(source)
+        checkedMetadata(source)
         return source.header
+    }
+
+    /// The source's metadata, read as an encoder would be given it; traps when what it returns
+    /// is not what ``ImageSource/metadata()`` promises (a TIFF block within the limits, upright).
+    private static func checkedMetadata(_ source: ImageSource) {
+        guard let exif = source.metadata().exif else { return }
+        precondition(exif.count <= min(source.limits.maxEXIFBytes, ImageMetadata.maximumEXIFBytes), "an EXIF block of \(exif.count) bytes passed")
+        let block = ExifBlock(tiff: exif)
+        precondition(block != nil && block?.orientation ?? .up == .up, "the metadata is not an upright TIFF block")
+    }
+
+    /// The edits made to an EXIF block (the copyright kept alone, the orientation set upright),
+    /// trapping when either gives what it must not: a copyright block that does not read back as
+    /// at most the two tags, an upright block of another length or orientation.
+    public static func checkEXIFEdits(tiff bytes: [UInt8]) {
+        guard let block = ExifBlock(tiff: bytes) else { return }
+        let upright = block.settingOrientationUp
+        precondition(upright.count == bytes.count && ExifBlock(tiff: upright)?.orientation ?? .up == .up, "the upright edit failed")
+        if let copyright = block.copyrightOnly {
+            let kept = ExifBlock(tiff: copyright)
+            precondition(
+                kept.map { (1...2).contains($0.entries.count) && $0.copyrightOnly == copyright } ?? false, "the copyright block does not read back")
+        }
     }
 
     /// Decodes with the options `selector` picks (see `decodingOptions(selector:)`), checking the
