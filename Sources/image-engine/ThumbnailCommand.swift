@@ -82,6 +82,13 @@ struct ThumbnailCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Keep the source's colour space and ICC profile instead of converting to sRGB (for viewers that manage colour).")
     var keepProfile = false
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "EXIF the thumbnails keep: none (the default), copyright (the Artist and Copyright tags) or all (the whole block, GPS included, its orientation set upright).",
+            valueName: "none|copyright|all"))
+    var metadata: KeptMetadata = .none
+
     @Flag(name: .long, help: "Print one JSON line per file, in argument order: input, output, width, height, bytes, milliseconds.")
     var json = false
 
@@ -191,6 +198,7 @@ struct ThumbnailCommand: AsyncParsableCommand {
             colorManagement: keepProfile ? .preserveSource : .convertToSRGB)
         if let quality { (options.jpeg.quality, options.webp.quality, options.avif.quality) = (quality, quality, quality) }
         options.jpeg.encoder = jpegEncoder
+        options.keptMetadata = metadata
         options.memoryBudget = maxMemory?.bytes
         options.fastShrinkOnLoad = size.fastShrinkOnLoad
         options.region = try region()
@@ -230,3 +238,4 @@ struct ThumbnailCommand: AsyncParsableCommand {
 
 extension ImageFormat: ExpressibleByArgument {}
 extension JPEGEncodingOptions.Encoder: ExpressibleByArgument {}
+extension KeptMetadata: ExpressibleByArgument {}

@@ -129,4 +129,28 @@ struct CanvasArgumentsTests {
         #expect(result.outcome.status == 64, "\(options): \(result.outcome.status)")
         #expect(result.outcome.stderr.contains(named), "\(options): \(result.outcome.stderr)")
     }
+
+    @Test("--metadata: none by default, the Artist and Copyright, or the whole block upright; a bad choice is a usage error")
+    func metadata() async throws {
+        let directory = try TemporaryDirectory()
+        let block = ExifFixture.block(orientation: 6)
+        let photo = try ImageEncoder.jpeg(try ImageDecoder().decode(Data(contentsOf: URL(fileURLWithPath: ResizeArgumentsTests.kite))))
+        let source = directory.url.appendingPathComponent("exif.jpg")
+        try ExifFixture.inserting(block, into: photo).write(to: source)
+        func exif(_ options: [String]) async throws -> [UInt8]? {
+            let result = try await ResizeArgumentsTests.thumbnail(source.path, ["--size", "100x100"] + options)
+            #expect(result.outcome.status == 0, "\(options): \(result.outcome.stderr)")
+            // Turned by the orientation: the 480×300 kite stands 62.5×100.
+            #expect((62...63).contains(result.width ?? 0) && result.height == 100, "\(options)")
+            return try ImageSource(data: try #require(result.file)).metadata().exif
+        }
+        #expect(try await exif([]) == nil)
+        #expect(try await exif(["--metadata", "none"]) == nil)
+        let copyright = try #require(try await exif(["--metadata", "copyright", "--format", "webp"]))
+        #expect(Set(try #require(ExifFixture.tags(copyright)).keys) == [ExifFixture.artistTag, ExifFixture.copyrightTag])
+        let all = try #require(try await exif(["--metadata", "all", "--format", "png"]))
+        #expect(all.count == block.count && ExifFixture.orientation(all) == 1 && ExifFixture.tags(all)?[ExifFixture.gpsTag] != nil)
+        let bad = try await ResizeArgumentsTests.thumbnail(source.path, ["--metadata", "gps"])
+        #expect(bad.outcome.status == 64 && bad.outcome.stderr.contains("--metadata"), "\(bad.outcome.stderr)")
+    }
 }

@@ -31,6 +31,8 @@ public struct ThumbnailOptions: Sendable, Hashable {
     public var webp = WebPEncodingOptions()
     /// How AVIF outputs are encoded.
     public var avif = AVIFEncodingOptions()
+    /// Which of each source's EXIF its thumbnail carries: none by default.
+    public var keptMetadata = KeptMetadata.none
     /// sRGB outputs without a profile (the default), or the source's values and profile.
     public var colorManagement: ColorManagement
     /// Ceilings checked before any large allocation.

@@ -27,6 +27,7 @@ public struct Thumbnailer: Sendable {
     struct Decoded: Sendable {
         var input: URL
         var bitmap: Bitmap
+        var metadata: ImageMetadata
         var elapsed: Duration
     }
 
@@ -71,9 +72,11 @@ public struct Thumbnailer: Sendable {
     /// Read, decode, resample and put on the canvas: the first half of a thumbnail.
     func decode(_ input: URL) throws(ImageCodecError) -> Decoded {
         let start = ContinuousClock.now
-        let turned = try decoder.decode(contentsOf: input).applying(ExifOrientation(clockwise: options.rotation))
+        let decoder = decoder
+        let source = try decoder.source(FileBytes.read(input, maximumSize: options.limits.maxFileSize))
+        let turned = try source.decode(decoder.options).bitmap.applying(ExifOrientation(clockwise: options.rotation))
         let bitmap = try options.canvas.apply(to: options.filters.apply(to: turned), limits: options.limits)
-        return Decoded(input: input, bitmap: bitmap, elapsed: ContinuousClock.now - start)
+        return Decoded(input: input, bitmap: bitmap, metadata: options.keptMetadata.metadata(of: source), elapsed: ContinuousClock.now - start)
     }
 
     /// Encode and write atomically: the second half.
@@ -82,7 +85,7 @@ public struct Thumbnailer: Sendable {
         let bitmap = decoded.bitmap
         let data = try ImageEncoder.encode(
             bitmap, as: options.format, jpegOptions: options.jpeg, pngOptions: options.png, webpOptions: options.webp,
-            avifOptions: options.avif)
+            avifOptions: options.avif, metadata: decoded.metadata)
         try FileBytes.writeAtomically(data, to: output)
         let elapsed = decoded.elapsed + (ContinuousClock.now - start)
         return ThumbnailResult(
