@@ -45,6 +45,16 @@ struct RenderVersionTests {
             "rs:fill:48:80/g:no ladybird.jpg": "8dbbb51152bc6af795358a68d085551fc2befe1a2a995beb20af75ed8c01ac4f",
             "rs:fit:80:80/f:webp kite.jpg": "70493546b27e0214115754e70e371d6217a6b3a6b34719263c8ba18fcff3435e",
             "rs:fit:80:80/f:avif kite.jpg": "f8a21763f063c5c4fcc238c78117a9dfa5a29900899956abfb47c3d1b84688cf"
+        ],
+        // EXIF Artist and Copyright kept by default (kcr:1): these sources name no one (Kite's
+        // tags are spaces), so their bytes are 5's.
+        "6": [
+            "rs:fill:100:100/q:80 kite.jpg": "46a93e92eb0f4230fca5ca0442f2112e6484733fe6db69540666d17e35781e78",
+            "rs:fit:64:64 calla.png": "804e688c9f8312a14083250f932eb1ce0c71bc4fe13c3c5dba69e59e32d91b6a",
+            "rs:force:50:30/q:90 grey.jpg": "af5bbb8f9c8950eabe56fc65ac6c337154303b134d9037085e5b28426abe93f2",
+            "rs:fill:48:80/g:no ladybird.jpg": "8dbbb51152bc6af795358a68d085551fc2befe1a2a995beb20af75ed8c01ac4f",
+            "rs:fit:80:80/f:webp kite.jpg": "70493546b27e0214115754e70e371d6217a6b3a6b34719263c8ba18fcff3435e",
+            "rs:fit:80:80/f:avif kite.jpg": "f8a21763f063c5c4fcc238c78117a9dfa5a29900899956abfb47c3d1b84688cf"
         ]
     ]
 

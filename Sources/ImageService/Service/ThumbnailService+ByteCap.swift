@@ -18,18 +18,21 @@ extension ThumbnailService {
     /// cap as its budget): qualities up to `quality`, and sizes down to half the longest side
     /// when no quality fits, chosen by SSIMULACRA2 over measured candidates — the bytes are
     /// exact, never estimated. WebP and AVIF bisect their quality (bytes grow with it); PNG has
-    /// no quality to give.
+    /// no quality to give. `metadata` is written into every candidate, so it is counted.
     static func fitted(
-        _ bitmap: Bitmap, format: ProcessingOptions.OutputFormat, quality: Int, cap: Int, first: Data,
+        _ bitmap: Bitmap, format: ProcessingOptions.OutputFormat, quality: Int, cap: Int, first: Data, metadata: ImageMetadata,
         jpegEncoder: JPEGEncodingOptions.Encoder, limits: DecodingLimits
     ) async throws(ByteCapFailure) -> Data {
         switch format {
         case .png:
             throw .unreachable(smallest: first.count)
         case .jpeg:
+            // The search fits the image in what the metadata's segment leaves of the cap.
+            let budget = cap - metadata.jpegSegmentBytes
+            guard budget > 0 else { throw .unreachable(smallest: first.count) }
             let side = max(bitmap.width, bitmap.height)
             let options = UploadBudgetOptions(
-                budget: cap, maxPixelSize: side, minPixelSize: max(1, side / 2), qualityRange: min(30, quality)...quality,
+                budget: budget, maxPixelSize: side, minPixelSize: max(1, side / 2), qualityRange: min(30, quality)...quality,
                 limits: limits, jpegEncoder: jpegEncoder)
             let source: Data
             do throws(ImageCodecError) {
@@ -37,22 +40,27 @@ extension ThumbnailService {
             } catch {
                 throw .codec(error)
             }
+            let fitted: Data
             do throws(UploadBudgetError) {
-                let set = try await UploadCompressor(options: options).compress([.data(source, name: "output.png")])
-                return set.images[0].data
+                fitted = try await UploadCompressor(options: options).compress([.data(source, name: "output.png")]).images[0].data
             } catch {
                 switch error {
-                case .budgetUnreachable(_, let smallest): throw .unreachable(smallest: smallest)
+                case .budgetUnreachable(_, let smallest): throw .unreachable(smallest: smallest + metadata.jpegSegmentBytes)
                 case .sourceFailures(let failures) where !failures.isEmpty: throw .codec(failures[0].error)
                 default: throw .codec(.encodingFailed(error.description))
                 }
+            }
+            do throws(ImageCodecError) {
+                return try metadata.written(intoJPEG: fitted)
+            } catch {
+                throw .codec(error)
             }
         case .webp, .avif:
             func encode(_ quality: Int) throws(ByteCapFailure) -> Data {
                 do throws(ImageCodecError) {
                     return format == .webp
-                        ? try ImageEncoder.webp(bitmap, options: WebPEncodingOptions(quality: quality))
-                        : try ImageEncoder.avif(bitmap, options: AVIFEncodingOptions(quality: quality))
+                        ? try ImageEncoder.webp(bitmap, options: WebPEncodingOptions(quality: quality), metadata: metadata)
+                        : try ImageEncoder.avif(bitmap, options: AVIFEncodingOptions(quality: quality), metadata: metadata)
                 } catch {
                     throw .codec(error)
                 }

@@ -144,6 +144,7 @@ extension ThumbnailService {
         counters.addDecode()
         let quality = input.quality
         let format = input.format
+        let metadata = input.options.keptMetadata.metadata(of: input.image)
         // Decoding and encoding block a thread for up to a second: not one of the cooperative
         // pool's, which every request's async code shares; but inside this task, so a cancelled
         // request stops its decode or encode between rows.
@@ -157,10 +158,11 @@ extension ThumbnailService {
                     let encodeStarted = ContinuousClock.now
                     let data =
                         switch format {
-                        case .jpeg: try ImageEncoder.jpeg(bitmap, options: JPEGEncodingOptions(quality: quality, encoder: jpegEncoder))
-                        case .png: try ImageEncoder.png(bitmap)
-                        case .webp: try ImageEncoder.webp(bitmap, options: WebPEncodingOptions(quality: quality))
-                        case .avif: try ImageEncoder.avif(bitmap, options: AVIFEncodingOptions(quality: quality))
+                        case .jpeg:
+                            try ImageEncoder.jpeg(bitmap, options: JPEGEncodingOptions(quality: quality, encoder: jpegEncoder), metadata: metadata)
+                        case .png: try ImageEncoder.png(bitmap, metadata: metadata)
+                        case .webp: try ImageEncoder.webp(bitmap, options: WebPEncodingOptions(quality: quality), metadata: metadata)
+                        case .avif: try ImageEncoder.avif(bitmap, options: AVIFEncodingOptions(quality: quality), metadata: metadata)
                         }
                     return (bitmap, data, encodeStarted)
                 }.mapError(ByteCapFailure.codec).get()
@@ -168,7 +170,8 @@ extension ThumbnailService {
                 if let cap, first.count > cap {
                     // Over its cap: the best quality (and size, for JPEG) that fits, or a 422.
                     data = try await Self.fitted(
-                        bitmap, format: format, quality: quality, cap: cap, first: first, jpegEncoder: jpegEncoder, limits: limits)
+                        bitmap, format: format, quality: quality, cap: cap, first: first, metadata: metadata, jpegEncoder: jpegEncoder,
+                        limits: limits)
                 }
                 return .success((data, (encodeStarted - decodeStarted).milliseconds, (ContinuousClock.now - encodeStarted).milliseconds))
             } catch {

@@ -126,13 +126,11 @@ enum OptionParser {
                 try limitArguments(1)
                 if let value = argument(0) { options.stripsColorProfile = try boolean(value, name) }
             case "strip_metadata", "sm":
-                // Outputs never carry EXIF or XMP (the orientation is in the pixels): keeping
-                // them is not something the service makes, and is said so rather than ignored.
                 try limitArguments(1)
-                if let value = argument(0), try !boolean(value, name) { throw Failure(message: "\(name): keeping metadata is not supported") }
+                if let value = argument(0) { options.stripsMetadata = try boolean(value, name) }
             case "keep_copyright", "kcr":
                 try limitArguments(1)
-                if let value = argument(0), try boolean(value, name) { throw Failure(message: "\(name): keeping the copyright is not supported") }
+                if let value = argument(0) { options.keepsCopyright = try boolean(value, name) }
             case "enforce_thumbnail", "eth":
                 try limitArguments(1)
                 if let value = argument(0) { options.enforcesThumbnail = try boolean(value, name) }

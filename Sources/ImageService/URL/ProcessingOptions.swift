@@ -117,6 +117,13 @@ public struct ProcessingOptions: Sendable, Hashable {
     /// Convert to sRGB and write no colour profile (`scp:1`, the default, as imgproxy's
     /// `IMGPROXY_STRIP_COLOR_PROFILE`); `scp:0` keeps the source's colour space and profile.
     public var stripsColorProfile = true
+    /// Write no EXIF but what `keepsCopyright` keeps (`sm:1`, the default, as imgproxy's
+    /// `IMGPROXY_STRIP_METADATA`); `sm:0` carries the source's whole EXIF block, its
+    /// orientation set upright (the pixels are).
+    public var stripsMetadata = true
+    /// While stripping, keep the source's EXIF Artist and Copyright (`kcr:1`, the default, as
+    /// imgproxy's `IMGPROXY_KEEP_COPYRIGHT`); `kcr:0` strips them too.
+    public var keepsCopyright = true
     /// `eth:` (enforce_thumbnail) as asked: accepted, but the service never substitutes an
     /// embedded thumbnail for the image (it decodes the image at the scale the output needs),
     /// so it changes nothing.
@@ -257,6 +264,9 @@ public struct ProcessingOptions: Sendable, Hashable {
     /// The filtered bitmap (`imageFilters` applied).
     public func filtered(_ bitmap: Bitmap) throws(ImageCodecError) -> Bitmap { try imageFilters.apply(to: bitmap) }
 
+    /// What of the source's EXIF the output carries (`sm:`, `kcr:`).
+    public var keptMetadata: KeptMetadata { stripsMetadata ? (keepsCopyright ? .copyright : .none) : .all }
+
     /// Whether `filtered` changes anything.
     public var filters: Bool { !imageFilters.isIdentity }
 
@@ -302,6 +312,7 @@ public struct ProcessingOptions: Sendable, Hashable {
         if rotation != 0 { parts.append("rot:\(rotation)") }
         if !autoRotates { parts.append("ar:0") }
         if !stripsColorProfile { parts.append("scp:0") }
+        if keptMetadata != .copyright { parts.append("md:\(keptMetadata.rawValue)") }
         if let blur { parts.append("bl:\(blur)") }
         if let sharpen { parts.append("sh:\(sharpen)") }
         if let pixelate { parts.append("pix:\(pixelate)") }
