@@ -1,16 +1,19 @@
 #!/usr/bin/env python3
 """URLs built by imgproxy's own Python URL builder (PyPI `imgproxy`, in a venv of its own)
 against `image-engine serve`: each answer's status, size, type and bytes against what imgproxy's
-documentation says for that URL, and `t:` against libvips' `find_trim` on the same file.
+documentation says for that URL, `t:` against libvips' `find_trim` on the same file, and the
+metadata options (`kcr`, `sm`) by the EXIF fields libvips reads from each answer.
 
 The builder writes `/SIGNATURE/ADVANCED.../g:G/rs:T:W:H:E/BASE64URL[.EXT]`, signed with the key
 and salt: the options it puts first are the ones marketplaces add (`ex`, `bg`, `pd`, `t`, `c`,
 `mw`, `z`, `mb`...).
 
-Usage: imgproxy_builder.py ENGINE PHOTO... (JPEG photos; each also gets a framed PNG copy)"""
+Usage: imgproxy_builder.py ENGINE PHOTO... (JPEG photos; each also gets a framed PNG copy and a
+copy whose EXIF turns it and names an artist, a copyright and a place)"""
 import base64
 import json
 import os
+import struct
 import subprocess
 import sys
 import tempfile
@@ -47,6 +50,42 @@ def size_of(data):
         fields = [subprocess.run(["vipsheader", "-f", f, file.name], capture_output=True, text=True).stdout.strip()
                   for f in ("width", "height")]
     return tuple(int(v) for v in fields)
+
+
+def with_exif(jpeg):
+    """`jpeg` with an APP1 EXIF block after SOI: orientation 6, Artist, Copyright, and a GPS IFD."""
+    artist, copyright = b"Ann Example\0", b"(c) Example Photo Ltd\0"
+    values = 8 + 2 + 4 * 12 + 4
+    gps = values + len(artist) + len(copyright)
+    ifd = struct.pack("<H", 4) + struct.pack("<HHIHH", 0x0112, 3, 1, 6, 0)
+    ifd += struct.pack("<HHII", 0x013B, 2, len(artist), values) + struct.pack("<HHII", 0x8298, 2, len(copyright), values + len(artist))
+    ifd += struct.pack("<HHII", 0x8825, 4, 1, gps) + struct.pack("<I", 0)
+    gps_ifd = struct.pack("<H", 1) + struct.pack("<HHI", 1, 2, 2) + b"N\0\0\0" + struct.pack("<I", 0)
+    segment = b"Exif\0\0" + b"II" + struct.pack("<HI", 42, 8) + ifd + artist + copyright + gps_ifd
+    return jpeg[:2] + b"\xff\xe1" + struct.pack(">H", len(segment) + 2) + segment + jpeg[2:]
+
+
+def exif_fields(data):
+    """The EXIF fields libvips (libexif) reads from `data`, as {name: value}."""
+    with tempfile.NamedTemporaryFile(suffix=".img") as file:
+        file.write(data)
+        file.flush()
+        lines = subprocess.run(["vipsheader", "-a", file.name], capture_output=True, text=True).stdout.splitlines()
+    return {line.split(":")[0]: line.split(": ", 1)[1].split(" (")[0] for line in lines if line.startswith("exif-ifd")}
+
+
+def metadata_verdict(expected, fields):
+    """Whether the EXIF libvips found is what `kcr`/`sm` promise, and what it was."""
+    # libexif fills in the tags EXIF makes mandatory when it loads a block that lacks them.
+    filled = {"ColorSpace", "ExifVersion", "FlashpixVersion", "ResolutionUnit", "XResolution", "YResolution"}
+    names = {name.split("-")[-1] for name in fields} - filled
+    got = ", ".join(sorted(names)) or "no EXIF"
+    if expected == "copyright only":
+        return got, names == {"Artist", "Copyright"} and fields.get("exif-ifd0-Copyright") == "(c) Example Photo Ltd"
+    if expected == "no EXIF":
+        return got, not names
+    return "GPS, orientation " + fields.get("exif-ifd0-Orientation", "none").split()[0], \
+        fields.get("exif-ifd3-GPSLatitudeRef") == "N" and fields.get("exif-ifd0-Orientation", "").startswith("1")
 
 
 def find_trim(path, threshold):
@@ -121,6 +160,13 @@ def main():
             rows = cases(width, height)
             left, top, tw, th = find_trim(framed, 10)
             rows.append(("trim vs vips find_trim", ["t:10"], dict(resizing_type="fit", source=os.path.basename(framed)), (tw, th)))
+            # The same photo with EXIF that names an artist, a copyright and a place.
+            exif = "exif-" + name
+            with open(os.path.join(work, exif), "wb") as file:
+                file.write(with_exif(open(photo, "rb").read()))
+            for label, advanced, expected in [("copyright kept (default)", [], "copyright only"), ("kcr:0", ["kcr:0"], "no EXIF"),
+                                              ("sm:0", ["sm:0"], "whole EXIF, upright")]:
+                rows.append((label, advanced, dict(resizing_type="fit", width=300, height=300, source=exif), expected))
             for label, advanced, kwargs, expected in rows:
                 source = kwargs.pop("source", name)
                 url = ImgProxy(f"http://127.0.0.1:{origin.server_port}/{source}", key=KEY, salt=SALT, **kwargs)(*advanced)
@@ -135,6 +181,8 @@ def main():
                         got, ok = f"{len(body)} bytes", len(body) <= 8000
                     elif expected == "the source's bytes":
                         got, ok = f"{len(body)} bytes", body == open(photo, "rb").read()
+                    elif expected in ("copyright only", "no EXIF", "whole EXIF, upright"):
+                        got, ok = metadata_verdict(expected, exif_fields(body))
                     elif isinstance(expected, str):
                         got = headers.get("Content-Disposition", "")
                         ok = got.startswith("attachment") and "product.jpg" in got
