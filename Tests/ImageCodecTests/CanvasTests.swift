@@ -85,4 +85,24 @@ struct CanvasTests {
         }
         #expect(try Canvas().apply(to: Self.green(3, 2)) == Self.green(3, 2), "the identity canvas returns the bitmap")
     }
+
+    @Test("a finishing turns, filters and extends in that order; its size and bytes are known before it runs")
+    func finishing() throws {
+        // 60 × 20: the left half green, the right half red.
+        let photo = try Bitmap(
+            width: 60, height: 20, format: .rgb,
+            pixels: (0..<20).flatMap { _ in (0..<60).flatMap { $0 < 30 ? [10, 200, 30] : [220, 20, 20] as [UInt8] } })
+        let finishing = Finishing(
+            rotation: 90, filters: ImageFilters(pixelate: 2), canvas: Canvas(extend: .size(width: 40, height: 80), background: .white))
+        #expect(try finishing.outputSize(width: 60, height: 20) == (40, 80))
+        // The turned copy (60 × 20 × 4), the filters' buffers (20 × 60 × 4 × 6) and the canvas (40 × 80 × 4).
+        #expect(try finishing.plannedBytes(width: 60, height: 20) == 4_800 + 28_800 + 12_800)
+        let tile = try finishing.apply(to: photo)
+        #expect(tile.width == 40 && tile.height == 80)
+        // Turned clockwise, the green left half is on top: rows 10...39 of the centred 20 × 60.
+        #expect(Self.rgb(tile, 20, 15) == [10, 200, 30] && Self.rgb(tile, 20, 60) == [220, 20, 20])
+        #expect(Self.rgb(tile, 2, 40) == [255, 255, 255] && Self.rgb(tile, 20, 5) == [255, 255, 255])
+        #expect(tile == (try finishing.canvas.apply(to: finishing.filters.apply(to: photo.applying(.right)))))
+        #expect(try Finishing().apply(to: photo) == photo && Finishing().plannedBytes(width: 60, height: 20) == 0)
+    }
 }

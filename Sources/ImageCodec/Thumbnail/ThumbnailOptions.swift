@@ -21,6 +21,8 @@ public struct ThumbnailOptions: Sendable, Hashable {
     /// What goes around the resized image: extension to a box or aspect ratio, padding,
     /// background (a white square tile around any photo). By default nothing.
     public var canvas = Canvas()
+    /// The turn, the filters and the canvas, as one ``Finishing``.
+    public var finishing: Finishing { Finishing(rotation: rotation, filters: filters, canvas: canvas) }
     /// The output format.
     public var format: ImageFormat
     /// How JPEG outputs are encoded.

@@ -62,11 +62,7 @@ public struct Thumbnailer: Sendable {
 
     /// The plan's peak and the canvas the bitmap is then put on.
     private func planned(_ plan: DecodePlan) throws(ImageCodecError) -> Int {
-        let turn = ExifOrientation(clockwise: options.rotation)
-        let (width, height) = turn.swapsDimensions ? (plan.height, plan.width) : (plan.width, plan.height)
-        return plan.memoryBytes + (turn == .up ? 0 : plan.width * plan.height * 4)
-            + options.filters.plannedBytes(width: width, height: height, channels: 4)
-            + (try options.canvas.plannedBytes(width: width, height: height, limits: options.limits))
+        plan.memoryBytes + (try options.finishing.plannedBytes(width: plan.width, height: plan.height, limits: options.limits))
     }
 
     /// Read, decode, resample and put on the canvas: the first half of a thumbnail.
@@ -74,8 +70,7 @@ public struct Thumbnailer: Sendable {
         let start = ContinuousClock.now
         let decoder = decoder
         let source = try decoder.source(FileBytes.read(input, maximumSize: options.limits.maxFileSize))
-        let turned = try source.decode(decoder.options).bitmap.applying(ExifOrientation(clockwise: options.rotation))
-        let bitmap = try options.canvas.apply(to: options.filters.apply(to: turned), limits: options.limits)
+        let bitmap = try options.finishing.apply(to: source.decode(decoder.options).bitmap, limits: options.limits)
         return Decoded(input: input, bitmap: bitmap, metadata: options.keptMetadata.metadata(of: source), elapsed: ContinuousClock.now - start)
     }
 

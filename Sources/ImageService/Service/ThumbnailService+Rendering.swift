@@ -91,21 +91,16 @@ extension ThumbnailService {
             return .failure(ServiceError(error))
         }
 
-        // What goes around the decoded image (extend, padding, background), sized before a
-        // pixel is touched: a canvas past the limits is the request's error.
-        let canvas = input.options.canvas
-        // A quarter turn (`rot:`) exchanges the decoded sides, and its copy is another bitmap.
-        let rotation = ExifOrientation(clockwise: input.options.rotation)
-        let (rotatedWidth, rotatedHeight) = rotation.swapsDimensions ? (plan.height, plan.width) : (plan.width, plan.height)
-        // What the turn, the filters and the canvas allocate beside the decode's own bitmap.
-        let transformBytes =
-            (rotation == .up ? 0 : plan.width * plan.height * 4)
-            + (input.options.filters ? Bitmap.filterBytes(width: plan.width, height: plan.height, channels: 4) : 0)
+        // The turn (`rot:`), the filters and what goes around the decoded image (extend,
+        // padding, background), sized and counted before a pixel is touched: a canvas past the
+        // limits is the request's error.
+        let finishing = input.options.finishing
+        let canvas = finishing.canvas
         let output: (width: Int, height: Int)
         let afterDecodeBytes: Int
         do {
-            output = try canvas.size(width: rotatedWidth, height: rotatedHeight, limits: limits)
-            afterDecodeBytes = try canvas.plannedBytes(width: rotatedWidth, height: rotatedHeight, limits: limits) + transformBytes
+            output = try finishing.outputSize(width: plan.width, height: plan.height, limits: limits)
+            afterDecodeBytes = try finishing.plannedBytes(width: plan.width, height: plan.height, limits: limits)
         } catch {
             return .failure(ServiceError(error))
         }
@@ -153,8 +148,7 @@ extension ThumbnailService {
             do throws(ByteCapFailure) {
                 let decodeStarted = ContinuousClock.now
                 let (bitmap, first, encodeStarted) = try Result { () throws(ImageCodecError) -> (Bitmap, Data, ContinuousClock.Instant) in
-                    let turned = try input.image.decode(decoding).bitmap.applying(rotation)
-                    let bitmap = try canvas.apply(to: input.options.filtered(turned), limits: limits)
+                    let bitmap = try finishing.apply(to: input.image.decode(decoding).bitmap, limits: limits)
                     let encodeStarted = ContinuousClock.now
                     let data =
                         switch format {

@@ -261,13 +261,13 @@ public struct ProcessingOptions: Sendable, Hashable {
     /// image, before the canvas.
     public var imageFilters: ImageFilters { ImageFilters(blur: blur, sharpen: sharpen, pixelate: pixelate) }
 
-    /// The filtered bitmap (`imageFilters` applied).
-    public func filtered(_ bitmap: Bitmap) throws(ImageCodecError) -> Bitmap { try imageFilters.apply(to: bitmap) }
-
     /// What of the source's EXIF the output carries (`sm:`, `kcr:`).
     public var keptMetadata: KeptMetadata { stripsMetadata ? (keepsCopyright ? .copyright : .none) : .all }
 
-    /// Whether `filtered` changes anything.
+    /// The turn, the filters and the canvas after the decode, as one `Finishing`.
+    public var finishing: Finishing { Finishing(rotation: rotation, filters: imageFilters, canvas: canvas) }
+
+    /// Whether the filters change anything.
     public var filters: Bool { !imageFilters.isIdentity }
 
     /// What goes around the resized result: the extension to the box (after `dpr`) or to its
