@@ -19,15 +19,14 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import urllib.error
 import urllib.parse
 import urllib.request
-from functools import partial
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 
 import ssimulacra2
 from PIL import Image
+
+import loopback_serve
 
 SIDES = [512, 1080]
 FRACTIONS = [0.6, 0.4, 0.25]
@@ -58,25 +57,10 @@ def main():
     engine, photos = sys.argv[1], sys.argv[2:]
     work = tempfile.mkdtemp()
 
-    class Quiet(SimpleHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-
-    origin = ThreadingHTTPServer(("127.0.0.1", 0), partial(Quiet, directory=work))
-    threading.Thread(target=origin.serve_forever, daemon=True).start()
-    port = 19000 + os.getpid() % 1000
-    server = subprocess.Popen([engine, "serve", "--bind", f"127.0.0.1:{port}", "--unsafe", "--allow-private-sources"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        for _ in range(100):
-            try:
-                urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=1)
-                break
-            except OSError:
-                threading.Event().wait(0.1)
+    with loopback_serve.serving(engine, work, ["--unsafe"], port_base=19000) as (origin_port, port):
 
         def get(options, name):
-            source = urllib.parse.quote(f"http://127.0.0.1:{origin.server_port}/{name}", safe="")
+            source = urllib.parse.quote(f"http://127.0.0.1:{origin_port}/{name}", safe="")
             try:
                 return urllib.request.urlopen(f"http://127.0.0.1:{port}/unsafe/{options}/plain/{source}", timeout=120).read()
             except urllib.error.HTTPError as error:
@@ -122,10 +106,6 @@ def main():
             print(f"\nengine S2 minus {label}: median {statistics.median(values):+.2f}, min {min(values):+.2f}, "
                   f"max {max(values):+.2f}, engine at or above in {sum(v >= 0 for v in values)} of {len(values)}")
         print(f"over the cap: engine {over['engine']}, loop with libjpeg-turbo {over['turbo']}, loop with the engine's encoder {over['loop']}")
-    finally:
-        server.terminate()
-        server.wait()
-        origin.shutdown()
 
 
 if __name__ == "__main__":

@@ -17,12 +17,11 @@ import struct
 import subprocess
 import sys
 import tempfile
-import threading
 import urllib.error
 import urllib.request
 import venv
-from functools import partial
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+import loopback_serve
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 VENV = os.path.join(HERE, "..", ".venv-imgproxy")
@@ -127,25 +126,9 @@ def main():
     engine, photos = sys.argv[1], sys.argv[2:]
     ImgProxy = builder()
     work = tempfile.mkdtemp()
-    class Quiet(SimpleHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-
-    handler = partial(Quiet, directory=work)
-    origin = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=origin.serve_forever, daemon=True).start()
-    port = 18000 + os.getpid() % 1000
     env = dict(os.environ, IMAGE_ENGINE_KEY=KEY, IMAGE_ENGINE_SALT=SALT)
-    server = subprocess.Popen([engine, "serve", "--bind", f"127.0.0.1:{port}", "--allow-private-sources"], env=env,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     failures = 0
-    try:
-        for _ in range(100):
-            try:
-                urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=1)
-                break
-            except OSError:
-                threading.Event().wait(0.1)
+    with loopback_serve.serving(engine, work, env=env) as (origin_port, port):
         print("| photo | case | URL options | expected | got | |")
         print("|---|---|---|---|---|---|")
         for photo in photos:
@@ -169,7 +152,7 @@ def main():
                 rows.append((label, advanced, dict(resizing_type="fit", width=300, height=300, source=exif), expected))
             for label, advanced, kwargs, expected in rows:
                 source = kwargs.pop("source", name)
-                url = ImgProxy(f"http://127.0.0.1:{origin.server_port}/{source}", key=KEY, salt=SALT, **kwargs)(*advanced)
+                url = ImgProxy(f"http://127.0.0.1:{origin_port}/{source}", key=KEY, salt=SALT, **kwargs)(*advanced)
                 try:
                     reply = urllib.request.urlopen(f"http://127.0.0.1:{port}{url}", timeout=60)
                     status, body, headers = reply.status, reply.read(), reply.headers
@@ -193,10 +176,6 @@ def main():
                             ok = ok and headers.get("Content-Type") == "image/webp"
                 failures += not ok
                 print(f"| {name} | {label} | `{'/'.join(advanced)}` | {expected} | {got} | {'ok' if ok else 'MISMATCH'} |")
-    finally:
-        server.terminate()
-        server.wait()
-        origin.shutdown()
     print(f"\n{failures} mismatches")
     sys.exit(1 if failures else 0)
 
