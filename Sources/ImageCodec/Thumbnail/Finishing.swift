@@ -8,8 +8,8 @@
 /// let tile = try finishing.apply(to: decoded)
 /// ```
 public struct Finishing: Sendable, Hashable {
-    /// Degrees clockwise: 0, 90, 180 or 270 (others turn by the nearest lower multiple's
-    /// orientation, as ``ExifOrientation/init(clockwise:)`` reads them).
+    /// Degrees clockwise: a multiple of 90, negative counter-clockwise; any other number is no
+    /// turn, as ``ExifOrientation/init(clockwise:)`` reads it.
     public var rotation: Int
     /// Blur, sharpen or pixelate, on the turned image.
     public var filters: ImageFilters
