@@ -65,6 +65,14 @@ let package = Package(
             pkgConfig: "libheif",
             providers: [.apt(["libheif-dev"]), .brew(["libheif"])]
         ),
+        // AVIF in: libavif, the format's reference implementation (fuzzed upstream, with its own
+        // size, dimension and image-count limits), decoding AV1 through dav1d.
+        .systemLibrary(
+            name: "CAVIF",
+            // No pkgConfig: libavif's .pc adds -DAVIF_DLL, a flag SwiftPM refuses (with a warning);
+            // the header and library are in the system's default paths.
+            providers: [.apt(["libavif-dev"]), .brew(["libavif"])]
+        ),
         // glibc's allocator settings, for the CLI's thumbnail batches and serve (MallocTuning).
         .systemLibrary(name: "CGlibcMalloc"),
         // The one lock of the package (a pthread mutex the thread sanitizer understands),
@@ -72,7 +80,10 @@ let package = Package(
         .target(name: "Locking"),
 
         // Every setjmp/longjmp and library callback lives here; no image logic.
-        .target(name: "CImageCodecShim", dependencies: ["CJPEG", "CPNG", "CLCMS2", "CWebP", "CHEIF"]),
+        .target(
+            name: "CImageCodecShim", dependencies: ["CJPEG", "CPNG", "CLCMS2", "CWebP", "CHEIF", "CAVIF"],
+            // CAVIF has no pkg-config entry (see above) to carry its link flag to this target.
+            linkerSettings: [.linkedLibrary("avif")]),
 
         // Header probe, decode with DCT scaling and streaming resample, orientation, encode.
         .target(name: "ImageCodec", dependencies: ["CImageCodecShim", "Locking"]),

@@ -4,13 +4,13 @@
 # Swift itself must already be installed (https://www.swift.org/install/linux/).
 set -euo pipefail
 
-packages=(pkg-config libjpeg-dev libpng-dev liblcms2-dev libwebp-dev libheif-dev)
+packages=(pkg-config libjpeg-dev libpng-dev liblcms2-dev libwebp-dev libheif-dev libavif-dev)
 if [[ "${1:-}" == "--tests" ]]; then
     # transicc: Little CMS' own converter, the reference the colour-management tests check against.
     packages+=(liblcms2-utils)
-    # dwebp and heif-convert: libwebp's and libheif's own decoders, the WebP and HEIF tests'
-    # references (heif-enc made the HEIF fixtures).
-    packages+=(webp libheif-examples)
+    # dwebp, heif-convert and avifdec: libwebp's, libheif's and libavif's own decoders, the
+    # WebP, HEIC and AVIF tests' references (heif-enc made the HEIF fixtures).
+    packages+=(webp libheif-examples libavif-bin)
     # Pillow: a second JPEG decoder for the perceptual encoder's outputs.
     packages+=(python3-pil)
     # nginx and curl: the smoke test of scripts/cluster.sh (nginx in front of the service).
@@ -32,9 +32,9 @@ if (( ${#missing[@]} > 0 )); then
     apt-get update -qq
     updated=true
 fi
-# Ubuntu 24.04 and Debian 13 package libheif's codecs apart, as plug-ins (HEIC decode, AVIF decode,
-# AVIF encode); Debian 12 builds them into libheif1 and has no such packages.
-for plugin in libheif-plugin-libde265 libheif-plugin-dav1d libheif-plugin-aomenc; do
+# Ubuntu 24.04 and Debian 13 package libheif's codecs apart, as plug-ins: HEVC decoding, all the
+# engine asks of libheif (AVIF goes through libavif); Debian 12 builds it into libheif1.
+for plugin in libheif-plugin-libde265; do
     if ! installed "$plugin" && apt-cache show "$plugin" >/dev/null 2>&1; then missing+=("$plugin"); fi
 done
 if (( ${#missing[@]} > 0 )); then

@@ -1,5 +1,5 @@
-// libheif: heif_error to iec_status and messages, and the lifetimes of its context, handle and
-// decoded image. No decisions.
+// libheif (HEIC in): heif_error to iec_status and messages, and the lifetimes of its context,
+// handle and decoded image. No decisions.
 #include "CImageCodecShim.h"
 
 #include <stdlib.h>
@@ -88,7 +88,7 @@ void iec_heif_reader_info(const iec_heif_reader *reader, iec_heif_info *info) {
     }
 }
 
-iec_status iec_heif_reader_decode(iec_heif_reader *reader, int channels, int max_side, const char *decoder_id,
+iec_status iec_heif_reader_decode(iec_heif_reader *reader, int channels, int max_side,
                                   const uint8_t **pixels, size_t *stride, int *width, int *height, int *warnings,
                                   char message[IEC_MESSAGE_MAX]) {
     *pixels = NULL;
@@ -108,7 +108,6 @@ iec_status iec_heif_reader_decode(iec_heif_reader *reader, int channels, int max
     // closing its dav1d decoder (70 KB leaked per file, found by heif-decode). The warnings it
     // records instead are handed to Swift, which refuses them unless partial images are allowed.
     options->strict_decoding = 0;
-    options->decoder_id = decoder_id;
     struct heif_error error = heif_decode_image(reader->handle, &reader->image, heif_colorspace_RGB,
                                                 channels == 4 ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB,
                                                 options);
@@ -132,86 +131,5 @@ iec_status iec_heif_reader_decode(iec_heif_reader *reader, int channels, int max
         strncpy(message, "libheif: the decoded image has no interleaved plane", IEC_MESSAGE_MAX);
         return IEC_ERROR;
     }
-    return IEC_OK;
-}
-
-typedef struct {
-    uint8_t *bytes;
-    size_t length;
-} iec_heif_buffer;
-
-static struct heif_error iec_heif_write(struct heif_context *context, const void *data, size_t size, void *user) {
-    (void)context;
-    iec_heif_buffer *buffer = user;
-    struct heif_error result = {heif_error_Ok, heif_suberror_Unspecified, "ok"};
-    uint8_t *grown = realloc(buffer->bytes, buffer->length + size);
-    if (grown == NULL) {
-        result.code = heif_error_Memory_allocation_error;
-        result.message = "out of memory";
-        return result;
-    }
-    memcpy(grown + buffer->length, data, size);
-    buffer->bytes = grown;
-    buffer->length += size;
-    return result;
-}
-
-iec_status iec_avif_encode(const iec_avif_encode_params *params, const uint8_t *pixels, size_t bytes_per_row,
-                           uint8_t **output, size_t *output_length, char message[IEC_MESSAGE_MAX]) {
-    *output = NULL;
-    *output_length = 0;
-    struct heif_context *context = heif_context_alloc();
-    struct heif_encoder *encoder = NULL;
-    struct heif_image *image = NULL;
-    struct heif_image_handle *handle = NULL;
-    iec_heif_buffer buffer = {NULL, 0};
-    iec_status status = IEC_OK;
-    if (context == NULL) {
-        strncpy(message, "libheif: out of memory", IEC_MESSAGE_MAX);
-        return IEC_OUT_OF_MEMORY;
-    }
-    status = iec_heif_status(heif_context_get_encoder_for_format(context, heif_compression_AV1, &encoder), "AV1 encoder", message);
-    if (status == IEC_OK) status = iec_heif_status(heif_encoder_set_lossy_quality(encoder, params->quality), "quality", message);
-    if (status == IEC_OK) status = iec_heif_status(heif_encoder_set_parameter_integer(encoder, "speed", params->speed), "speed", message);
-    if (status == IEC_OK) status = iec_heif_status(heif_encoder_set_parameter_string(encoder, "chroma", "420"), "chroma", message);
-    enum heif_chroma chroma = params->channels == 4 ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB;
-    if (status == IEC_OK) {
-        status = iec_heif_status(heif_image_create((int)params->width, (int)params->height, heif_colorspace_RGB, chroma, &image), "image", message);
-    }
-    if (status == IEC_OK) {
-        status = iec_heif_status(heif_image_add_plane(image, heif_channel_interleaved, (int)params->width, (int)params->height, 8), "plane", message);
-    }
-    if (status == IEC_OK) {
-        int stride = 0;
-        uint8_t *plane = heif_image_get_plane(image, heif_channel_interleaved, &stride);
-        size_t row = (size_t)params->width * (size_t)params->channels;
-        for (uint32_t y = 0; plane != NULL && y < params->height; y++) memcpy(plane + (size_t)y * (size_t)stride, pixels + y * bytes_per_row, row);
-        if (plane == NULL) {
-            strncpy(message, "libheif: the image has no plane", IEC_MESSAGE_MAX);
-            status = IEC_ERROR;
-        }
-    }
-    if (status == IEC_OK && params->icc_profile != NULL && params->icc_length > 0) {
-        status = iec_heif_status(heif_image_set_raw_color_profile(image, "prof", params->icc_profile, params->icc_length), "ICC profile", message);
-    }
-    if (status == IEC_OK) status = iec_heif_status(heif_context_encode_image(context, image, encoder, NULL, &handle), "encode", message);
-    if (status == IEC_OK && params->exif != NULL && params->exif_length > 0) {
-        // The block is at most 64 KiB (checked in Swift), so it fits libheif's int.
-        status = iec_heif_status(heif_context_add_exif_metadata(context, handle, params->exif, (int)params->exif_length), "EXIF", message);
-    }
-    if (status == IEC_OK) {
-        struct heif_writer writer = {1, iec_heif_write};
-        status = iec_heif_status(heif_context_write(context, &writer, &buffer), "write", message);
-    }
-    if (handle != NULL) heif_image_handle_release(handle);
-    if (image != NULL) heif_image_release(image);
-    if (encoder != NULL) heif_encoder_release(encoder);
-    heif_context_free(context);
-    if (status != IEC_OK) {
-        free(buffer.bytes);
-        return status;
-    }
-    *output = buffer.bytes;
-    *output_length = buffer.length;
     return IEC_OK;
 }

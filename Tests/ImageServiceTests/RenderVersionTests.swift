@@ -55,6 +55,15 @@ struct RenderVersionTests {
             "rs:fill:48:80/g:no ladybird.jpg": "8dbbb51152bc6af795358a68d085551fc2befe1a2a995beb20af75ed8c01ac4f",
             "rs:fit:80:80/f:webp kite.jpg": "70493546b27e0214115754e70e371d6217a6b3a6b34719263c8ba18fcff3435e",
             "rs:fit:80:80/f:avif kite.jpg": "f8a21763f063c5c4fcc238c78117a9dfa5a29900899956abfb47c3d1b84688cf"
+        ],
+        // AVIF through libavif (dav1d in, libaom on one thread out); the rest as in 6.
+        "7": [
+            "rs:fill:100:100/q:80 kite.jpg": "46a93e92eb0f4230fca5ca0442f2112e6484733fe6db69540666d17e35781e78",
+            "rs:fit:64:64 calla.png": "804e688c9f8312a14083250f932eb1ce0c71bc4fe13c3c5dba69e59e32d91b6a",
+            "rs:force:50:30/q:90 grey.jpg": "af5bbb8f9c8950eabe56fc65ac6c337154303b134d9037085e5b28426abe93f2",
+            "rs:fill:48:80/g:no ladybird.jpg": "8dbbb51152bc6af795358a68d085551fc2befe1a2a995beb20af75ed8c01ac4f",
+            "rs:fit:80:80/f:webp kite.jpg": "70493546b27e0214115754e70e371d6217a6b3a6b34719263c8ba18fcff3435e",
+            "rs:fit:80:80/f:avif kite.jpg": "a10ab08221b530cc02a61a2151c21c632cf6d3792294732f0490a084f36d4bce"
         ]
     ]
 

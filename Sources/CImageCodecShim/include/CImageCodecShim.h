@@ -20,6 +20,7 @@
 #include <webp/decode.h>
 #include <webp/encode.h>
 #include <libheif/heif.h>
+#include <avif/avif.h>
 
 /// Outcome of a shim call. Anything but IEC_OK leaves a message in the object's message buffer.
 typedef enum {
@@ -330,7 +331,7 @@ iec_status iec_webp_encode(const iec_webp_encode_params *params, const uint8_t *
                            size_t bytes_per_row, uint8_t **output, size_t *output_length,
                            char message[IEC_MESSAGE_MAX]);
 
-// MARK: - HEIF (HEIC, AVIF)
+// MARK: - HEIC (libheif)
 //
 // libheif reports errors as struct heif_error (it catches its own C++ exceptions); these
 // wrappers turn them into iec_status plus a message and own the context, the primary image's
@@ -367,9 +368,59 @@ void iec_heif_reader_info(const iec_heif_reader *reader, iec_heif_info *info);
 /// overlay) whose own canvas is larger on a side is refused before its canvas is allocated.
 /// libheif decodes leniently (its strict mode leaks the AV1 decoder on some errors); what it
 /// papered over is counted in *warnings, the first one's text left in `message`.
-/// `decoder_id` names libheif's decoder (NULL: its highest-priority one).
-iec_status iec_heif_reader_decode(iec_heif_reader *reader, int channels, int max_side, const char *decoder_id,
+iec_status iec_heif_reader_decode(iec_heif_reader *reader, int channels, int max_side,
                                   const uint8_t **pixels, size_t *stride, int *width, int *height, int *warnings,
+                                  char message[IEC_MESSAGE_MAX]);
+
+// MARK: - AVIF (libavif: AV1 decoded by dav1d, encoded by libaom)
+//
+// libavif reports errors as avifResult plus a diagnostic string; these wrappers turn them into
+// iec_status plus a message and own the decoder and the RGB image it converts into. libavif
+// reads the caller's bytes in place: they must outlive the reader. It applies no
+// transformation (irot, imir, clap): they are reported, and Swift applies them.
+
+typedef struct iec_avif_reader iec_avif_reader;
+
+/// What the parsed primary image says, as coded (before any transformation).
+typedef struct {
+    uint32_t width;
+    uint32_t height;
+    /// Bits per sample: 8, 10 or 12.
+    int depth;
+    /// The colour's chroma subsampling, libavif's avifPixelFormat (1: 4:4:4, 2: 4:2:2, 3: 4:2:0,
+    /// 4: monochrome; 0: unknown).
+    int yuv_format;
+    int has_alpha;
+    int premultiplied_alpha;
+    /// An ICC profile (colr prof); its bytes are read by the engine's container walk.
+    int has_icc;
+    /// nclx colour primaries and transfer characteristics (ITU-T H.273).
+    int color_primaries;
+    int transfer_characteristics;
+    /// irot: quarter turns anticlockwise (0 without irot); imir: 0 exchanges top and bottom,
+    /// 1 left and right, -1 without imir. Applied after the clean aperture, rotation first.
+    int rotation;
+    int mirror;
+    /// The clean aperture (clap) as a crop of the coded image (the whole image without clap);
+    /// crop_valid is 0 when the box gives no valid crop.
+    uint32_t crop_x;
+    uint32_t crop_y;
+    uint32_t crop_width;
+    uint32_t crop_height;
+    int crop_valid;
+} iec_avif_info;
+
+/// Parses the file's boxes (no AV1 decoded) with dav1d as the decoder, one thread, the primary
+/// item only, and libavif's own limits: `max_pixels` in all, `max_side` on a side. NULL with
+/// *status set on failure.
+iec_avif_reader *iec_avif_reader_create(const uint8_t *data, size_t size, uint32_t max_pixels, uint32_t max_side,
+                                        iec_status *status, char message[IEC_MESSAGE_MAX]);
+void iec_avif_reader_destroy(iec_avif_reader *reader);
+void iec_avif_reader_info(const iec_avif_reader *reader, iec_avif_info *info);
+/// Decodes the primary image (colour and alpha) and converts it to interleaved 8-bit RGB
+/// (`channels` 3) or straight RGBA (4), as coded: no transformation applied. The pixels stay
+/// owned by the reader until it is destroyed or decodes again.
+iec_status iec_avif_reader_decode(iec_avif_reader *reader, int channels, const uint8_t **pixels, size_t *stride,
                                   char message[IEC_MESSAGE_MAX]);
 
 typedef struct {
@@ -377,9 +428,17 @@ typedef struct {
     uint32_t height;
     /// 3 (RGB) or 4 (RGBA, not premultiplied: alpha becomes an auxiliary image).
     int channels;
-    /// 0...100.
-    int quality;
-    /// libaom's speed through libheif, 0 (slowest, smallest) ... 9 (fastest).
+    /// libaom's constant-quality level (0 best ... 63), and the quantizers it may range over,
+    /// for colour and alpha alike.
+    int cq_level;
+    int min_quantizer;
+    int max_quantizer;
+    /// 1: libaom tuned for SSIM, 0: for PSNR.
+    int tune_ssim;
+    /// 0: no intra block copy, the screen-content tool libaom turns on when it takes an image
+    /// for a screenshot.
+    int intra_block_copy;
+    /// libaom's speed, 0 (slowest, smallest) ... 9 (fastest).
     int speed;
     /// An ICC profile to write (NULL: none, the file then says sRGB in its nclx box).
     const uint8_t *icc_profile;
@@ -389,8 +448,9 @@ typedef struct {
     size_t exif_length;
 } iec_avif_encode_params;
 
-/// Encodes a whole bitmap as an AVIF (AV1 through libheif's libaom encoder, 4:2:0, nclx sRGB,
-/// EXIF when given). On success *output is malloc'd (free with iec_free).
+/// Encodes a whole bitmap (8-bit RGB or straight RGBA) as a still AVIF: 4:2:0, nclx sRGB with
+/// BT.601 full-range coefficients, libaom on one thread. On success *output is malloc'd (free
+/// with iec_free).
 iec_status iec_avif_encode(const iec_avif_encode_params *params, const uint8_t *pixels, size_t bytes_per_row,
                            uint8_t **output, size_t *output_length, char message[IEC_MESSAGE_MAX]);
 

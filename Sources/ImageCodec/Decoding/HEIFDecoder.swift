@@ -1,24 +1,30 @@
 import CImageCodecShim
 
-/// HEIC and AVIF header probe and decode on top of libheif (HEVC through libde265, AV1 through
-/// libaom): the primary image, grids and tiles, 8 to 12 bits, alpha, with `irot`,
-/// `imir` and `clap` applied by libheif, so sizes and gravity refer to the upright image. An
-/// ICC profile goes through the engine's colour management.
+/// HEIC and AVIF header probe and decode: HEIC on top of libheif (HEVC through libde265), AVIF
+/// on top of libavif (AV1 through dav1d). The primary image, grids and tiles, 8 to 12 bits,
+/// alpha, with `irot`, `imir` and `clap` applied, so sizes and gravity refer to the upright
+/// image. An ICC profile or nclx colour goes through the engine's colour management.
+///
+/// Both libraries are reached only after the engine's own container walk
+/// (``HEIFContainer``) has accepted the file: a reference cycle, a grid of grids or a
+/// hundred thousand items never reach them.
 ///
 /// HEVC and AV1 have no reduced-scale decode: the image is decoded at full size, then its rows
-/// stream through the resampler. Memory: libheif has no allocator hook, so, as for WebP, the
-/// plan counts what it allocates for the declared size (the file's copy, the decoded planes at
-/// their depth, the interleaved 8-bit image, the codec's reference pictures) and the limits
-/// bound that size before anything is decoded.
+/// stream through the resampler. Memory: neither library has an allocator hook, so, as for
+/// WebP, the plan counts what they allocate for the declared size (the decoded planes at
+/// their depth, the codec's pictures, the interleaved 8-bit image) and the limits bound that
+/// size before anything is decoded.
 enum HEIFDecoder {
     /// What the plan needs beyond the header.
     struct Layout: Sendable, Hashable {
-        /// The encoded file, which libheif holds a copy of from the header read on.
+        /// The encoded file, which libheif holds a copy of from the header read on (libavif
+        /// reads it in place).
         var fileBytes: Int
         var lumaBits: Int
         var hasICCProfile: Bool
-        /// Colour premultiplied by alpha (`prem`): libheif hands it out so, and it is divided
-        /// out row by row before the resampler, which takes straight alpha.
+        /// Colour premultiplied by alpha (`prem`) as libheif hands it out: it is divided out
+        /// row by row before the resampler, which takes straight alpha. (libavif divides it
+        /// itself.)
         var premultipliedAlpha: Bool
         /// What the nclx code points come to when there is no ICC profile (no colour box at
         /// all: unspecified, which is sRGB).
@@ -28,10 +34,12 @@ enum HEIFDecoder {
         var codedImages: Int
         var largestCodedPixels: Int
         /// The ICC profile's bytes in the file, from the container walk (read there, never from
-        /// libheif's copy).
+        /// the library's copy).
         var iccProfile: Range<Int>?
         /// The EXIF item's bytes in the file (see ``HEIFContainer/exif``).
         var exif: Range<Int>?
+        /// The library that decodes, and what it leaves to the engine.
+        var library: Library
 
         /// The bytes of the profile colour management will be handed.
         var profileBytes: Int {
@@ -40,73 +48,177 @@ enum HEIFDecoder {
         }
     }
 
+    enum Library: Sendable, Hashable {
+        /// HEIC: libheif, which applies the transformations itself.
+        case libheif
+        /// AVIF: libavif, which reports the transformations and leaves them to the engine.
+        case libavif(AVIFTransform)
+    }
+
+    /// An AVIF's transformations, as libavif reports them: the clean aperture as a crop of the
+    /// coded image, then the orientation `irot` and `imir` come to. And the coded image's
+    /// samples a pixel, in quarters (12 for 4:4:4 or unknown, 6 for 4:2:0), for the plan.
+    struct AVIFTransform: Sendable, Hashable {
+        var codedWidth: Int
+        var codedHeight: Int
+        var quarterSamplesPerPixel: Int
+        var cropX: Int
+        var cropY: Int
+        var cropWidth: Int
+        var cropHeight: Int
+        var orientation: ExifOrientation
+    }
+
+    /// Reads the header: the container walk, then the library's parse. HEIC keeps libheif's
+    /// reader for the decode; AVIF keeps none (libavif reads the bytes in place).
     static func open(
         _ bytes: UnsafeRawBufferPointer, format: ImageFormat, limits: DecodingLimits
-    ) throws(ImageCodecError) -> (HEIFReader, ImageHeader, Layout) {
-        // The container's shape first: libheif never sees one that can crash or stall it.
+    ) throws(ImageCodecError) -> (HEIFReader?, ImageHeader, Layout) {
+        // The container's shape first: the library never sees one that can crash or stall it.
         let container = try HEIFContainer(bytes, limits: limits)
+        if format == .avif { return try openAVIF(bytes, container, limits: limits) }
         let reader = try HEIFReader(bytes: bytes, limits: limits)
         let info = reader.info
         let (width, height) = (Int(info.width), Int(info.height))
-        guard width > 0, height > 0 else { throw .corruptData("the primary image has no size") }
-        try limits.check(width: width, height: height)
-        // libheif's size is the walk's `ispe` after a rotation and a clean aperture: never more.
-        let declaredLong = max(container.declaredWidth, container.declaredHeight)
-        guard max(width, height) <= declaredLong, width * height <= container.declaredWidth * container.declaredHeight else {
-            throw .corruptData("libheif reports \(width)×\(height) for a \(container.declaredWidth)×\(container.declaredHeight) image")
-        }
         let bits = info.luma_bits > 0 ? Int(info.luma_bits) : 8
-        // libheif applies the transformations: what it reports is the upright image.
-        let header = ImageHeader(
-            format: format, width: width, height: height, orientation: .up, hasAlpha: info.has_alpha != 0, bitDepth: bits,
-            colorModel: .rgb, progressive: false)
+        let header = try uprightHeader(
+            format: format, width: width, height: height, hasAlpha: info.has_alpha != 0, bits: bits, container, limits: limits)
         let hasICCProfile = info.profile_kind == 1
         let layout = Layout(
             fileBytes: bytes.count, lumaBits: bits, hasICCProfile: hasICCProfile,
             premultipliedAlpha: info.has_alpha != 0 && info.premultiplied_alpha != 0,
             nclx: hasICCProfile ? .sRGB : NCLXProfile.verdict(primaries: Int(info.nclx_primaries), transfer: Int(info.nclx_transfer)),
             codedImages: container.codedImages, largestCodedPixels: container.largestCodedPixels,
-            iccProfile: hasICCProfile ? container.iccProfile : nil, exif: container.exif)
+            iccProfile: hasICCProfile ? container.iccProfile : nil, exif: container.exif, library: .libheif)
         return (reader, header, layout)
     }
 
-    private static func setUp(_ header: ImageHeader, options: DecodingOptions) throws(ImageCodecError) -> (ResizePlan, RowWindow, PixelFormat) {
-        try options.limits.check(width: header.width, height: header.height)
-        let plan = try options.storedPlan(for: header)
-        return (plan, RowWindow(rowWidth: header.width, rowCount: header.height, crop: plan.crop), header.hasAlpha ? .rgba : .rgb)
+    private static func openAVIF(
+        _ bytes: UnsafeRawBufferPointer, _ container: HEIFContainer, limits: DecodingLimits
+    ) throws(ImageCodecError) -> (HEIFReader?, ImageHeader, Layout) {
+        let info = try AVIFReader(bytes: bytes, limits: limits).info
+        let (codedWidth, codedHeight) = (Int(info.width), Int(info.height))
+        guard info.crop_valid != 0 else { throw .corruptData("AVIF: the clean aperture ('clap') is not a crop of the image") }
+        let quarters =
+            switch info.yuv_format {
+            case 2: 8 // 4:2:2
+            case 3: 6 // 4:2:0
+            case 4: 4 // monochrome
+            default: 12 // 4:4:4, or not known: the most
+            }
+        let transform = AVIFTransform(
+            codedWidth: codedWidth, codedHeight: codedHeight, quarterSamplesPerPixel: quarters, cropX: Int(info.crop_x), cropY: Int(info.crop_y),
+            cropWidth: Int(info.crop_width), cropHeight: Int(info.crop_height),
+            orientation: ExifOrientation(heifRotation: Int(info.rotation), mirror: info.mirror < 0 ? nil : Int(info.mirror)))
+        guard transform.cropX + transform.cropWidth <= codedWidth, transform.cropY + transform.cropHeight <= codedHeight else {
+            throw .corruptData("AVIF: the clean aperture lies outside the \(codedWidth)×\(codedHeight) image")
+        }
+        let swaps = transform.orientation.swapsDimensions
+        let header = try uprightHeader(
+            format: .avif, width: swaps ? transform.cropHeight : transform.cropWidth,
+            height: swaps ? transform.cropWidth : transform.cropHeight, hasAlpha: info.has_alpha != 0, bits: Int(info.depth),
+            container, limits: limits)
+        let hasICCProfile = info.has_icc != 0
+        let layout = Layout(
+            fileBytes: bytes.count, lumaBits: Int(info.depth), hasICCProfile: hasICCProfile, premultipliedAlpha: false,
+            nclx: hasICCProfile
+                ? .sRGB : NCLXProfile.verdict(primaries: Int(info.color_primaries), transfer: Int(info.transfer_characteristics)),
+            codedImages: container.codedImages, largestCodedPixels: max(container.largestCodedPixels, codedWidth * codedHeight),
+            iccProfile: hasICCProfile ? container.iccProfile : nil, exif: container.exif, library: .libavif(transform))
+        return (nil, header, layout)
     }
 
-    /// What libheif and its codecs allocate for a decode: the file's copy, the decoded Y, Cb, Cr
-    /// (and alpha) planes at their depth (4:4:4 at worst), two reference pictures in the codec,
-    /// the interleaved 8-bit result (and, from more than 8 bits, the deeper image it is converted
-    /// from), and the codecs' own state.
-    private static func libraryBytes(_ header: ImageHeader, _ layout: Layout, channels: Int) -> Int {
-        // A grid's canvas, or the largest coded image (a tile, an overlay's layer) if larger.
+    /// The header of the upright image the library reports, checked against the limits and
+    /// against the walk's `ispe`: after a rotation and a clean aperture it is never more.
+    private static func uprightHeader(
+        format: ImageFormat, width: Int, height: Int, hasAlpha: Bool, bits: Int, _ container: HEIFContainer, limits: DecodingLimits
+    ) throws(ImageCodecError) -> ImageHeader {
+        guard width > 0, height > 0 else { throw .corruptData("the primary image has no size") }
+        try limits.check(width: width, height: height)
+        let declaredLong = max(container.declaredWidth, container.declaredHeight)
+        guard max(width, height) <= declaredLong, width * height <= container.declaredWidth * container.declaredHeight else {
+            throw .corruptData("the library reports \(width)×\(height) for a \(container.declaredWidth)×\(container.declaredHeight) image")
+        }
+        return ImageHeader(
+            format: format, width: width, height: height, orientation: .up, hasAlpha: hasAlpha, bitDepth: bits, colorModel: .rgb,
+            progressive: false)
+    }
+
+    /// The header and options the decode plans with, in the coordinates of the rows the library
+    /// delivers: the upright image for libheif; for libavif the clean aperture as coded, whose
+    /// orientation is always applied (a HEIF transformation is part of the image, unlike an
+    /// EXIF orientation a caller may ignore).
+    private static func stored(_ header: ImageHeader, _ layout: Layout, _ options: DecodingOptions) -> (ImageHeader, DecodingOptions) {
+        guard case .libavif(let transform) = layout.library else { return (header, options) }
+        var stored = header
+        (stored.width, stored.height, stored.orientation) = (transform.cropWidth, transform.cropHeight, transform.orientation)
+        var options = options
+        options.appliesOrientation = true
+        return (stored, options)
+    }
+
+    private static func setUp(
+        _ header: ImageHeader, _ layout: Layout, options: DecodingOptions
+    ) throws(ImageCodecError) -> (ImageHeader, DecodingOptions, ResizePlan, RowWindow, PixelFormat) {
+        try options.limits.check(width: header.width, height: header.height)
+        let (stored, options) = Self.stored(header, layout, options)
+        let plan = try options.storedPlan(for: stored)
+        let window = RowWindow(rowWidth: stored.width, rowCount: stored.height, crop: plan.crop)
+        return (stored, options, plan, window, header.hasAlpha ? .rgba : .rgb)
+    }
+
+    /// What the library and its codec allocate for a decode.
+    static func libraryBytes(_ header: ImageHeader, _ layout: Layout, channels: Int) -> Int {
+        // A grid's canvas, or the largest coded image (a tile, an overlay's layer, the image
+        // a clean aperture crops) if larger.
         let pixels = max(header.width * header.height, layout.largestCodedPixels)
-        // libaom holds AV1 frames at two bytes a sample whatever the stream's depth: 8-bit AVIFs
-        // of 9-24 MP took 14-15 bytes a pixel in `heif-convert -d aom` (to y4m, no RGB), twice
-        // what dav1d took, so AV1 is planned as if it were deep.
         let deep = layout.lumaBits > 8
-        let planes = (3 + (header.hasAlpha ? 1 : 0)) * (deep || header.format == .avif ? 2 : 1)
-        let straightRow = layout.premultipliedAlpha ? header.width * channels : 0
-        return layout.fileBytes + 3 * pixels * planes + pixels * channels * (deep ? 3 : 1) + straightRow + (8 << 20)
+        switch layout.library {
+        case .libheif:
+            let planes = 3 + (header.hasAlpha ? 1 : 0)
+            // The file's copy, the decoded Y, Cb, Cr (and alpha) planes (4:4:4 at worst), two
+            // reference pictures in the codec, the interleaved 8-bit result (and, from more
+            // than 8 bits, the deeper image it is converted from), and the codec's own state.
+            let straightRow = layout.premultipliedAlpha ? header.width * channels : 0
+            return layout.fileBytes + 3 * pixels * planes * (deep ? 2 : 1) + pixels * channels * (deep ? 3 : 1) + straightRow + (8 << 20)
+        case .libavif(let transform):
+            // Measured (peak RSS of libavif's avifdec, dav1d, one thread, over a tiny file's) on
+            // a 9.4 MP photo: 1.57 bytes a pixel at 4:2:0 and 8 bits, 3.29 at 4:4:4, 3.30 at
+            // 4:2:0 and 10 bits, 6.23 at 4:4:4 and 10 bits; 1.57-1.77 on 12-24 MP photos at 4:2:0.
+            // That is dav1d's picture (the samples at one byte, two above 8 bits) and about 0.3
+            // byte a pixel of its own state. Planned: each coded image's picture in turn (the
+            // largest) twice, since dav1d applies film grain into a copy, a byte a pixel for
+            // the state, alpha as a second monochrome picture, a grid's canvas (libavif copies
+            // the tiles into it, at the same depth), the interleaved 8-bit image libavif
+            // converts into, and the decoders' fixed state.
+            let sample = deep ? 2 : 1
+            let picture = 2 * transform.quarterSamplesPerPixel * sample * layout.largestCodedPixels / 4 + layout.largestCodedPixels
+            let alpha = header.hasAlpha ? (2 * sample + 1) * layout.largestCodedPixels : 0
+            let canvas = layout.codedImages > 1 ? transform.quarterSamplesPerPixel * sample * pixels / 4 + (header.hasAlpha ? sample * pixels : 0) : 0
+            return picture + alpha + canvas + pixels * channels + (8 << 20)
+        }
     }
 
     static func plan(_ header: ImageHeader, _ layout: Layout, heldBytes: Int, options: DecodingOptions) throws(ImageCodecError) -> DecodePlan {
-        let (plan, window, format) = try setUp(header, options: options)
+        let (stored, storedOptions, plan, window, format) = try setUp(header, layout, options: options)
         let memory =
             heldBytes + libraryBytes(header, layout, channels: format.channels)
             + RowSinks.plannedBytes(window: window, target: (plan.width, plan.height), format: format)
-        return DecodePlan(
-            header: header, plan: plan, scaleNumerator: 8, decodeBytes: memory, channels: format.channels, appliesOrientation: false)
+        var decodePlan = DecodePlan(
+            header: stored, plan: plan, scaleNumerator: 8, decodeBytes: memory, channels: format.channels,
+            appliesOrientation: storedOptions.appliesOrientation)
+        decodePlan.header = header
+        return decodePlan
     }
 
+    /// Decodes with libheif's `reader` (HEIC), or with a libavif reader made here on `bytes`
+    /// (AVIF, `reader` nil).
     static func decode(
-        _ reader: HEIFReader, _ bytes: UnsafeRawBufferPointer, _ header: ImageHeader, _ layout: Layout, options: DecodingOptions
+        _ reader: HEIFReader?, _ bytes: UnsafeRawBufferPointer, _ header: ImageHeader, _ layout: Layout, options: DecodingOptions
     ) throws(ImageCodecError) -> DecodedImage {
-        let (plan, window, format) = try setUp(header, options: options)
+        let (stored, storedOptions, plan, window, format) = try setUp(header, layout, options: options)
         var warnings: [DecodingWarning] = []
-        // Within the limit: the container walk refused a larger profile before libheif read it.
+        // Within the limit: the container walk refused a larger profile before the library read it.
         var profile = layout.iccProfile.map { [UInt8](bytes[$0]) }
         // No ICC profile: the nclx code points' own (Display P3, BT.2020, PQ, …), built by
         // Little CMS, goes through the same colour management.
@@ -121,13 +233,35 @@ enum HEIFDecoder {
         let sink = RowSinks.make(
             window: window, inputChannels: format.channels, target: (plan.width, plan.height), format: format,
             boxPreReduction: options.tuning.boxPreReduction, plan: colorPlan)
+        switch (layout.library, reader) {
+        case (.libavif(let transform), _):
+            let reader = try AVIFReader(bytes: bytes, limits: options.limits)
+            guard (Int(reader.info.width), Int(reader.info.height)) == (transform.codedWidth, transform.codedHeight) else {
+                throw .corruptData("AVIF: the image changed between reads")
+            }
+            try reader.decode(channels: format.channels) { (pixels, stride) throws(ImageCodecError) in
+                let first = pixels + transform.cropY * stride + transform.cropX * format.channels
+                for y in 0..<transform.cropHeight { sink.consume(first + y * stride) }
+            }
+        case (.libheif, let reader?):
+            try decodeRows(reader, header, layout, format: format, options: options, into: sink, warnings: &warnings)
+        case (.libheif, nil):
+            throw .corruptData("the HEIC header read left no reader")
+        }
+        let bitmap = Bitmap(
+            unchecked: plan.width, height: plan.height, format: format, pixels: try sink.finish(), iccProfile: colorPlan.outputProfile)
+        let upright = storedOptions.appliesOrientation && stored.orientation != .up ? bitmap.applying(stored.orientation) : bitmap
+        return DecodedImage(bitmap: upright, header: header, warnings: (colorPlan.warning.map { [$0] } ?? []) + warnings)
+    }
+
+    /// libheif's rows into `sink`: the decode, its warnings, premultiplied alpha divided out.
+    private static func decodeRows(
+        _ reader: HEIFReader, _ header: ImageHeader, _ layout: Layout, format: PixelFormat, options: DecodingOptions,
+        into sink: some RowSink, warnings: inout [DecodingWarning]
+    ) throws(ImageCodecError) {
         // A derived image's canvas comes from its own item data, not from the size checked in
         // the header: it may not be longer on a side than the image it claims to be.
-        // AV1 through libaom rather than dav1d: libheif 1.15's dav1d plugin leaks on some
-        // decode errors (heif-decode findings), libaom frees everything, and costs about 10% more
-        // time (a 1024 px AVIF: 23 ms against 21, with the process start).
-        let decoder = header.format == .avif ? "aom" : nil
-        try reader.decode(channels: format.channels, maxSide: max(header.width, header.height) + 1, decoder: decoder) {
+        try reader.decode(channels: format.channels, maxSide: max(header.width, header.height) + 1) {
             (pixels, stride, width, height, warning) throws(ImageCodecError) in
             if let warning {
                 // What libheif papered over is damage: an error unless partial images are allowed.
@@ -148,9 +282,6 @@ enum HEIFDecoder {
                 sink.consume(straight)
             }
         }
-        let bitmap = Bitmap(
-            unchecked: plan.width, height: plan.height, format: format, pixels: try sink.finish(), iccProfile: colorPlan.outputProfile)
-        return DecodedImage(bitmap: bitmap, header: header, warnings: (colorPlan.warning.map { [$0] } ?? []) + warnings)
     }
 
     /// Premultiplied RGBA → straight, rounded: colour × 255 / alpha, at most 255 (a damaged or

@@ -1,6 +1,6 @@
 import CImageCodecShim
 
-/// One libheif context and its primary image, alive from a header read to the end of one
+/// One libheif context and its primary HEIC image, alive from a header read to the end of one
 /// decode. All libheif calls go through the C shim, which turns its errors into a status and a
 /// message; `check` turns those into an `ImageCodecError`.
 final class HEIFReader {
@@ -31,7 +31,7 @@ final class HEIFReader {
     /// anything. No canvas libheif makes on the way (a grid's, an overlay's) may be longer on a
     /// side than `maxSide`.
     func decode<Result>(
-        channels: Int, maxSide: Int, decoder: String?,
+        channels: Int, maxSide: Int,
         _ body: (_ pixels: UnsafePointer<UInt8>, _ stride: Int, _ width: Int, _ height: Int, _ warning: String?) throws(ImageCodecError) ->
             Result
     ) throws(ImageCodecError) -> Result {
@@ -40,23 +40,13 @@ final class HEIFReader {
         var (width, height): (Int32, Int32) = (0, 0)
         var message = [CChar](repeating: 0, count: Int(IEC_MESSAGE_MAX))
         var warnings: Int32 = 0
-        let status = decoder.withOptionalCString { decoderID in
-            iec_heif_reader_decode(
-                handle, Int32(channels), Int32(clamping: maxSide), decoderID, &pixels, &stride, &width, &height, &warnings, &message)
-        }
+        let status = iec_heif_reader_decode(
+            handle, Int32(channels), Int32(clamping: maxSide), &pixels, &stride, &width, &height, &warnings, &message)
         guard status == IEC_OK, let pixels else { throw Self.error(status, message.shimMessage) }
         return try body(pixels, stride, Int(width), Int(height), warnings > 0 ? message.shimMessage : nil)
     }
 
     private static func error(_ status: iec_status, _ message: String) -> ImageCodecError {
         ImageCodecError(shimStatus: status, message: message, variant: ImageCodecError.UnsupportedFormat.heifVariant)
-    }
-}
-
-extension Optional<String> {
-    /// `withCString` for an optional string: nil becomes a null pointer.
-    fileprivate func withOptionalCString<Result>(_ body: (UnsafePointer<CChar>?) -> Result) -> Result {
-        guard let self else { return body(nil) }
-        return self.withCString(body)
     }
 }

@@ -97,7 +97,7 @@ public final class ImageSource: @unchecked Sendable, Equatable {
                 return (nil, header, .webp(layout))
             case .heic, .avif:
                 let (reader, header, layout) = try HEIFDecoder.open(bytes, format: format, limits: limits)
-                return (.heif(reader), header, .heif(layout))
+                return (reader.map(Reader.heif), header, .heif(layout))
             }
         }
         self.data = data
@@ -110,7 +110,7 @@ public final class ImageSource: @unchecked Sendable, Equatable {
             switch (reader, layout) {
             case (.jpeg(let decompressor), _): decompressor.iccProfileBytes
             case (.png(let reader), _): Int(reader.header?.icc_length ?? 0)
-            case (.heif, .heif(let heif)): heif.iccProfile?.count ?? heif.profileBytes
+            case (_, .heif(let heif)): heif.iccProfile?.count ?? heif.profileBytes
             case (nil, .webp(let webp)): min(webp.container.iccProfile?.count ?? 0, limits.maxICCProfileBytes)
             case (nil, _), (.heif, _): 0
             }
@@ -214,6 +214,10 @@ public final class ImageSource: @unchecked Sendable, Equatable {
             if case .webp(let webp) = layout {
                 return (try WebPDecoder.decode(bytes, header, webp, options: options), LibraryMemory(current: 0, peak: 0, limit: 0))
             }
+            // libavif keeps no reader: it parses these bytes again.
+            if case .heif(let heif) = layout, case .libavif = heif.library {
+                return (try HEIFDecoder.decode(nil, bytes, header, heif, options: options), LibraryMemory(current: 0, peak: 0, limit: 0))
+            }
             let reader: Reader
             if let kept { reader = kept } else { reader = try reopen(bytes, options: options) }
             switch reader {
@@ -286,11 +290,16 @@ public final class ImageSource: @unchecked Sendable, Equatable {
     /// A reader for a second decode, or one under other limits: the header is read again.
     private func reopen(_ bytes: UnsafeRawBufferPointer, options: DecodingOptions) throws(ImageCodecError) -> Reader {
         lock.withLock { reads += 1 }
-        return switch layout {
-        case .jpeg: .jpeg(try JPEGDecoder.open(bytes, strict: !options.allowsPartialImages, limits: options.limits).0)
-        case .png: .png(try PNGDecoder.open(bytes, limits: options.limits).0)
+        switch layout {
+        case .jpeg: return .jpeg(try JPEGDecoder.open(bytes, strict: !options.allowsPartialImages, limits: options.limits).0)
+        case .png: return .png(try PNGDecoder.open(bytes, limits: options.limits).0)
         case .webp: throw .corruptData("libwebp keeps no reader to reopen")
-        case .heif: .heif(try HEIFDecoder.open(bytes, format: header.format, limits: options.limits).0)
+        case .heif:
+            guard let reader = try HEIFDecoder.open(bytes, format: header.format, limits: options.limits).0 else {
+                throw .corruptData("libavif keeps no reader to reopen")
+            }
+            return .heif(reader)
         }
     }
+
 }

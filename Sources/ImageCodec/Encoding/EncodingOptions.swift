@@ -106,9 +106,8 @@ public struct WebPEncodingOptions: Sendable, Hashable {
     }
 }
 
-/// AVIF encoder settings (AV1 through libheif's libaom encoder, 4:2:0, which AV1's Main profile
-/// and so every hardware decoder reads). The defaults are imgproxy's quality (63) and libaom
-/// speed 6, libheif's own: at the SSIMULACRA2 of the engine's JPEG q80, 512 px thumbnails of
+/// AVIF encoder settings (AV1 through libavif and libaom, 4:2:0, which AV1's Main profile and so
+/// every hardware decoder reads). The defaults are imgproxy's quality (63) and libaom speed 6: at the SSIMULACRA2 of the engine's JPEG q80, 512 px thumbnails of
 /// photos outside the repository took 0.73× JPEG's bytes at speed 8 and 0.62× at speed 6, for
 /// about 35 ms of encoding against 21 ms (at one quality, speed 8 is only 2-4% larger, but it
 /// also scores lower). Encoded once and sent many times, a thumbnail is worth the time (see

@@ -31,3 +31,17 @@ public enum ExifOrientation: Int, Sendable, Hashable, CaseIterable {
         }
     }
 }
+
+extension ExifOrientation {
+    /// The orientation HEIF's transformations come to: `rotation` quarter turns anticlockwise
+    /// (`irot`), then a mirror (`imir`: 0 exchanges top and bottom, 1 left and right, nil
+    /// none), as ISO/IEC 23008-12 orders them.
+    init(heifRotation rotation: Int, mirror: Int?) {
+        let turns = ((rotation % 4) + 4) % 4
+        switch mirror {
+        case nil: self = [.up, .left, .down, .right][turns]
+        case 0: self = [.downMirrored, .leftMirrored, .upMirrored, .rightMirrored][turns]
+        default: self = [.upMirrored, .rightMirrored, .downMirrored, .leftMirrored][turns]
+        }
+    }
+}

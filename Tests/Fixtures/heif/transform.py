@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Adds HEIF transformation properties (irot, imir) to a file's primary item, as a phone would
-write them: heif-enc cannot. Usage: transform.py IN OUT [irot=N] [imir=AXIS] ... (applied in the
-order given). Rewrites ipco, ipma and the box sizes, and moves iloc's file offsets by what the
+"""Adds HEIF transformation properties (irot, imir, clap) to a file's primary item, as a phone
+would write them: heif-enc cannot. Usage: transform.py IN OUT [clap=W,H,DX,DY] [irot=N] [imir=AXIS]
+... (written in the order given; clap is a W×H clean aperture whose centre is DX, DY pixels off
+the image's). Rewrites ipco, ipma and the box sizes, and moves iloc's file offsets by what the
 meta box grew."""
 import struct
 import sys
@@ -80,7 +81,11 @@ def main():
                 added = []
                 for transform in transforms:
                     name, value = transform.split("=")
-                    ipco += box(name, bytes([int(value)]))
+                    if name == "clap":
+                        width, height, dx, dy = (int(v) for v in value.split(","))
+                        ipco += box(name, struct.pack(">iIiIiIiI", width, 1, height, 1, dx, 1, dy, 1))
+                    else:
+                        ipco += box(name, bytes([int(value)]))
                     added.append(existing + len(added) + 1)
                 a, n = parts["ipma"]
                 ipma = bytearray(payload[a + 8:a + n])
