@@ -221,6 +221,9 @@ extension HEIFContainer.Tables {
     private func obuSize(_ head: [UInt8], remaining: Int) throws(ImageCodecError) -> (size: Int, used: Int) {
         guard let first = head.first else { throw .corruptData("HEIF: an empty AV1 unit") }
         var used = 1 + Int(first >> 2 & 1)
+        // An extension byte the data does not hold (a heif-header finding: the size came out
+        // negative, and the payload's range reversed).
+        guard used <= remaining else { throw .corruptData("HEIF: an AV1 unit's header is cut short") }
         guard first & 2 != 0 else { return (remaining - used, used) }
         var size = 0
         for index in 0..<8 {
