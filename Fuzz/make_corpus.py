@@ -312,12 +312,14 @@ def write_webps():
 
 
 def heifs():
-    """The small HEIC and AVIF test fixtures (Tests/Fixtures/heif, made with heif-enc), one with
-    its ispe claiming 65535×65535, and one cut short."""
+    """The small HEIC and AVIF test fixtures (Tests/Fixtures/heif, made with heif-enc), the AVIFs
+    with irot, imir and clap (libavif leaves those to the engine), one with its ispe claiming
+    65535×65535, and one cut short."""
     fixtures = os.path.join(HERE, "..", "Tests", "Fixtures", "heif")
     seeds = {}
     for name in ("small.heic", "small-irot-1-imir-0.heic", "small-irot-3.heic", "small-imir-1.heic", "calla-alpha.avif",
-                 "calla-alpha.heic", "kite.avif", "small-exif.heic"):
+                 "calla-alpha.heic", "kite.avif", "small-exif.heic", "small.avif", "small-clap-irot-1.avif",
+                 "small-irot-3-imir-0.avif", "kite-10bit.avif"):
         with open(os.path.join(fixtures, name), "rb") as file:
             seeds[name.replace(".", "-")] = file.read()
     data = bytearray(seeds["small-heic"])
