@@ -205,12 +205,12 @@ struct HEIFDecodingTests {
             let header = ImageHeader(
                 format: .avif, width: width, height: height, orientation: .up, hasAlpha: false, bitDepth: bits, colorModel: .rgb,
                 progressive: false)
-            let transform = HEIFDecoder.AVIFTransform(
+            let avif = HEIFDecoder.AVIFLayout(
                 codedWidth: width, codedHeight: height, quarterSamplesPerPixel: quarters, cropX: 0, cropY: 0, cropWidth: width,
                 cropHeight: height, orientation: .up)
             let layout = HEIFDecoder.Layout(
                 fileBytes: 0, lumaBits: bits, hasICCProfile: false, premultipliedAlpha: false, nclx: .sRGB, codedImages: 1,
-                largestCodedPixels: width * height, library: .libavif(transform))
+                largestCodedPixels: width * height, library: .libavif(avif))
             let planned = HEIFDecoder.libraryBytes(header, layout, channels: 3)
             let rgb = width * height * 3
             #expect(planned >= bytes + rgb, "\(quarters)/4 samples, \(bits) bits: \(planned) planned")

@@ -52,13 +52,14 @@ enum HEIFDecoder {
         /// HEIC: libheif, which applies the transformations itself.
         case libheif
         /// AVIF: libavif, which reports the transformations and leaves them to the engine.
-        case libavif(AVIFTransform)
+        case libavif(AVIFLayout)
     }
 
-    /// An AVIF's transformations, as libavif reports them: the clean aperture as a crop of the
-    /// coded image, then the orientation `irot` and `imir` come to. And the coded image's
-    /// samples a pixel, in quarters (12 for 4:4:4 or unknown, 6 for 4:2:0), for the plan.
-    struct AVIFTransform: Sendable, Hashable {
+    /// What libavif reports of an AVIF's coded image beyond the header: its size and samples a
+    /// pixel, in quarters (12 for 4:4:4 or unknown, 6 for 4:2:0), for the plan; and its
+    /// transformations, the clean aperture as a crop of it, then the orientation `irot` and
+    /// `imir` come to.
+    struct AVIFLayout: Sendable, Hashable {
         var codedWidth: Int
         var codedHeight: Int
         var quarterSamplesPerPixel: Int
@@ -106,17 +107,17 @@ enum HEIFDecoder {
             case 4: 4 // monochrome
             default: 12 // 4:4:4, or not known: the most
             }
-        let transform = AVIFTransform(
+        let avif = AVIFLayout(
             codedWidth: codedWidth, codedHeight: codedHeight, quarterSamplesPerPixel: quarters, cropX: Int(info.crop_x), cropY: Int(info.crop_y),
             cropWidth: Int(info.crop_width), cropHeight: Int(info.crop_height),
             orientation: ExifOrientation(heifRotation: Int(info.rotation), mirror: info.mirror < 0 ? nil : Int(info.mirror)))
-        guard transform.cropX + transform.cropWidth <= codedWidth, transform.cropY + transform.cropHeight <= codedHeight else {
+        guard avif.cropX + avif.cropWidth <= codedWidth, avif.cropY + avif.cropHeight <= codedHeight else {
             throw .corruptData("AVIF: the clean aperture lies outside the \(codedWidth)×\(codedHeight) image")
         }
-        let swaps = transform.orientation.swapsDimensions
+        let swaps = avif.orientation.swapsDimensions
         let header = try uprightHeader(
-            format: .avif, width: swaps ? transform.cropHeight : transform.cropWidth,
-            height: swaps ? transform.cropWidth : transform.cropHeight, hasAlpha: info.has_alpha != 0, bits: Int(info.depth),
+            format: .avif, width: swaps ? avif.cropHeight : avif.cropWidth,
+            height: swaps ? avif.cropWidth : avif.cropHeight, hasAlpha: info.has_alpha != 0, bits: Int(info.depth),
             container, limits: limits)
         let hasICCProfile = info.has_icc != 0
         let layout = Layout(
@@ -124,7 +125,7 @@ enum HEIFDecoder {
             nclx: hasICCProfile
                 ? .sRGB : NCLXProfile.verdict(primaries: Int(info.color_primaries), transfer: Int(info.transfer_characteristics)),
             codedImages: container.codedImages, largestCodedPixels: max(container.largestCodedPixels, codedWidth * codedHeight),
-            iccProfile: hasICCProfile ? container.iccProfile : nil, exif: container.exif, library: .libavif(transform))
+            iccProfile: hasICCProfile ? container.iccProfile : nil, exif: container.exif, library: .libavif(avif))
         return (nil, header, layout)
     }
 
@@ -149,9 +150,9 @@ enum HEIFDecoder {
     /// orientation is always applied (a HEIF transformation is part of the image, unlike an
     /// EXIF orientation a caller may ignore).
     private static func stored(_ header: ImageHeader, _ layout: Layout, _ options: DecodingOptions) -> (ImageHeader, DecodingOptions) {
-        guard case .libavif(let transform) = layout.library else { return (header, options) }
+        guard case .libavif(let avif) = layout.library else { return (header, options) }
         var stored = header
-        (stored.width, stored.height, stored.orientation) = (transform.cropWidth, transform.cropHeight, transform.orientation)
+        (stored.width, stored.height, stored.orientation) = (avif.cropWidth, avif.cropHeight, avif.orientation)
         var options = options
         options.appliesOrientation = true
         return (stored, options)
@@ -181,7 +182,7 @@ enum HEIFDecoder {
             // than 8 bits, the deeper image it is converted from), and the codec's own state.
             let straightRow = layout.premultipliedAlpha ? header.width * channels : 0
             return layout.fileBytes + 3 * pixels * planes * (deep ? 2 : 1) + pixels * channels * (deep ? 3 : 1) + straightRow + (8 << 20)
-        case .libavif(let transform):
+        case .libavif(let avif):
             // Measured (peak RSS of libavif's avifdec, dav1d, one thread, over a tiny file's) on
             // a 9.4 MP photo: 1.57 bytes a pixel at 4:2:0 and 8 bits, 3.29 at 4:4:4, 3.30 at
             // 4:2:0 and 10 bits, 6.23 at 4:4:4 and 10 bits; 1.57-1.77 on 12-24 MP photos at 4:2:0.
@@ -192,9 +193,9 @@ enum HEIFDecoder {
             // the tiles into it, at the same depth), the interleaved 8-bit image libavif
             // converts into, and the decoders' fixed state.
             let sample = deep ? 2 : 1
-            let picture = 2 * transform.quarterSamplesPerPixel * sample * layout.largestCodedPixels / 4 + layout.largestCodedPixels
+            let picture = 2 * avif.quarterSamplesPerPixel * sample * layout.largestCodedPixels / 4 + layout.largestCodedPixels
             let alpha = header.hasAlpha ? (2 * sample + 1) * layout.largestCodedPixels : 0
-            let canvas = layout.codedImages > 1 ? transform.quarterSamplesPerPixel * sample * pixels / 4 + (header.hasAlpha ? sample * pixels : 0) : 0
+            let canvas = layout.codedImages > 1 ? avif.quarterSamplesPerPixel * sample * pixels / 4 + (header.hasAlpha ? sample * pixels : 0) : 0
             return picture + alpha + canvas + pixels * channels + (8 << 20)
         }
     }
@@ -234,14 +235,14 @@ enum HEIFDecoder {
             window: window, inputChannels: format.channels, target: (plan.width, plan.height), format: format,
             boxPreReduction: options.tuning.boxPreReduction, plan: colorPlan)
         switch (layout.library, reader) {
-        case (.libavif(let transform), _):
+        case (.libavif(let avif), _):
             let reader = try AVIFReader(bytes: bytes, limits: options.limits)
-            guard (Int(reader.info.width), Int(reader.info.height)) == (transform.codedWidth, transform.codedHeight) else {
+            guard (Int(reader.info.width), Int(reader.info.height)) == (avif.codedWidth, avif.codedHeight) else {
                 throw .corruptData("AVIF: the image changed between reads")
             }
             try reader.decode(channels: format.channels) { (pixels, stride) throws(ImageCodecError) in
-                let first = pixels + transform.cropY * stride + transform.cropX * format.channels
-                for y in 0..<transform.cropHeight { sink.consume(first + y * stride) }
+                let first = pixels + avif.cropY * stride + avif.cropX * format.channels
+                for y in 0..<avif.cropHeight { sink.consume(first + y * stride) }
             }
         case (.libheif, let reader?):
             try decodeRows(reader, header, layout, format: format, options: options, into: sink, warnings: &warnings)
