@@ -9,7 +9,6 @@
 struct iec_avif_reader {
     avifDecoder *decoder;
     avifRGBImage rgb;
-    int has_pixels;
 };
 
 static iec_status iec_avif_status(avifResult result, const avifDiagnostics *diag, const char *what,
@@ -79,7 +78,6 @@ void iec_avif_reader_info(const iec_avif_reader *reader, iec_avif_info *info) {
     info->depth = (int)image->depth;
     info->yuv_format = (int)image->yuvFormat;
     info->has_alpha = reader->decoder->alphaPresent ? 1 : 0;
-    info->premultiplied_alpha = image->alphaPremultiplied ? 1 : 0;
     info->has_icc = image->icc.size > 0 ? 1 : 0;
     info->color_primaries = (int)image->colorPrimaries;
     info->transfer_characteristics = (int)image->transferCharacteristics;

@@ -390,8 +390,8 @@ typedef struct {
     /// The colour's chroma subsampling, libavif's avifPixelFormat (1: 4:4:4, 2: 4:2:2, 3: 4:2:0,
     /// 4: monochrome; 0: unknown).
     int yuv_format;
+    /// An alpha image (premultiplied or not: the decode hands out straight alpha).
     int has_alpha;
-    int premultiplied_alpha;
     /// An ICC profile (colr prof); its bytes are read by the engine's container walk.
     int has_icc;
     /// nclx colour primaries and transfer characteristics (ITU-T H.273).
