@@ -254,4 +254,21 @@ struct ImageSourceTests {
         #expect(try source.decode(DecodingOptions()).bitmap.width == 16)
         #expect(source.headerReads == 1, "the failed decode checked its limits before taking a reader")
     }
+
+    @Test("an AVIF, whose header read keeps no reader, is read again under other limits: the container walk runs under those")
+    func avifUnderOtherLimits() throws {
+        // A 660-byte Display P3 profile: the walk refuses it under a 600-byte limit.
+        let source = try ImageSource(data: try HEIFFixtures.data("kite-p3.avif"))
+        #expect(try source.decode(DecodingOptions()).bitmap.width == 480)
+        #expect(source.headerReads == 1, "under the header read's limits its walk holds: nothing is read again")
+        var limits = DecodingLimits()
+        limits.maxICCProfileBytes = 600
+        #expect {
+            try source.decode(DecodingOptions(limits: limits))
+        } throws: { error in
+            guard case .limitExceeded(let message) = error as? ImageCodecError else { return false }
+            return message.hasPrefix("HEIF: ")
+        }
+        #expect(source.headerReads == 2)
+    }
 }

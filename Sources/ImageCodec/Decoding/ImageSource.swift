@@ -214,25 +214,32 @@ public final class ImageSource: @unchecked Sendable, Equatable {
             if case .webp(let webp) = layout {
                 return (try WebPDecoder.decode(bytes, header, webp, options: options), LibraryMemory(current: 0, peak: 0, limit: 0))
             }
-            // libavif keeps no reader: it parses these bytes again.
-            if case .heif(let heif) = layout, case .libavif = heif.library {
-                return (try HEIFDecoder.decode(nil, bytes, header, heif, options: options), LibraryMemory(current: 0, peak: 0, limit: 0))
+            // libavif keeps no reader (the decode parses these bytes again): under the header
+            // read's limits its container walk holds; under others the header is read again,
+            // as for every other format, so the walk runs under those.
+            let reader: Reader?
+            if let kept {
+                reader = kept
+            } else if case .heif(let heif) = layout, case .libavif = heif.library, options.limits == limits {
+                reader = nil
+            } else {
+                reader = try reopen(bytes, options: options)
             }
-            let reader: Reader
-            if let kept { reader = kept } else { reader = try reopen(bytes, options: options) }
-            switch reader {
-            case .jpeg(let decompressor):
-                guard case .jpeg(let layout) = layout else { throw .corruptData("the JPEG header changed between reads") }
+            switch (reader, layout) {
+            case (.jpeg(let decompressor)?, .jpeg(let layout)):
                 decompressor.rebase(bytes)
                 decompressor.limitMemory(to: ceiling)
                 return (try JPEGDecoder.decode(decompressor, header, layout, options: options), decompressor.memory)
-            case .png(let reader):
+            case (.png(let reader)?, .png):
                 reader.rebase(bytes)
                 reader.limitMemory(to: ceiling)
                 return (try PNGDecoder.decode(reader, header, options: options), reader.memory)
-            case .heif(let reader):
-                guard case .heif(let heif) = layout else { throw .corruptData("the HEIF header changed between reads") }
+            case (.heif(let reader)?, .heif(let heif)):
                 return (try HEIFDecoder.decode(reader, bytes, header, heif, options: options), LibraryMemory(current: 0, peak: 0, limit: 0))
+            case (nil, .heif(let heif)):
+                return (try HEIFDecoder.decode(nil, bytes, header, heif, options: options), LibraryMemory(current: 0, peak: 0, limit: 0))
+            default:
+                throw .corruptData("the \(header.format) header changed between reads")
             }
         }
         if options.grayscale { decoded.bitmap = decoded.bitmap.grayscaled() }
@@ -287,18 +294,15 @@ public final class ImageSource: @unchecked Sendable, Equatable {
         lhs === rhs || (lhs.limits == rhs.limits && lhs.data == rhs.data)
     }
 
-    /// A reader for a second decode, or one under other limits: the header is read again.
-    private func reopen(_ bytes: UnsafeRawBufferPointer, options: DecodingOptions) throws(ImageCodecError) -> Reader {
+    /// A reader for a second decode, or one under other limits: the header is read again (an
+    /// AVIF's too, which then gives no reader: libavif keeps none).
+    private func reopen(_ bytes: UnsafeRawBufferPointer, options: DecodingOptions) throws(ImageCodecError) -> Reader? {
         lock.withLock { reads += 1 }
         switch layout {
         case .jpeg: return .jpeg(try JPEGDecoder.open(bytes, strict: !options.allowsPartialImages, limits: options.limits).0)
         case .png: return .png(try PNGDecoder.open(bytes, limits: options.limits).0)
         case .webp: throw .corruptData("libwebp keeps no reader to reopen")
-        case .heif:
-            guard let reader = try HEIFDecoder.open(bytes, format: header.format, limits: options.limits).0 else {
-                throw .corruptData("libavif keeps no reader to reopen")
-            }
-            return .heif(reader)
+        case .heif: return try HEIFDecoder.open(bytes, format: header.format, limits: options.limits).0.map(Reader.heif)
         }
     }
 
