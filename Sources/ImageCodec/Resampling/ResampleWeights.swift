@@ -45,11 +45,13 @@ struct ResampleWeights: Sendable {
             let first = min(max(lower, Int((center - support + 0.5).rounded(.down))), upper - 1)
             let end = min(upper, Int((center + support + 0.5).rounded(.down)), first + stride)
             let count = max(1, end - first)
-            var sum = 0.0
-            for tap in 0..<count {
-                taps[tap] = LanczosKernel.value(at: (Double(first + tap) + 0.5 - center) / filterScale)
-                sum += taps[tap]
+            taps.withUnsafeMutableBufferPointer { taps in
+                LanczosKernel.sample(
+                    from: (Double(first) + 0.5 - center) / filterScale, step: 1 / filterScale,
+                    into: UnsafeMutableBufferPointer(rebasing: taps[0..<count]))
             }
+            var sum = 0.0
+            for tap in 0..<count { sum += taps[tap] }
             if sum == 0 { (taps[0], sum) = (1, 1) }
             for tap in 0..<count { weights[target * stride + tap] = Float(taps[tap] / sum) }
             starts[target] = min(first, sourceSize - 1)
