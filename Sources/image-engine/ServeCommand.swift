@@ -48,6 +48,14 @@ struct ServeCommand: AsyncParsableCommand {
     var memoryCache: ByteCount = ByteCount(bytes: ThumbnailService.Configuration.defaultMemoryCache)
 
     @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Times a thumbnail or source is made before the memory caches keep it, 1-255 (2: a URL's first request, "
+                + "the only one behind a CDN, holds no memory).",
+            valueName: "n"))
+    var memoryCacheMinUses = 2
+
+    @Option(
         name: .long, parsing: .singleValue,
         help: ArgumentHelp(
             "Only fetch sources with this scheme, host and port, under this path at a / boundary (repeatable): https://host[:port][/path].",
@@ -168,6 +176,9 @@ struct ServeCommand: AsyncParsableCommand {
         }
         if let workers, workers < 1 { throw ValidationError("--workers must be at least 1, got \(workers)") }
         if let queue, queue < 0 { throw ValidationError("--queue must be 0 or more, got \(queue)") }
+        if !(1...255).contains(memoryCacheMinUses) {
+            throw ValidationError("--memory-cache-min-uses must be 1 to 255, got \(memoryCacheMinUses)")
+        }
         if maxDownloads < 1 { throw ValidationError("--max-downloads must be at least 1, got \(maxDownloads)") }
         if maxDownloadsPerHost < 1 { throw ValidationError("--max-downloads-per-host must be at least 1, got \(maxDownloadsPerHost)") }
         if downloadQueue < 0 { throw ValidationError("--download-queue must be 0 or more, got \(downloadQueue)") }
@@ -248,6 +259,7 @@ struct ServeCommand: AsyncParsableCommand {
             maxSourcePixels: maxSrcPixels, downloadTimeout: downloadTimeout, timeToLive: ttl,
             cacheDirectory: cacheDir.map { URL(fileURLWithPath: $0, isDirectory: true) }, cacheSize: cacheSize.bytes,
             resultMemoryLimit: memoryCache.bytes / 2, sourceMemoryLimit: memoryCache.bytes - memoryCache.bytes / 2)
+        configuration.memoryCacheMinimumUses = memoryCacheMinUses
         configuration.signatureSize = try Self.signatureSize()
         // imgproxy's range is kept (URLs must keep working), but a short signature is said out
         // loud: each byte less is 256 times fewer guesses to forge a URL.

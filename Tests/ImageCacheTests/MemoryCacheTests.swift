@@ -20,6 +20,35 @@ struct MemoryCacheTests {
         #expect(cache.statistics.evictions == 2 && cache.statistics.count == 3)
     }
 
+    @Test("with minimumUses 2 a key is stored at its second offer, replaced at once after, and forgotten when its slot is taken")
+    func secondUse() {
+        let cache = MemoryCache<String, Int>(configuration: MemoryCacheConfiguration(costLimit: 1000, minimumUses: 2))
+        #expect(!cache.setValue(1, forKey: "a", cost: 5), "the first offer is only remembered")
+        #expect(cache.value(forKey: "a") == nil && cache.statistics.count == 0 && cache.statistics.totalCost == 0)
+        #expect(!cache.replaceValue(1, forKey: "a", cost: 5) { _ in true }, "a refresh is not an offer: nothing to replace")
+        #expect(cache.setValue(2, forKey: "a", cost: 5), "the second offer stores it")
+        #expect(cache.value(forKey: "a") == 2 && cache.statistics.totalCost == 5)
+        #expect(cache.setValue(3, forKey: "a", cost: 6), "a stored key is replaced at once")
+        #expect(cache.value(forKey: "a") == 3 && cache.statistics.totalCost == 6)
+        #expect(cache.replaceValue(4, forKey: "a", cost: 6) { $0 == 3 })
+        // Offers are counted per key: another key's first offer stores nothing.
+        #expect(!cache.setValue(9, forKey: "b", cost: 1) && cache.value(forKey: "b") == nil)
+        // A key whose slot another key took (same shard, same slot) starts over.
+        let shards = cache.shards.count
+        let slot = { (key: String) in (key.hashValue & (shards - 1), (key.hashValue >> 8) & (MemoryCacheShard<String, Int>.offerSlots - 1)) }
+        let first = "c"
+        let rival = (0...).lazy.map { "rival-\($0)" }.first { slot($0) == slot(first) }!
+        #expect(!cache.setValue(1, forKey: first, cost: 1))
+        #expect(!cache.setValue(1, forKey: rival, cost: 1), "the rival's first offer takes the slot")
+        #expect(!cache.setValue(1, forKey: first, cost: 1), "so this is the first offer again")
+        #expect(cache.setValue(1, forKey: first, cost: 1) && cache.value(forKey: first) == 1)
+        // 1 (the default) stores at once; out-of-range values are clamped.
+        #expect(MemoryCache<String, Int>().setValue(1, forKey: "a", cost: 1))
+        #expect(MemoryCacheConfiguration(minimumUses: 0).minimumUses == 1 && MemoryCacheConfiguration(minimumUses: 900).minimumUses == 255)
+        let three = MemoryCache<String, Int>(configuration: MemoryCacheConfiguration(costLimit: 100, minimumUses: 3))
+        #expect(!three.setValue(1, forKey: "a", cost: 1) && !three.setValue(1, forKey: "a", cost: 1) && three.setValue(1, forKey: "a", cost: 1))
+    }
+
     @Test("replaceValue is a compare-and-set: only over a present value the predicate accepts, with its cost")
     func compareAndSet() {
         let cache = MemoryCache<String, Int>(configuration: MemoryCacheConfiguration(costLimit: 1000, countLimit: 10))

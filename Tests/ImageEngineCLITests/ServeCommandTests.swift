@@ -46,6 +46,8 @@ struct ServeCommandTests {
             (["--queue", "-1"], environment, "--queue"), (["--max-memory", "lots"], environment, "--max-memory"),
             (["--max-src-bytes", "0"], environment, "--max-src-bytes"), (["--max-src-pixels", "0"], environment, "--max-src-pixels"),
             (["--memory-cache", "0"], environment, "--memory-cache"),
+            (["--memory-cache-min-uses", "0"], environment, "--memory-cache-min-uses"),
+            (["--memory-cache-min-uses", "256"], environment, "--memory-cache-min-uses"),
             (["--download-timeout", "0"], environment, "--download-timeout"), (["--ttl", "-5"], environment, "--ttl"),
             (["--metrics-bind", "nowhere"], environment, "--metrics-bind"), (["--shutdown-timeout", "-1"], environment, "--shutdown-timeout"),
             (["--allowed-source", "ftp://x/"], environment, "--allowed-source"),

@@ -101,6 +101,26 @@ struct ServiceWorkTests {
         await harness.stop()
     }
 
+    @Test("by default a URL's first request leaves nothing in the memory caches; its second fills them, its third is a hit")
+    func memoryCachesOnSecondUse() async throws {
+        let harness = try await ServiceHarness.start { $0.memoryCacheMinimumUses = ThumbnailService.Configuration(keys: []).memoryCacheMinimumUses }
+        #expect(harness.service.configuration.memoryCacheMinimumUses == 2)
+        let path = harness.path("rs:fit:120:90", harness.source("kite.jpg"))
+        var layers: [String] = []
+        for _ in 0..<3 {
+            let reply = try await harness.get(path)
+            #expect(reply.status == 200)
+            layers.append(reply.header("Image-Engine-Cache") ?? "")
+        }
+        // The second request downloads and renders again (a CDN in front would have answered it).
+        #expect(layers == ["origin", "origin", "result-memory"])
+        #expect(harness.service.statistics.decodes == 2 && harness.origin.requests("/kite.jpg") == 2)
+        // The source was kept at its second download too: another size of it needs no download.
+        let other = try await harness.get(harness.path("rs:fit:60:45", harness.source("kite.jpg")))
+        #expect(other.header("Image-Engine-Cache") == "source-memory" && harness.origin.requests("/kite.jpg") == 2)
+        await harness.stop()
+    }
+
     @Test("a result-memory hit sends the stored bytes themselves: two answers share one buffer, the HEAD's is empty")
     func resultHitsShareTheirBytes() async throws {
         let harness = try await ServiceHarness.start()

@@ -74,7 +74,8 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
     ///
     /// Returns false, storing nothing and removing any older value for `key`, when `cost` is
     /// above `maximumEntryCost`: one huge value would otherwise evict everything else for a
-    /// single use.
+    /// single use. Returns false, storing nothing, when `key` has been offered fewer than
+    /// `minimumUses` times (a value already stored for it is replaced at once).
     @inlinable @discardableResult
     public func setValue(_ value: Value, forKey key: Key, cost: Int, timeToLive: TimeInterval? = nil) -> Bool {
         guard let stored = insert(value, forKey: key, cost: cost, timeToLive: timeToLive, if: nil) else {
@@ -109,6 +110,10 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
         let (stored, replaced) = shard.lock.withLock { () -> (Bool, LRUList<Key, Value>.Entry?) in
             if let current {
                 guard let existing = shard.list.peek(key), current(existing.value) else { return (false, nil) }
+            } else if configuration.minimumUses > 1, shard.list.peek(key) == nil,
+                shard.offers(of: key) < configuration.minimumUses
+            {
+                return (false, nil)
             }
             return (true, shard.list.insert(key, value: value, cost: cost, expiry: expiry, stamp: MonotonicStamp.now()))
         }
@@ -211,11 +216,37 @@ final class MemoryCacheShard<Key: Hashable, Value>: @unchecked Sendable {
     @exclusivity(unchecked) @usableFromInline var hits = 0
     @exclusivity(unchecked) @usableFromInline var misses = 0
     @exclusivity(unchecked) @usableFromInline var evictions = 0
+    /// Keys offered to a cache with `minimumUses` above 1, by hash, and how often (allocated at
+    /// the first such offer): a direct-mapped table, so a key is forgotten when another takes
+    /// its slot, and two keys whose hashes collide in full count as one (their values are still
+    /// told apart by the list).
+    @exclusivity(unchecked) @usableFromInline var offeredHashes: [Int] = []
+    @exclusivity(unchecked) @usableFromInline var offerCounts: [UInt8] = []
     /// Keeps the next shard's header and counters off this one's cache lines: every hit
     /// retains its shard and bumps its counters, and shards are allocated one after another.
     @usableFromInline let padding = CacheLinePadding()
 
     @usableFromInline init() {}
+
+    @inlinable static var offerSlots: Int { 256 }
+
+    /// Counts one more offer of `key` and returns how many the table remembers, this one
+    /// included. Called under `lock`.
+    @inlinable func offers(of key: Key) -> Int {
+        if offeredHashes.isEmpty {
+            offeredHashes = [Int](repeating: 0, count: Self.offerSlots)
+            offerCounts = [UInt8](repeating: 0, count: Self.offerSlots)
+        }
+        let hash = key.hashValue
+        // The low bits chose the shard: the slot comes from others.
+        let slot = (hash >> 8) & (Self.offerSlots - 1)
+        if offeredHashes[slot] == hash, offerCounts[slot] > 0 {
+            offerCounts[slot] = offerCounts[slot] &+ (offerCounts[slot] < .max ? 1 : 0)
+        } else {
+            (offeredHashes[slot], offerCounts[slot]) = (hash, 1)
+        }
+        return Int(offerCounts[slot])
+    }
 }
 
 /// Total cost and count of a `MemoryCache`, under their own lock.

@@ -14,17 +14,27 @@ public struct MemoryCacheConfiguration: Sendable, Hashable {
     public var maximumEntryCostFraction: Double
     /// Lifetime of entries stored without their own time-to-live; `nil` means no expiry.
     public var defaultTimeToLive: TimeInterval?
+    /// How many times a key must be offered (`setValue`) before it is stored, as nginx's
+    /// `proxy_cache_min_uses`; 1 to 255. With 1 (the default) every value is stored at once. With
+    /// 2, the first offer of a key is only remembered and the second stores it: a stream of
+    /// keys used once (a service behind a CDN, which answers the repeats itself) then holds no
+    /// memory, while a key used twice is cached from then on. Offers are remembered in a small
+    /// table per shard (256 keys each, 64 shards), which forgets a key once others take its slot.
+    public var minimumUses: Int {
+        didSet { minimumUses = min(max(minimumUses, 1), 255) }
+    }
 
     /// Limits and policies; by default `defaultCostLimit`, no count limit, entries up to a
-    /// quarter of the cost limit, no expiry.
+    /// quarter of the cost limit, no expiry, every value stored at its first offer.
     public init(
         costLimit: Int = MemoryCacheConfiguration.defaultCostLimit, countLimit: Int = .max,
-        maximumEntryCostFraction: Double = 0.25, defaultTimeToLive: TimeInterval? = nil
+        maximumEntryCostFraction: Double = 0.25, defaultTimeToLive: TimeInterval? = nil, minimumUses: Int = 1
     ) {
         self.costLimit = Self.clamped(costLimit)
         self.countLimit = countLimit
         self.maximumEntryCostFraction = maximumEntryCostFraction
         self.defaultTimeToLive = defaultTimeToLive
+        self.minimumUses = min(max(minimumUses, 1), 255)
     }
 
     /// The largest cost one entry may have: `maximumEntryCostFraction` of `costLimit`, and never

@@ -58,7 +58,8 @@ public final class ImagePipeline: Sendable {
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
         let memory = MemoryCacheConfiguration(
-            costLimit: configuration.memoryCacheLimit, maximumEntryCostFraction: configuration.memoryCacheMaximumEntryFraction)
+            costLimit: configuration.memoryCacheLimit, maximumEntryCostFraction: configuration.memoryCacheMaximumEntryFraction,
+            minimumUses: configuration.memoryCacheMinimumUses)
         switch configuration.strategy {
         case .encodedResponse:
             imageMemory = nil

@@ -35,6 +35,10 @@ extension ImagePipeline {
         /// one huge image cannot evict a screenful of thumbnails; 1 admits anything up to the
         /// limit, as `NSCache` does.
         public var memoryCacheMaximumEntryFraction: Double
+        /// How many times an entry must be stored before the memory cache keeps it
+        /// (`MemoryCacheConfiguration.minimumUses`): 1 by default, so a cell shows a reused
+        /// image at once; a server whose requests rarely repeat (behind a CDN) sets 2.
+        public var memoryCacheMinimumUses = 1
         /// The disk cache for original bytes (and thumbnails); nil keeps everything in memory and
         /// nothing touches the disk.
         public var diskCache: DiskCache?

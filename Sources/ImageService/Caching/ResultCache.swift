@@ -19,8 +19,10 @@ final class ResultCache: Sendable {
     private let disk: DiskCacheQueue?
     private let lifetime: TimeInterval
 
-    init(memoryLimit: Int, disk: DiskCache?, lifetime: TimeInterval, onDiskError: @escaping @Sendable () -> Void) {
-        memory = MemoryCache(configuration: MemoryCacheConfiguration(costLimit: memoryLimit))
+    init(
+        memoryLimit: Int, minimumUses: Int = 1, disk: DiskCache?, lifetime: TimeInterval, onDiskError: @escaping @Sendable () -> Void
+    ) {
+        memory = MemoryCache(configuration: MemoryCacheConfiguration(costLimit: memoryLimit, minimumUses: minimumUses))
         self.disk = disk.map { DiskCacheQueue(disk: $0, onError: onDiskError) }
         self.lifetime = lifetime
     }

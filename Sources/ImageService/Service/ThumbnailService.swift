@@ -101,18 +101,20 @@ public final class ThumbnailService: Sendable {
             },
             onDownload: { metrics.recordDownload(bytes: $0.bytes, duration: $0.duration) })
         self.loader = loader
-        pipeline = ImagePipeline(
-            configuration: ImagePipeline.Configuration(
-                dataLoader: loader, strategy: .encodedResponse, memoryCacheLimit: configuration.sourceMemoryLimit, diskCache: sourceDisk,
-                // The loader admits downloads (in flight, per host, its bounded queue, gauged):
-                // it is the one queue. A second one here would hold, without bound or gauge,
-                // whatever the loader's queue would have refused with 429.
-                maximumConcurrentDownloads: .max,
-                // The service answers many clients: a shared cache (no `private`, `s-maxage`).
-                isSharedCache: true, maximumResponseSize: configuration.maxSourceBytes,
-                decodingLimits: limits))
+        var sources = ImagePipeline.Configuration(
+            dataLoader: loader, strategy: .encodedResponse, memoryCacheLimit: configuration.sourceMemoryLimit, diskCache: sourceDisk,
+            // The loader admits downloads (in flight, per host, its bounded queue, gauged):
+            // it is the one queue. A second one here would hold, without bound or gauge,
+            // whatever the loader's queue would have refused with 429.
+            maximumConcurrentDownloads: .max,
+            // The service answers many clients: a shared cache (no `private`, `s-maxage`).
+            isSharedCache: true, maximumResponseSize: configuration.maxSourceBytes,
+            decodingLimits: limits)
+        sources.memoryCacheMinimumUses = configuration.memoryCacheMinimumUses
+        pipeline = ImagePipeline(configuration: sources)
         results = ResultCache(
-            memoryLimit: configuration.resultMemoryLimit, disk: resultDisk, lifetime: TimeInterval(configuration.timeToLive),
+            memoryLimit: configuration.resultMemoryLimit, minimumUses: configuration.memoryCacheMinimumUses, disk: resultDisk,
+            lifetime: TimeInterval(configuration.timeToLive),
             onDiskError: { metrics.diskErrors.increment() })
         admission = CPUAdmission(workers: configuration.workers, queueLimit: configuration.queueLimit, memory: memory) { snapshot in
             metrics.workersBusy.set(snapshot.busy)

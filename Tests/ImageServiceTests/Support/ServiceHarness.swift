@@ -61,6 +61,9 @@ final class ServiceHarness: Sendable {
         // The client's own timeout: tests that hold requests on purpose (gates, tarpits) are not
         // cut by the 10 s default; the deadline's own tests set theirs.
         configuration.requestTimeout = 60
+        // Most tests check what the caches do with an entry once they hold one, from its first
+        // request; admission on the second (the service's default) has its own tests, which set it.
+        configuration.memoryCacheMinimumUses = 1
         configure(&configuration)
         let registry = PrometheusCollectorRegistry()
         let logLines = LogLines()
