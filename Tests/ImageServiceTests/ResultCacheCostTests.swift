@@ -19,4 +19,18 @@ struct ResultCacheCostTests {
         #expect(cache.counts.memory <= 100_000 / (8 << 10), "\(cache.counts.memory) entries held")
         #expect(cache.counts.memory >= 1)
     }
+
+    @Test("an entry is charged for the buffer it holds, not the bytes it reads: 17 KB results in 32 KiB buffers")
+    func storageIsCharged() {
+        let body = ByteBuffer(bytes: [UInt8](repeating: 7, count: 17_000))
+        #expect(body.capacity >= 17_000, "the premise: NIO rounds the storage up (\(body.capacity))")
+        let image = RenderedImage(
+            body: body, contentType: "image/jpeg", etag: "\"0123456789abcdef\"", lastModified: nil, sourceHasAlpha: false,
+            timing: PhaseTiming())
+        #expect(ResultCache.cost(of: image, key: "k") >= body.capacity)
+        let cache = ResultCache(memoryLimit: 1 << 20, disk: nil, lifetime: 3600, onDiskError: {})
+        for index in 0..<200 { cache.store(image, encoded: Data(), forKey: "k\(index)") }
+        // Whatever NIO's rounding, the buffers the cache keeps stay within its limit.
+        #expect(cache.counts.memory * body.capacity <= 1 << 20, "\(cache.counts.memory) entries of \(body.capacity) bytes held")
+    }
 }

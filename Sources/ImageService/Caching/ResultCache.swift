@@ -57,11 +57,13 @@ final class ResultCache: Sendable {
             forKey: key)
     }
 
-    /// What an entry holds: its body, its key (up to the 8 KiB a path may be: a 69-byte
+    /// What an entry holds: its body's storage (NIO allocates a buffer's capacity rounded up to
+    /// a power of two, so a 17 KB result holds 32 KiB: charged for its readable bytes, the
+    /// caches held up to twice their limit), its key (up to the 8 KiB a path may be: a 69-byte
     /// result behind a long URL was charged for its body alone, a seventh of what it held), its
     /// strings, and the entry's own bookkeeping.
     static func cost(of image: RenderedImage, key: String) -> Int {
-        image.body.readableBytes + key.utf8.count + image.contentType.utf8.count + image.etag.utf8.count
+        image.body.capacity + key.utf8.count + image.contentType.utf8.count + image.etag.utf8.count
             + (image.lastModified?.utf8.count ?? 0) + entryOverhead
     }
 
