@@ -241,7 +241,7 @@ final class MemoryCacheShard<Key: Hashable, Value>: @unchecked Sendable {
         // The low bits chose the shard: the slot comes from others.
         let slot = (hash >> 8) & (Self.offerSlots - 1)
         if offeredHashes[slot] == hash, offerCounts[slot] > 0 {
-            offerCounts[slot] = offerCounts[slot] &+ (offerCounts[slot] < .max ? 1 : 0)
+            if offerCounts[slot] < .max { offerCounts[slot] += 1 }
         } else {
             (offeredHashes[slot], offerCounts[slot]) = (hash, 1)
         }

@@ -21,7 +21,7 @@ public struct MemoryCacheConfiguration: Sendable, Hashable {
     /// memory, while a key used twice is cached from then on. Offers are remembered in a small
     /// table per shard (256 keys each, 64 shards), which forgets a key once others take its slot.
     public var minimumUses: Int {
-        didSet { minimumUses = min(max(minimumUses, 1), 255) }
+        didSet { minimumUses = Self.clampedUses(minimumUses) }
     }
 
     /// Limits and policies; by default `defaultCostLimit`, no count limit, entries up to a
@@ -34,7 +34,7 @@ public struct MemoryCacheConfiguration: Sendable, Hashable {
         self.countLimit = countLimit
         self.maximumEntryCostFraction = maximumEntryCostFraction
         self.defaultTimeToLive = defaultTimeToLive
-        self.minimumUses = min(max(minimumUses, 1), 255)
+        self.minimumUses = Self.clampedUses(minimumUses)
     }
 
     /// The largest cost one entry may have: `maximumEntryCostFraction` of `costLimit`, and never
@@ -54,4 +54,7 @@ public struct MemoryCacheConfiguration: Sendable, Hashable {
     /// Costs are summed, so the limit stays far from `Int.max`: a limit plus one entry's cost
     /// never overflows.
     private static func clamped(_ limit: Int) -> Int { min(max(limit, 0), Int.max / 4) }
+
+    /// Offers are counted in a byte per remembered key.
+    private static func clampedUses(_ uses: Int) -> Int { min(max(uses, 1), 255) }
 }
