@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # CI's smoke test of scripts/cluster.sh (a few seconds): one instance of the debug build behind
 # nginx, a loopback origin serving SampleImages/; a signed thumbnail is a MISS, then a HIT with
-# the same bytes, and the same path with ?1 and ?2 added, or its colons spelled %3A, is the same
-# cache entry; Accept values are folded into one entry per format; a URL with exp: is never
+# the same bytes, and the same path with ?1 and ?2 added is the same cache entry, its colons
+# spelled %3A are answered but never stored; a signed URL that climbs over its own path with dot
+# segments (however spelled) cannot take another URL's entry; Accept values are folded into one entry per format; a URL with exp: is never
 # stored; status lists
 # both processes; started as root, nginx's workers run as www-data; stop leaves none of them
 # running; a run directory another user owns, or
@@ -75,13 +76,39 @@ for query in 1 2; do
     grep -qi "^x-cache-status: HIT" <<<"$reply" || fail "?$query was not a HIT: $reply"
 done
 # Other spellings of the same signed path (colons as %3A or %3a, as clients and proxies write
-# them) verify, and are answered from the same entry: nginx keys on the decoded path.
+# them) verify and are answered, but `private`: nginx keys on the raw path, and stores none of
+# them, so they never add an entry.
 for spelling in "${path//:/%3A}" "${path//:/%3a}"; do
     reply=$(curl -s -o /dev/null -D - "http://127.0.0.1:$port$spelling" | tr -d '\r')
-    grep -q "^HTTP/1.1 200" <<<"$reply" && grep -qi "^x-cache-status: HIT" <<<"$reply" || fail "$spelling: $reply"
+    grep -q "^HTTP/1.1 200" <<<"$reply" && grep -qi "^x-cache-status: MISS" <<<"$reply" || fail "$spelling: $reply"
 done
 entries=$(find "$work/cache/nginx" -type f | wc -l)
 [[ "$entries" == 1 ]] || fail "nginx holds $entries cache entries for one thumbnail"
+# Cache poisoning through dot segments: an attacker's signed URL whose plain source climbs back
+# over its own path to another signed URL (the victim's). nginx would key it as the victim's
+# path if it keyed on $uri; the service refuses it (400) before its signature, in every
+# spelling (curl --path-as-is sends it unresolved), and the victim is served its own image.
+victim=$("$binary" sign "http://127.0.0.1:$origin_port/Bridge.jpg" --options rs:fill:150:150 --ext jpg)
+signed_by_attacker() {
+    python3 -c 'import base64,hashlib,hmac,os,sys
+mac = hmac.new(bytes.fromhex(os.environ["IMAGE_ENGINE_KEY"]), bytes.fromhex(os.environ["IMAGE_ENGINE_SALT"]) + sys.argv[1].encode(), hashlib.sha256)
+print("/" + base64.urlsafe_b64encode(mac.digest()).decode().rstrip("=") + sys.argv[1])' "$1"
+}
+# Six: back over the attacker's own segments (nginx merges the source's `//`) to the root, where
+# nginx's $uri would begin with the victim's path (more would climb past the root, which nginx
+# refuses itself).
+climb="../../../../../.."
+for spelling in "$climb" "${climb//\//%2F}" "${climb//../%2E%2E}" "${climb//../%2e.}"; do
+    attack=$(IMAGE_ENGINE_KEY=$IMAGE_ENGINE_KEY IMAGE_ENGINE_SALT=$IMAGE_ENGINE_SALT signed_by_attacker \
+        "/rs:fill:150:150/plain/http://127.0.0.1:$origin_port/x/$spelling$victim")
+    reply=$(curl -s --path-as-is -o "$work/attack.out" -D - "http://127.0.0.1:$port$attack" | tr -d '\r')
+    grep -q "^HTTP/1.1 400" <<<"$reply" || fail "a dot-segment path was not refused ($spelling): $reply"
+    grep -q "segment" "$work/attack.out" || fail "the refusal does not say why: $(cat "$work/attack.out")"
+done
+victim_reply=$(curl -s -o "$work/victim.jpg" -D - "http://127.0.0.1:$port$victim" | tr -d '\r')
+grep -qi "^x-cache-status: MISS" <<<"$victim_reply" || fail "the victim's URL was already cached: $victim_reply"
+curl -s -o "$work/victim-direct.jpg" "http://127.0.0.1:$((port + 1))$victim"
+cmp -s "$work/victim.jpg" "$work/victim-direct.jpg" || fail "the victim's URL did not serve the victim's image"
 # Accept is folded into the format the service chooses (--auto-webp): two raw values that both
 # take WebP are one entry, a refusal of WebP (q=0) is the JPEG's.
 negotiated=$("$binary" sign "http://127.0.0.1:$origin_port/Autumn.jpg" --options rs:fill:120:120)
@@ -104,7 +131,7 @@ for _ in 1 2; do
     [[ -n "$max_age" && "$max_age" -le 3600 ]] || fail "an expiring URL's max-age: $reply"
 done
 entries=$(find "$work/cache/nginx" -type f | wc -l)
-[[ "$entries" == 3 ]] || fail "nginx holds $entries cache entries for a JPEG thumbnail and another in JPEG and WebP"
+[[ "$entries" == 4 ]] || fail "nginx holds $entries cache entries for two JPEG thumbnails and another in JPEG and WebP"
 info=$("$binary" inspect "$work/first.jpg")
 grep -q '"format":"jpeg"' <<<"$info" && grep -q '"width":200' <<<"$info" && grep -q '"height":200' <<<"$info" || fail "not a 200×200 JPEG: $("$binary" inspect "$work/first.jpg")"
 curl -s -o /dev/null -w "%{http_code}" "http://127.0.0.1:$port/bad-signature/rs:fit:10:10/plain/x" | grep -q 403 || fail "a bad signature was not 403"

@@ -37,6 +37,12 @@ struct SignCommand: ParsableCommand {
 
     func run() throws {
         let signer = URLSigner(keys: try ServeCommand.keys(unsafe: false), signatureSize: try ServeCommand.signatureSize())
+        let unsigned = URLSigner.unsignedPath(options: options, source: sourceURL, extension: ext, plain: plain)
+        if let segment = URLSigner.dotSegment(in: unsigned) {
+            throw ValidationError(
+                "the path would have a \"\(segment)\" segment, which serve refuses (caches in front resolve it): sign the source without --plain, or resolve it first"
+            )
+        }
         guard let path = signer.signedPath(options: options, source: sourceURL, extension: ext, plain: plain) else {
             throw ValidationError("no signing key")
         }

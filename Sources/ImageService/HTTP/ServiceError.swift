@@ -16,6 +16,9 @@ public struct ServiceError: Error, Sendable, Hashable {
     }
 
     static func badRequest(_ message: String) -> ServiceError { ServiceError(status: 400, message: "bad request: " + message) }
+    static func dotSegment(_ segment: String) -> ServiceError {
+        badRequest("the path has a \"\(segment)\" segment (%2E, %2F and %5C read as '.', '/' and '\\'), which caches in front resolve")
+    }
     static let forbidden = ServiceError(status: 403, message: "forbidden: missing or invalid signature")
     static func sourceNotAllowed(_ reason: String) -> ServiceError { ServiceError(status: 404, message: "source not allowed: " + reason) }
     static let expired = ServiceError(status: 410, message: "gone: the URL has expired")

@@ -14,7 +14,7 @@ import Synchronization
 /// The thumbnail service without its sockets: an imgproxy-style request path in, an HTTP
 /// response out. `ThumbnailServer` puts it behind Hummingbird; tests can drive it directly.
 ///
-/// A request goes: signature (403) → options (400) → expiry (410) → source policy (404) →
+/// A request goes: dot segments (400) → signature (403) → options (400) → expiry (410) → source policy (404) →
 /// result cache (memory, then disk: served without touching the source) → source, through the
 /// pipeline (its memory and disk caches, coalescing, the guarded fetcher) → `If-None-Match`
 /// (304 without decoding) → one coalesced render per identical request: a worker slot with the
@@ -185,6 +185,8 @@ public final class ThumbnailService: Sendable {
         }
         if isDraining { return .error(.draining) }
         guard request.path.utf8.count <= configuration.maxPathLength else { return .error(.pathTooLong) }
+        // Before the signature: a path a cache in front would rewrite is nobody's to sign.
+        if let segment = ProcessingPath.dotSegment(in: request.path) { return .error(.dotSegment(segment)) }
         do throws(ServiceError) {
             let job = try ProcessingJob(request, service: self)
             var response = await serve(job, request)

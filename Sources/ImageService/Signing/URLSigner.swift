@@ -64,8 +64,20 @@ public struct URLSigner: Sendable {
     /// The signed path for a source and options (`rs:fill:400:400/g:no`, no slashes around):
     /// the source as base64url (split every 16 characters with `/`, as imgproxy's examples do)
     /// and `.extension`, or with `plain`, percent-encoded after `/plain/` and `@extension`.
+    ///
+    /// Nil without keys, and for a path with a `.` or `..` segment (a plain source such as
+    /// `https://a.example/x/../y.jpg`; ``dotSegment(in:)``): the service refuses those, because
+    /// a cache in front would resolve them and key the answer as another path. Sign such a
+    /// source without `plain`, or resolve it first.
     public func signedPath(options: String, source: String, extension ext: String? = nil, plain: Bool = false) -> String? {
-        sign(Self.unsignedPath(options: options, source: source, extension: ext, plain: plain))
+        let path = Self.unsignedPath(options: options, source: source, extension: ext, plain: plain)
+        return Self.dotSegment(in: path) == nil ? sign(path) : nil
+    }
+
+    /// The first `.` or `..` segment of `path`, reading `%2E`, `%2F` and `%5C` as `.`, `/` and
+    /// `\`, or nil: what the service refuses (400) before checking a signature.
+    public static func dotSegment(in path: String) -> String? {
+        ProcessingPath.dotSegment(in: path)
     }
 
     /// The path `signedPath` signs.

@@ -24,6 +24,40 @@ struct ProcessingPath: Sendable, Equatable {
         signed = Self.redenormalised(String(rest[slash...]))
     }
 
+    /// The first `.` or `..` segment of `path` (as received, without its query), once the
+    /// spellings caches and proxies decode before they resolve dot segments are decoded too —
+    /// `%2E` as `.`, `%2F` as `/`, `%5C` as `\` (which some treat as `/`) — or nil when it has
+    /// none.
+    ///
+    /// nginx's `$uri`, and CDNs that normalise paths, resolve such segments: a signed path
+    /// `/sig/opts/plain/http://x/../../../<another signature>/<options>/plain/<source>` would be
+    /// *keyed* as the other path while the service renders its own, so one signed URL could fill
+    /// the entry of any other. A path with none of them is a fixed point of every such
+    /// normalisation, so the service refuses the rest before anything else.
+    static func dotSegment(in path: String) -> String? {
+        let (dot, slash, backslash) = (UInt8(ascii: "."), UInt8(ascii: "/"), UInt8(ascii: "\\"))
+        let escapes: [String: UInt8] = ["2E": dot, "2F": slash, "5C": backslash]
+        var segment: [UInt8] = []
+        var bytes = path.utf8[...]
+        while true {
+            var byte = bytes.popFirst()
+            if byte == UInt8(ascii: "%"), bytes.count >= 2,
+                let escaped = escapes[String(decoding: bytes.prefix(2), as: UTF8.self).uppercased()]
+            {
+                byte = escaped
+                bytes = bytes.dropFirst(2)
+            }
+            guard let byte, byte != slash, byte != backslash else {
+                if segment == [dot] || segment == [dot, dot] { return String(decoding: segment, as: UTF8.self) }
+                if byte == nil { return nil }
+                segment.removeAll(keepingCapacity: true)
+                continue
+            }
+            // Only "." and ".." matter: a longer segment is no dot segment whatever follows.
+            if segment.count < 3 { segment.append(byte) }
+        }
+    }
+
     /// True when `path` (and no query) is exactly this path's canonical spelling,
     /// `/signature` + what it signs: not a proxy's rewriting of it, and nothing the signature
     /// does not cover.
