@@ -198,3 +198,59 @@ struct DiskCacheTests {
         #expect(try cache.value(forKey: "after") == payload(9, size: 100))
     }
 }
+
+/// Reads into memory the caller counts: the seam a server's memory budget charges through.
+@Suite("Disk cache: read memory")
+struct DiskCacheReadMemoryTests {
+    /// Counts what it hands out and takes back, and refuses beyond `room` bytes at once.
+    final class CountingMemory: ReadMemory, @unchecked Sendable {
+        private let lock = NSLock()
+        private let room: Int
+        private var held = 0
+        private(set) var buffers: [UnsafeMutableRawPointer] = []
+        init(room: Int) { self.room = room }
+
+        func allocate(_ bytes: Int) -> ReadBuffer? {
+            lock.lock()
+            defer { lock.unlock() }
+            guard held + bytes <= room, let pointer = malloc(bytes) else { return nil }
+            held += bytes
+            buffers.append(pointer)
+            return ReadBuffer(pointer: pointer) { [self] pointer in
+                free(pointer)
+                lock.withLock { held -= bytes }
+            }
+        }
+
+        var bytesHeld: Int { lock.withLock { held } }
+    }
+
+    @Test("an entry is read into one buffer from the caller's memory, and its bytes are that buffer: no copy, freed with them")
+    func oneBuffer() throws {
+        let directory = try TemporaryDirectory()
+        let cache = try DiskCacheFixture.open(directory)
+        let bytes = Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        try cache.setValue(bytes, forKey: "k", metadata: DiskCacheMetadata(contentType: "image/png", etag: "\"e\""))
+        let memory = CountingMemory(room: 1 << 20)
+        var entry = try #require(try cache.entry(forKey: "k", memory: memory))
+        #expect(entry.data == bytes && entry.metadata.etag == "\"e\"")
+        #expect(memory.buffers.count == 1 && memory.bytesHeld > bytes.count && memory.bytesHeld < bytes.count + 1024)
+        let address = entry.data.withUnsafeBytes { $0.baseAddress }
+        #expect(address == UnsafeRawPointer(memory.buffers[0]), "the entry's bytes were copied out of the read buffer")
+        entry = DiskCacheEntry(key: "", data: Data(), metadata: DiskCacheMetadata())
+        #expect(memory.bytesHeld == 0, "the buffer went with the bytes")
+    }
+
+    @Test("with no room, the read is refused before it starts (noMemory), the entry stays, and it counts as a miss")
+    func refused() throws {
+        let directory = try TemporaryDirectory()
+        let cache = try DiskCacheFixture.open(directory)
+        try cache.setValue(Data(repeating: 1, count: 100_000), forKey: "k")
+        let misses = cache.statistics.counters.misses
+        #expect(throws: DiskCacheError.noMemory(bytes: try #require(cache.storedSize(forKey: "k")))) {
+            _ = try cache.entry(forKey: "k", memory: CountingMemory(room: 50_000))
+        }
+        #expect(cache.statistics.counters.misses == misses + 1 && cache.statistics.count == 1)
+        #expect(try cache.entry(forKey: "k")?.data.count == 100_000)
+    }
+}

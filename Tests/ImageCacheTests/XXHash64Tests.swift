@@ -1,5 +1,6 @@
 import Testing
 @testable import ImageCache
+import TestSupport
 
 @Suite("XXH64 checksum")
 struct XXHash64Tests {
@@ -18,6 +19,30 @@ struct XXHash64Tests {
         input.withUnsafeBytes { bytes in
             #expect(XXHash64.hash(bytes) == seed0)
             #expect(XXHash64.hash(bytes, seed: 12345) == seed12345)
+        }
+    }
+}
+
+extension XXHash64Tests {
+    @Test("in pieces, at every split of the vectors and of random inputs, the same hash as in one go")
+    func streamingMatchesOneShot() {
+        var generator = SeededGenerator(seed: 0x5EED_0064)
+        let randomInputs = (0..<20).map { _ in
+            (0..<Int.random(in: 0..<200, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        }
+        for input in Self.vectors.map(\.0) + randomInputs {
+            input.withUnsafeBytes { bytes in
+                let whole = XXHash64.hash(bytes, seed: 77)
+                for first in stride(from: 0, through: bytes.count, by: max(1, bytes.count / 17)) {
+                    for second in [first, (first + bytes.count) / 2, bytes.count] where second >= first {
+                        var state = XXHash64.Streaming(seed: 77)
+                        state.update(UnsafeRawBufferPointer(rebasing: bytes[0..<first]))
+                        state.update(UnsafeRawBufferPointer(rebasing: bytes[first..<second]))
+                        state.update(UnsafeRawBufferPointer(rebasing: bytes[second...]))
+                        #expect(state.finalize() == whole, "\(bytes.count) bytes split at \(first), \(second) (seed 0x5EED0064)")
+                    }
+                }
+            }
         }
     }
 }

@@ -158,8 +158,8 @@ extension DiskCache {
             let intact: Bool
             do throws(FileSystemError) {
                 // As for reads: an entry stored before the limit was lowered may exceed it.
-                let file = try entries.readFile(name, maximumSize: max(size, limit))
-                intact = EntryFile.decode(file).map { DiskCacheKey.fileName(for: $0.key) == name } ?? false
+                var file = try entries.readFile(name, maximumSize: max(size, limit))
+                intact = EntryFile.decode(&file).map { DiskCacheKey.fileName(for: $0.key) == name } ?? false
             } catch  where error.code == ENOENT {
                 continue // removed or replaced meanwhile
             } catch  where error.code == FileSystemError.notRegularFile || error.code == EFBIG {

@@ -97,9 +97,10 @@ public final class DiskCache: @unchecked Sendable {
     public func setValue(_ data: Data, forKey key: String, metadata: DiskCacheMetadata = DiskCacheMetadata()) throws(DiskCacheError) {
         let name = DiskCacheKey.fileName(for: key)
         let file = EntryFile.encode(key: key, metadata: metadata, data: data)
+        let size = file.reduce(0) { $0 + $1.count }
         let generation: Int = try lock.withLock { () throws(DiskCacheError) in
-            guard file.count <= sizeLimit else {
-                throw .entryTooLarge(key: key, size: file.count, limit: sizeLimit)
+            guard size <= sizeLimit else {
+                throw .entryTooLarge(key: key, size: size, limit: sizeLimit)
             }
             try ensureWritable()
             return layoutGeneration
@@ -119,8 +120,12 @@ public final class DiskCache: @unchecked Sendable {
     }
 
     /// The entry for `key`, or nil on a miss. Damaged entries are removed and reported as
-    /// misses; expired ones too, unless `allowingExpired` (for HTTP revalidation).
-    public func entry(forKey key: String, allowingExpired: Bool = false) throws(DiskCacheError) -> DiskCacheEntry? {
+    /// misses; expired ones too, unless `allowingExpired` (for HTTP revalidation). The file is
+    /// read into one buffer from `memory`, and the entry's bytes are that buffer: throws
+    /// ``DiskCacheError/noMemory(bytes:)`` when `memory` has no room for it (nothing read).
+    public func entry(
+        forKey key: String, allowingExpired: Bool = false, memory: any ReadMemory = PlainReadMemory()
+    ) throws(DiskCacheError) -> DiskCacheEntry? {
         let name = DiskCacheKey.fileName(for: key)
         let (version, entries, limit) = lock.withLock { () -> (UInt64?, any CacheDirectory, Int) in
             guard let found = index.touch(name) else {
@@ -133,9 +138,12 @@ public final class DiskCache: @unchecked Sendable {
             return (found.value, layout.entries, max(found.cost, sizeLimit))
         }
         guard let version else { return nil }
-        let file: Data
+        var file: Data
         do {
-            file = try entries.readFile(name, maximumSize: limit)
+            file = try entries.readFile(name, maximumSize: limit, memory: memory)
+        } catch  where error.code == ENOMEM {
+            lock.withLock { counters.misses += 1 }
+            throw .noMemory(bytes: (try? entries.status(of: name))??.size ?? 0)
         } catch  where error.code == ENOENT {
             discard(name, version: version, corrupt: false)
             return nil
@@ -145,7 +153,7 @@ public final class DiskCache: @unchecked Sendable {
         } catch {
             throw .io(error)
         }
-        guard let entry = EntryFile.decode(file), entry.key == key else {
+        guard let entry = EntryFile.decode(&file), entry.key == key else {
             discard(name, version: version, corrupt: true)
             return nil
         }
@@ -241,7 +249,8 @@ public final class DiskCache: @unchecked Sendable {
 
     /// DIRTY, write to tmp/, rename into entries/, CLEAN, evict. Throws the raw error so
     /// `setValue` can recognise a removed directory.
-    private func write(_ file: Data, name: String) throws(FileSystemError) {
+    private func write(_ file: [Data], name: String) throws(FileSystemError) {
+        let size = file.reduce(0) { $0 + $1.count }
         let (temporaryName, temporary) = try lock.withLock { () throws(FileSystemError) in
             try append([.dirty(name)])
             writesInFlight[name, default: 0] += 1
@@ -259,15 +268,15 @@ public final class DiskCache: @unchecked Sendable {
                 // Room first, then the rename: the entries never exceed the limit, even for an
                 // instant a crash could freeze.
                 let replaced = index.peek(name)?.cost ?? 0
-                let evicted = evictLocked(reserving: file.count - replaced, keeping: name)
+                let evicted = evictLocked(reserving: size - replaced, keeping: name)
                 try append(pendingReads.map(JournalRecord.read) + evicted)
                 pendingReads.removeAll()
                 try moveIntoPlace(temporaryName, from: temporary, as: name)
                 finishWrite(name, temporaryName)
                 finished = true
-                index.insert(name, value: nextVersion, cost: file.count, expiry: nil)
+                index.insert(name, value: nextVersion, cost: size, expiry: nil)
                 nextVersion += 1
-                try append([.clean(name, size: file.count)])
+                try append([.clean(name, size: size)])
                 if configuration.synchronizesWrites { try journal?.synchronize() }
                 try compactIfNeeded()
             }
@@ -286,7 +295,7 @@ public final class DiskCache: @unchecked Sendable {
 
     /// Creates the temporary file; a name already taken (a leftover, or something planted) is
     /// removed and the creation retried once.
-    private func createTemporary(_ name: String, in directory: any CacheDirectory, contents: Data) throws(FileSystemError) {
+    private func createTemporary(_ name: String, in directory: any CacheDirectory, contents: [Data]) throws(FileSystemError) {
         do {
             try directory.createFile(name, contents: contents, synchronize: configuration.synchronizesWrites)
         } catch  where error.code == EEXIST {
@@ -400,11 +409,11 @@ public final class DiskCache: @unchecked Sendable {
         let root = layout.root
         do {
             do {
-                try root.createFile(Journal.temporaryFileName, contents: contents, synchronize: configuration.synchronizesWrites)
+                try root.createFile(Journal.temporaryFileName, contents: [contents], synchronize: configuration.synchronizesWrites)
             } catch  where error.code == EEXIST {
                 // Left by a killed rewrite, or planted (a link to elsewhere): remove the name only.
                 try root.remove(Journal.temporaryFileName)
-                try root.createFile(Journal.temporaryFileName, contents: contents, synchronize: configuration.synchronizesWrites)
+                try root.createFile(Journal.temporaryFileName, contents: [contents], synchronize: configuration.synchronizesWrites)
             }
             try root.move(Journal.temporaryFileName, to: root, as: Journal.fileName)
             if configuration.synchronizesWrites { try root.synchronize() }

@@ -14,6 +14,9 @@ public enum DiskCacheError: Error, Sendable, Hashable, CustomStringConvertible {
     case readOnly(FileSystemError)
     /// A size limit that is not a positive number of bytes.
     case invalidSizeLimit(Int)
+    /// The ``ReadMemory`` a read was given had no room for the entry's `bytes` (a server's
+    /// memory budget is full): nothing was read, and the entry is still there.
+    case noMemory(bytes: Int)
 
     public var description: String {
         switch self {
@@ -22,6 +25,7 @@ public enum DiskCacheError: Error, Sendable, Hashable, CustomStringConvertible {
         case .entryTooLarge(let key, let size, let limit): "entry \(key) (\(size) bytes) exceeds the cache size limit of \(limit) bytes"
         case .readOnly(let error): "cache is read-only: \(error)"
         case .invalidSizeLimit(let limit): "size limit must be a positive number of bytes, got \(limit)"
+        case .noMemory(let bytes): "no memory for the \(bytes)-byte entry now"
         }
     }
 }

@@ -54,17 +54,30 @@ public final class DiskCacheQueue: @unchecked Sendable {
     /// queued write's, else the disk's, read on the queue's threads; a disk that cannot be read
     /// is a miss.
     public func entry(forKey key: String) async -> DiskCacheEntry? {
+        do throws(DiskCacheError) {
+            return try await entry(forKey: key, memory: PlainReadMemory())
+        } catch {
+            return nil // plain memory is never refused
+        }
+    }
+
+    /// `entry(forKey:)`, the file read into memory from `memory`: throws
+    /// ``DiskCacheError/noMemory(bytes:)`` when it has no room (and only then: a disk that
+    /// cannot be read is a miss).
+    public func entry(forKey key: String, memory: any ReadMemory) async throws(DiskCacheError) -> DiskCacheEntry? {
         if let queued = lock.withLock({ pending[key] }) { return queued.entry }
-        return await withCheckedContinuation { continuation in
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<DiskCacheEntry?, DiskCacheError>, Never>) in
             reads.async { [disk, onError] in
-                do {
-                    continuation.resume(returning: try disk.entry(forKey: key, allowingExpired: true))
+                do throws(DiskCacheError) {
+                    continuation.resume(returning: .success(try disk.entry(forKey: key, allowingExpired: true, memory: memory)))
                 } catch {
+                    if case .noMemory = error { return continuation.resume(returning: .failure(error)) }
                     onError()
-                    continuation.resume(returning: nil)
+                    continuation.resume(returning: .success(nil))
                 }
             }
         }
+        return try result.get()
     }
 
     /// Queues storing `data` under `key`; until it is written, `entry(forKey:)` returns it.

@@ -17,22 +17,22 @@ enum EntryFile {
     static let headerSize = 32
     private static let magic: [UInt8] = Array("IEC1".utf8)
 
-    static func encode(key: String, metadata: DiskCacheMetadata, data: Data) -> Data {
+    /// The file for an entry, in two parts to write one after the other: the header, key and
+    /// metadata (a few hundred bytes), then `data` itself, never copied (a 60 MiB source is
+    /// written from the buffer it arrived in).
+    static func encode(key: String, metadata: DiskCacheMetadata, data: Data) -> [Data] {
         let keyBytes = Data(key.utf8)
         let metadataBytes = MetadataCoding.encode(metadata)
-        var header = Data(magic)
-        append(UInt32(keyBytes.count), to: &header)
-        append(UInt32(metadataBytes.count), to: &header)
-        append(UInt64(data.count), to: &header)
-        var file = Data(capacity: headerSize + keyBytes.count + metadataBytes.count + data.count)
-        file.append(header)
-        file.append(Data(count: headerSize - header.count))
-        file.append(keyBytes)
-        file.append(metadataBytes)
-        file.append(data)
-        let checksum = checksum(of: file)
-        file.withUnsafeMutableBytes { $0.storeBytes(of: checksum.littleEndian, toByteOffset: 20, as: UInt64.self) }
-        return file
+        var head = Data(magic)
+        append(UInt32(keyBytes.count), to: &head)
+        append(UInt32(metadataBytes.count), to: &head)
+        append(UInt64(data.count), to: &head)
+        head.append(Data(count: headerSize - head.count))
+        head.append(keyBytes)
+        head.append(metadataBytes)
+        let checksum = checksum(head: head, data: data)
+        head.withUnsafeMutableBytes { $0.storeBytes(of: checksum.littleEndian, toByteOffset: 20, as: UInt64.self) }
+        return [head, data]
     }
 
     /// Bytes of the file `encode` makes for a key of `keyBytes` UTF-8 bytes, `metadata` and
@@ -41,8 +41,10 @@ enum EntryFile {
         headerSize + keyBytes + MetadataCoding.encode(metadata).count + dataBytes
     }
 
-    /// The entry, or nil when the file is not a complete, intact entry.
-    static func decode(_ file: Data) -> DiskCacheEntry? {
+    /// The entry, or nil when the file is not a complete, intact entry. Its bytes are the
+    /// file's own buffer, moved to its start and cut to them (so `file` is changed): no second
+    /// buffer is made as long as the caller holds the file only there.
+    static func decode(_ file: inout Data) -> DiskCacheEntry? {
         guard file.count >= headerSize, file.prefix(4).elementsEqual(magic) else { return nil }
         let (keyLength, metadataLength, dataLength, stored) = file.withUnsafeBytes { bytes in
             (
@@ -54,16 +56,26 @@ enum EntryFile {
         }
         // Lengths come from disk: add them with overflow checks (a hostile header must not trap).
         guard let expectedSize = size(keyLength: keyLength, metadataLength: metadataLength, dataLength: dataLength),
-            expectedSize == file.count, checksum(of: file) == stored
+            expectedSize == file.count
         else { return nil }
         let start = file.startIndex + headerSize
         let keyRange = start..<start + keyLength
         let metadataRange = keyRange.upperBound..<keyRange.upperBound + metadataLength
-        guard let key = String(data: file[keyRange], encoding: .utf8),
+        let payload = metadataRange.upperBound..<file.endIndex
+        guard checksum(head: file[..<payload.lowerBound], data: file[payload]) == stored,
+            let key = String(data: file[keyRange], encoding: .utf8),
             let metadata = MetadataCoding.decode(file[metadataRange])
         else { return nil }
-        // A copy, so callers get a Data whose indices start at 0.
-        return DiskCacheEntry(key: key, data: Data(file[metadataRange.upperBound...]), metadata: metadata)
+        // The bytes moved to the buffer's start and the rest cut off (Data keeps the buffer: no
+        // copy), so callers get a Data whose indices start at 0.
+        let count = payload.count
+        let offset = payload.lowerBound - file.startIndex
+        file.withUnsafeMutableBytes { bytes in
+            guard let base = bytes.baseAddress, count > 0 else { return }
+            memmove(base, base + offset, count)
+        }
+        file.count = count
+        return DiskCacheEntry(key: key, data: file, metadata: metadata)
     }
 
     /// True when `prefix` (the first `headerSize` bytes or more) is the header of an entry file
@@ -90,10 +102,14 @@ enum EntryFile {
         return overflow1 || overflow2 || overflow3 ? nil : total
     }
 
-    private static func checksum(of file: Data) -> UInt64 {
-        file.withUnsafeBytes { bytes in
-            let seed = XXHash64.hash(UnsafeRawBufferPointer(rebasing: bytes[0..<20]))
-            return XXHash64.hash(UnsafeRawBufferPointer(rebasing: bytes[headerSize...]), seed: seed)
+    /// XXH64 of the file from byte 32 on (key, metadata, data), seeded with XXH64 of its first
+    /// 20 bytes; `head` is the file up to its data.
+    private static func checksum(head: Data, data: Data) -> UInt64 {
+        head.withUnsafeBytes { head in
+            var state = XXHash64.Streaming(seed: XXHash64.hash(UnsafeRawBufferPointer(rebasing: head[0..<20])))
+            state.update(UnsafeRawBufferPointer(rebasing: head[headerSize...]))
+            data.withUnsafeBytes { state.update($0) }
+            return state.finalize()
         }
     }
 

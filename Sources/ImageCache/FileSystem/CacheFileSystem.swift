@@ -24,15 +24,18 @@ public protocol CacheDirectory: AnyObject, Sendable {
     func list() throws(FileSystemError) -> [CacheFileStatus]
     /// Kind, size and modification time of `name` (not following links); nil when absent.
     func status(of name: String) throws(FileSystemError) -> CacheFileStatus?
-    /// The whole of the regular file `name`. Throws `ENOENT` when absent, `FileSystemError.notRegularFile`
-    /// for anything but a regular file (never opening a FIFO or following a link), and
-    /// `EFBIG` when it is larger than `maximumSize` (checked before allocating).
-    func readFile(_ name: String, maximumSize: Int) throws(FileSystemError) -> Data
+    /// The whole of the regular file `name`, read into memory from `memory` (one buffer, of the
+    /// file's size). Throws `ENOENT` when absent, `FileSystemError.notRegularFile` for anything
+    /// but a regular file (never opening a FIFO or following a link), `EFBIG` when it is larger
+    /// than `maximumSize`, and `ENOMEM` when `memory` has no room (both checked before
+    /// allocating).
+    func readFile(_ name: String, maximumSize: Int, memory: any ReadMemory) throws(FileSystemError) -> Data
     /// The first `count` bytes of the regular file `name` (fewer if it is shorter).
     func readPrefix(of name: String, count: Int) throws(FileSystemError) -> Data
-    /// Creates the new file `name` (it must not exist: `EEXIST` otherwise) and writes `data`;
-    /// with `synchronize`, also flushes it to the device.
-    func createFile(_ name: String, contents data: Data, synchronize: Bool) throws(FileSystemError)
+    /// Creates the new file `name` (it must not exist: `EEXIST` otherwise) and writes the
+    /// `parts`, one after another (an entry's header and its bytes, which are never copied
+    /// into one buffer); with `synchronize`, also flushes it to the device.
+    func createFile(_ name: String, contents parts: [Data], synchronize: Bool) throws(FileSystemError)
     /// Atomically renames `name` to `newName` in `destination` (rename(2)), replacing a file there.
     func move(_ name: String, to destination: any CacheDirectory, as newName: String) throws(FileSystemError)
     /// Removes `name`, whatever it is (a directory with its contents, never following a link).
@@ -46,6 +49,13 @@ public protocol CacheDirectory: AnyObject, Sendable {
     func lockExclusively(_ name: String) throws(FileSystemError) -> any AnyObject & Sendable
     /// Flushes the directory itself (the names in it) to the device.
     func synchronize() throws(FileSystemError)
+}
+
+extension CacheDirectory {
+    /// The whole of the regular file `name`, in plain memory.
+    public func readFile(_ name: String, maximumSize: Int) throws(FileSystemError) -> Data {
+        try readFile(name, maximumSize: maximumSize, memory: PlainReadMemory())
+    }
 }
 
 /// An open file that only grows (the journal).

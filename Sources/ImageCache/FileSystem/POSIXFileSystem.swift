@@ -127,43 +127,44 @@ final class POSIXDirectory: CacheDirectory {
         return (opened, Int(info.st_size))
     }
 
-    func readFile(_ name: String, maximumSize: Int) throws(FileSystemError) -> Data {
+    func readFile(_ name: String, maximumSize: Int, memory: any ReadMemory) throws(FileSystemError) -> Data {
         let (file, size) = try openRegular(name)
         defer { close(file) }
         guard size <= maximumSize else { throw failure("read", name, EFBIG) }
-        return try Self.read(file, count: size, path: path + "/" + name)
+        return try Self.read(file, count: size, path: path + "/" + name, memory: memory)
     }
 
     func readPrefix(of name: String, count: Int) throws(FileSystemError) -> Data {
         let (file, size) = try openRegular(name)
         defer { close(file) }
-        return try Self.read(file, count: min(size, count), path: path + "/" + name)
+        return try Self.read(file, count: min(size, count), path: path + "/" + name, memory: PlainReadMemory())
     }
 
-    /// Reads up to `count` bytes into memory the `Data` then owns: no zero-fill, no copy. A
-    /// file that shrinks meanwhile gives fewer bytes; the entry checksum then tells.
-    private static func read(_ file: Int32, count: Int, path: String) throws(FileSystemError) -> Data {
-        guard let buffer = malloc(max(count, 1)) else { throw FileSystemError(operation: "malloc", path: path, code: ENOMEM) }
+    /// Reads up to `count` bytes into memory from `memory` that the `Data` then owns: no
+    /// zero-fill, no copy. A file that shrinks meanwhile gives fewer bytes; the entry checksum
+    /// then tells (one that grows gives its first `count`, and the same).
+    private static func read(_ file: Int32, count: Int, path: String, memory: any ReadMemory) throws(FileSystemError) -> Data {
+        guard let buffer = memory.allocate(max(count, 1)) else { throw FileSystemError(operation: "read", path: path, code: ENOMEM) }
         var total = 0
         while total < count {
-            let result = Glibc.read(file, buffer + total, count - total)
+            let result = Glibc.read(file, buffer.pointer + total, count - total)
             if result < 0 {
                 if errno == EINTR { continue }
                 let code = errno
-                free(buffer)
+                buffer.free(buffer.pointer)
                 throw FileSystemError(operation: "read", path: path, code: code)
             }
             if result == 0 { break }
             total += result
         }
-        return Data(bytesNoCopy: buffer, count: total, deallocator: .free)
+        return buffer.data(count: total)
     }
 
-    func createFile(_ name: String, contents data: Data, synchronize: Bool) throws(FileSystemError) {
+    func createFile(_ name: String, contents parts: [Data], synchronize: Bool) throws(FileSystemError) {
         let file = openat(descriptor, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard file >= 0 else { throw failure("create", name) }
         defer { close(file) }
-        try Self.writeAll(file, data, path: path + "/" + name)
+        for part in parts { try Self.writeAll(file, part, path: path + "/" + name) }
         if synchronize && fsync(file) != 0 { throw failure("fsync", name) }
     }
 

@@ -6,12 +6,13 @@ import Foundation
 public enum FuzzingEntryPoints {
     /// An entry file's key, metadata and bytes, or nil when it is not an intact entry.
     public static func decodeEntryFile(_ file: Data) -> DiskCacheEntry? {
-        EntryFile.decode(file)
+        var file = file
+        return EntryFile.decode(&file)
     }
 
     /// The bytes of the entry file for `data` under `key` (to build directories to replay).
     public static func encodeEntryFile(key: String, data: Data) -> Data {
-        EntryFile.encode(key: key, metadata: DiskCacheMetadata(), data: data)
+        EntryFile.encode(key: key, metadata: DiskCacheMetadata(), data: data).reduce(Data(), +)
     }
 
     /// The number of records of a journal file, or nil when it is not one.

@@ -85,9 +85,9 @@ final class FaultyDirectory: CacheDirectory, @unchecked Sendable {
 
     func status(of name: String) throws(FileSystemError) -> CacheFileStatus? { try real.status(of: name) }
 
-    func readFile(_ name: String, maximumSize: Int) throws(FileSystemError) -> Data {
+    func readFile(_ name: String, maximumSize: Int, memory: any ReadMemory) throws(FileSystemError) -> Data {
         try owner.check(.read, pathOf(name))
-        let data = try real.readFile(name, maximumSize: maximumSize)
+        let data = try real.readFile(name, maximumSize: maximumSize, memory: memory)
         owner.passGate(.read, pathOf(name))
         return data
     }
@@ -97,15 +97,16 @@ final class FaultyDirectory: CacheDirectory, @unchecked Sendable {
         return try real.readPrefix(of: name, count: count)
     }
 
-    func createFile(_ name: String, contents data: Data, synchronize: Bool) throws(FileSystemError) {
+    func createFile(_ name: String, contents parts: [Data], synchronize: Bool) throws(FileSystemError) {
         do {
             try owner.check(.write, pathOf(name))
         } catch {
             // Half the bytes reach the disk before the failure.
-            try? real.createFile(name, contents: data.prefix(data.count / 2), synchronize: false)
+            let data = parts.reduce(Data(), +)
+            try? real.createFile(name, contents: [data.prefix(data.count / 2)], synchronize: false)
             throw error
         }
-        try real.createFile(name, contents: data, synchronize: synchronize)
+        try real.createFile(name, contents: parts, synchronize: synchronize)
         if synchronize { try owner.check(.sync, pathOf(name)) }
         owner.passGate(.write, pathOf(name))
     }
