@@ -172,6 +172,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 // A connection's handlers driven byte by byte, without a socket.
                 .product(name: "NIOEmbedded", package: "swift-nio"),
+                // An answer's body written to a writer the test holds (the outbound window).
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
             ]
         ),

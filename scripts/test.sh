@@ -19,6 +19,8 @@ swift build --build-tests
 # every public symbol, DocC without a warning, Markdown links, current snippets (20 s).
 find Sources Tests -name '*.swift' -not -path 'Tests/DocumentationSnippets/*' -print0 | xargs -0 swift format lint --strict
 scripts/check-docs.sh
+# The memory ledger's gate: no buffer in the render path is made around the charged types.
+scripts/check-allocations.sh
 # The CLI's fetch tests talk to a loopback server in the test process: kept apart from the CLI
 # tests that run CPU-heavy children (thumbnails and uploads of every sample photo). So are the
 # service's connection tests, which wait seconds at most for answers and deadlines, from the

@@ -9,6 +9,6 @@ func snippet_Sources_ImageBudget_Documentation_docc_FittingPhotosIntoABudget_2()
 
     let original = try ImageDecoder(options: DecodingOptions(maxPixelSize: 1280)).decode(Data(contentsOf: URL(fileURLWithPath: "photo.jpg")))
     let encoded = try ImageEncoder.jpeg(original, options: JPEGEncodingOptions(quality: 60))
-    let reference = SSIMULACRA2.Reference(original)             // once per image
-    print(SSIMULACRA2.score(reference, try ImageDecoder().decode(encoded)))
+    let reference = try SSIMULACRA2.Reference(original)         // once per image
+    print(try SSIMULACRA2.score(reference, ImageDecoder().decode(encoded)))
 }

@@ -20,7 +20,7 @@ struct SSIMTests {
     }
 
     static func plane(_ name: String) throws -> LumaPlane {
-        LumaPlane(try ImageDecoder().decode(Data(contentsOf: fixtures.appendingPathComponent(name))))
+        try LumaPlane(ImageDecoder().decode(Data(contentsOf: fixtures.appendingPathComponent(name))))
     }
 
     @Test("matches scikit-image's structural_similarity on committed pairs", arguments: try pairs())
@@ -51,7 +51,7 @@ struct SSIMTests {
             let noisy = try Self.plane("\(photo)-noise.png")
             #expect(abs(StructuralSimilarity.score(reference, noisy) - StructuralSimilarity.score(noisy, reference)) < 1e-6)
         }
-        let tiny = LumaPlane(try Bitmap(width: 4, height: 4, format: .gray, pixels: [UInt8](repeating: 100, count: 16)))
+        let tiny = try LumaPlane(Bitmap(width: 4, height: 4, format: .gray, pixels: [UInt8](repeating: 100, count: 16)))
         #expect(abs(StructuralSimilarity.score(tiny, tiny) - 1) < 1e-9)
     }
 }

@@ -60,3 +60,40 @@ struct CancellationTests {
         }
     }
 }
+
+extension CancellationTests {
+    @Test(
+        "every loop after the decode stops in a cancelled task: blur, sharpen, pixelate, turn, canvas, grayscale, flattening, trim, smart crop",
+        arguments: [
+            "blur", "sharpen", "pixelate", "turn", "canvas", "canvas on colour", "grayscale", "flatten", "trim", "smart crop", "resample"
+        ])
+    func finishingLoops(_ step: String) async throws {
+        let data = try SmallPhotos.data("kite.jpg")
+        let bitmap = try ImageDecoder().decode(data)
+        let alpha = try Canvas(padding: .all(4)).apply(to: bitmap)
+        let work: @Sendable () throws(ImageCodecError) -> Int = {
+            switch step {
+            case "blur": return try bitmap.blurred(sigma: 30).width
+            case "sharpen": return try bitmap.sharpened(sigma: 1).width
+            case "pixelate": return try bitmap.pixelated(size: 4).width
+            case "turn": return try bitmap.applying(.right).width
+            case "canvas": return try Canvas(extend: .size(width: 2000, height: 2000)).apply(to: bitmap).width
+            case "canvas on colour": return try Canvas(padding: .all(100), background: .white).apply(to: bitmap).width
+            case "grayscale": return try bitmap.grayscaled().width
+            case "flatten": return try alpha.flattened().width
+            case "trim":
+                var options = DecodingOptions()
+                options.trim = Trim(threshold: 10)
+                let source = try ImageSource(data: data)
+                return source.size(for: try source.resolvingTrim(options)).width
+            case "smart crop":
+                return try ImageDecoder(options: DecodingOptions(resize: .fill(width: 100, height: 50, gravity: .smart))).decode(data).width
+            default: return try bitmap.resampled(width: 100, height: 80).width
+            }
+        }
+        let cancelled = await inCancelledTask(work)
+        #expect(throws: ImageCodecError.cancelled, "\(step)") { _ = try cancelled.get() }
+        let live = try await Task { try work() }.value
+        #expect(live > 0, "\(step)")
+    }
+}

@@ -68,7 +68,7 @@ struct CropDecodingTests {
             default: orientation
             }
         for upright in [Self.bands(width: 160, height: 480, vertical: true), Self.bands(width: 480, height: 160, vertical: false)] {
-            let stored = upright.applying(inverse)
+            let stored = try upright.applying(inverse)
             let jpeg = TestImages.withOrientation(try TestImages.faithfulJPEG(stored), value)
             let tall = upright.height > upright.width
             let cases: [(Gravity, [UInt8])] =

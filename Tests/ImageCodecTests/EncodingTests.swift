@@ -122,7 +122,7 @@ struct EncodingTests {
             ImageEncoder.jpeg(source, options: JPEGEncodingOptions(quality: 100, chromaSubsampling: .s444, background: .black)))
         #expect(Array(black.pixel(x: 4, y: 8)).elementsEqual([0, 0, 0], by: { abs(Int($0) - Int($1)) <= 3 }))
         let grayAlpha = TestImages.make(width: 8, height: 8, format: .grayAlpha) { _, _ in [0, 0] }
-        #expect(grayAlpha.flattened().pixels == [UInt8](repeating: 255, count: 64))
+        #expect(try grayAlpha.flattened().pixels == [UInt8](repeating: 255, count: 64))
     }
 
     @Test("a PNG keeps a valid ICC profile byte for byte and drops one libpng distrusts instead of failing")

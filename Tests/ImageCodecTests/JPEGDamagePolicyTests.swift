@@ -190,10 +190,10 @@ struct CodecErrorPathTests {
         }
         var rgb = Self.noise(16, 16)
         rgb.iccProfile = profile("RGB ")
-        #expect(rgb.grayscaled().iccProfile == nil)
+        #expect(try rgb.grayscaled().iccProfile == nil)
         var gray = try Bitmap(width: 1, height: 1, format: .rgb, pixels: [1, 2, 3])
         gray.iccProfile = profile("GRAY")
-        #expect(gray.grayscaled().iccProfile == profile("GRAY"))
+        #expect(try gray.grayscaled().iccProfile == profile("GRAY"))
         // The luma-only decode of a profiled colour JPEG writes no ICC marker into its gray output.
         let source = try ImageEncoder.jpeg(rgb)
         let luma = try ImageDecoder(options: DecodingOptions(grayscale: true)).decode(source)

@@ -153,7 +153,7 @@ struct ResizeTests {
     }
 
     @Test("a plan moves to stored coordinates for every orientation: the crop covers the same pixels")
-    func storedPlans() {
+    func storedPlans() throws {
         // An upright 300×400 image (so stored 400×300 for the orientations that swap), filled
         // into 100×100 keeping the top: the upright crop is (0, 0, 300, 300).
         let upright = ResizePlan(.fill(width: 100, height: 100, gravity: .north), sourceWidth: 300, sourceHeight: 400)
@@ -162,7 +162,7 @@ struct ResizeTests {
             let (storedWidth, storedHeight) = orientation.swapsDimensions ? (400, 300) : (300, 400)
             let stored = upright.stored(orientation, storedWidth: storedWidth, storedHeight: storedHeight)
             // Which stored pixel shows at upright (x, y), from the bitmap rotation itself.
-            let marker = TestImages.make(width: storedWidth, height: storedHeight, format: .gray) { x, y in
+            let marker = try TestImages.make(width: storedWidth, height: storedHeight, format: .gray) { x, y in
                 let inside = Double(x) >= stored.crop.x && Double(x) < stored.crop.maxX && Double(y) >= stored.crop.y && Double(y) < stored.crop.maxY
                 return [inside ? 255 : 0]
             }.applying(orientation)

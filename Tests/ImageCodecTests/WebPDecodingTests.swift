@@ -40,7 +40,7 @@ struct WebPDecodingTests {
         #expect(header.orientation == .right && (header.displayWidth, header.displayHeight) == (300, 480))
         let upright = try ImageDecoder().decode(data)
         let stored = try ImageDecoder().decode(try WebPFixtures.data("kite.webp"))
-        let same = upright.pixels == stored.applying(.right).pixels
+        let same = try upright.pixels == stored.applying(.right).pixels
         #expect(same && (upright.width, upright.height) == (300, 480))
         // A fill's gravity refers to the upright image: the top of 300×480 is a stored side.
         let top = try ImageDecoder(options: DecodingOptions(resize: .fill(width: 100, height: 100, gravity: .north))).decode(data)

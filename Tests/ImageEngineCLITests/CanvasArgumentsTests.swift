@@ -97,7 +97,7 @@ struct CanvasArgumentsTests {
         let plain = try ImageDecoder().decode(kite)
         // Turned a quarter clockwise: the kite's bottom-left pixel is now the top-left one.
         let turned = try await thumbnail(["--rotate", "90"])
-        #expect(turned == plain.applying(.right))
+        #expect(try turned == plain.applying(.right))
         let fitted = try await thumbnail(["--rotate=-90", "--size", "100x0"])
         #expect((fitted.width, fitted.height) == (100, 160))
         #expect(try await thumbnail(["--blur", "3"]) == plain.blurred(sigma: 3))

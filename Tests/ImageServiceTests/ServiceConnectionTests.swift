@@ -173,6 +173,64 @@ struct ServiceConnectionTests {
         await harness.stop()
     }
 
+    /// A PNG of noise of `side`² (it does not compress: about 3 bytes a pixel), served at /noise-`side`.png.
+    private func noise(_ side: Int, on harness: ServiceHarness) throws -> String {
+        var generator = SeededGenerator(seed: UInt64(side))
+        let pixels = (0..<side * side * 3).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let bitmap = try Bitmap(width: side, height: side, format: .rgb, pixels: pixels)
+        harness.origin.serve(
+            "/noise-\(side).png",
+            ImageServer.Resource(data: try ImageEncoder.png(bitmap, options: PNGEncodingOptions(compressionLevel: 1)), contentType: "image/png"))
+        return harness.path("skp:png", harness.source("noise-\(side).png"))
+    }
+
+    @Test("a client reading slowly gets its whole answer: only the write deadline ends an answer, never the keep-alive timer")
+    func slowReaderGetsEverything() async throws {
+        let harness = try await ServiceHarness.start(server: {
+            $0.idleTimeout = .seconds(1)
+            $0.responseWriteTimeout = .seconds(60)
+        })
+        let path = try noise(1400, on: harness)
+        let size = try await harness.get(path).body.count
+        // More than the kernel's buffers hold (tcp_wmem's 4 MB ceiling): the rest waits in the
+        // connection, which a timer that ignores the answer would close.
+        #expect(size > 5 << 20, "the premise: \(size) bytes take several idle timeouts to read")
+        let reader = try RawConnection(port: harness.port, request: "GET \(path) HTTP/1.1\r\nHost: x\r\n\r\n", receiveBuffer: 16 << 10)
+        // About 650 kB/s: 32 KiB every 50 ms, several seconds for the answer.
+        let read = await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: reader.readSlowly(size + 200, chunk: 32 << 10, pause: .milliseconds(50), timeout: .seconds(60))) }
+                .start()
+        }
+        #expect(read > size, "\(read) bytes of a \(size)-byte answer and its head")
+        reader.close()
+        await harness.stop()
+    }
+
+    @Test("clients that stop reading large answers are shed like idle ones: six under a cap of four never lock /health out")
+    func stalledReadersAreShed() async throws {
+        let harness = try await ServiceHarness.start(server: {
+            $0.maximumConnections = 4
+            // Long: only the shedding can make room.
+            $0.idleTimeout = .seconds(60)
+            $0.requestReadTimeout = .seconds(60)
+            $0.responseWriteTimeout = .seconds(60)
+        })
+        let path = try noise(1200, on: harness)
+        var stalled: [RawConnection] = []
+        for _ in 0..<6 {
+            stalled.append(try RawConnection(port: harness.port, request: "GET \(path) HTTP/1.1\r\nHost: x\r\n\r\n", receiveBuffer: 4096))
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        // Each /health is answered within 2 s, while the stalled readers keep arriving.
+        for _ in 0..<3 {
+            let started = ContinuousClock.now
+            let health = try await harness.get("/health")
+            #expect(health.status == 200 && ContinuousClock.now - started < .seconds(2), "\(ContinuousClock.now - started)")
+        }
+        for connection in stalled { connection.close() }
+        await harness.stop()
+    }
+
     @Test("the metrics listener closes idle connections and caps how many it holds: /metrics is still answered")
     func metricsListener() async throws {
         let harness = try await ServiceHarness.start(server: { $0.idleTimeout = .seconds(1) })
@@ -209,13 +267,16 @@ struct LogSinkTests {
     func stalledPipe() throws {
         var ends: [Int32] = [0, 0]
         try #require(pipe(&ends) == 0)
-        // Closed last: the read end first, so the writing thread's blocked write fails with EPIPE.
+        let sink = StandardOutputSink(descriptor: ends[1], capacity: 256 << 10)
+        // The read end first, so the writing thread's blocked write fails with EPIPE; the write
+        // end only once that thread has given up every line: closed while it still writes, its
+        // number could be another test's socket or pipe by its next write.
         defer {
+            sink.close()
             close(ends[0])
+            _ = sink.flush(timeout: .seconds(10))
             close(ends[1])
         }
-        let sink = StandardOutputSink(descriptor: ends[1], capacity: 256 << 10)
-        defer { sink.close() }
         let line = Data((String(repeating: "x", count: 1023) + "\n").utf8)
         // 8 MiB: 128 times the pipe's own 64 KiB, far past what it and the buffer hold.
         for _ in 0..<8192 { sink.write(line) }

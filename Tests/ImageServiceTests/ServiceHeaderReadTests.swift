@@ -20,7 +20,7 @@ struct ServiceHeaderReadTests {
             download: nil,
             resultKey: "header-read-test", source: url)
         let rendered = try await harness.service.render(input).get()
-        let bitmap = try ImageDecoder().decode(Data(rendered.body.readableBytesView))
+        let bitmap = try ImageDecoder().decode(rendered.body)
         #expect((bitmap.width, bitmap.height) == (64, 64))
         #expect(
             response.image.headerReads == 1 && !response.image.holdsReader,

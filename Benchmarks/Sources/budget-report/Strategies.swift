@@ -72,13 +72,13 @@ enum DisplayScore {
 
     static func reference(_ file: Data) throws -> Reference {
         let display = try ImageDecoder().decode(file).downsampled(maxPixelSize: 1280)
-        return Reference(luma: StructuralSimilarity.Reference(LumaPlane(display)), colour: SSIMULACRA2.Reference(display))
+        return try Reference(luma: StructuralSimilarity.Reference(LumaPlane(display)), colour: SSIMULACRA2.Reference(display))
     }
 
     static func score(_ output: Data, against reference: Reference) throws -> (ssim: Double, ssimulacra2: Double) {
         let decoded = try ImageDecoder().decode(output)
         let display = try decoded.resampled(width: reference.colour.width, height: reference.colour.height)
-        return (StructuralSimilarity.score(reference.luma, LumaPlane(display)), SSIMULACRA2.score(reference.colour, display))
+        return try (StructuralSimilarity.score(reference.luma, LumaPlane(display)), SSIMULACRA2.score(reference.colour, display))
     }
 }
 

@@ -55,7 +55,7 @@ struct Encoded {
         times.append(Double(Measure.now() - start) / 1e6)
     }
     let decoded = try ImageDecoder().decode(data)
-    return Encoded(quality: quality, bytes: data.count, score: SSIMULACRA2.score(reference, decoded), milliseconds: Measure.median(times))
+    return try Encoded(quality: quality, bytes: data.count, score: SSIMULACRA2.score(reference, decoded), milliseconds: Measure.median(times))
 }
 
 /// The lowest quality whose score reaches `target` (the score is not strictly monotonic in the
@@ -93,7 +93,7 @@ for photo in photos {
     let scale = Double(size) / Double(max(full.width, full.height))
     let bitmap = try full.resampled(width: max(1, Int((Double(full.width) * scale).rounded())),
                                     height: max(1, Int((Double(full.height) * scale).rounded())))
-    let reference = SSIMULACRA2.Reference(bitmap.flattened())
+    let reference = try SSIMULACRA2.Reference(bitmap.flattened())
     let jpeg = try encode(bitmap, .jpeg, quality: jpegQuality, reference: reference)
     let webp = try matching(bitmap, .webp, target: jpeg.score, reference: reference)
     let avif = try matching(bitmap, .avif, target: jpeg.score, reference: reference)

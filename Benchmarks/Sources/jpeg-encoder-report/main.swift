@@ -117,7 +117,7 @@ func run(_ photoIndex: Int, size: Int) throws {
         try ImageEncoder.png(bitmap).write(to: URL(fileURLWithPath: referencesDirectory).appendingPathComponent("\(name)-\(size).png"))
         return
     }
-    let reference = SSIMULACRA2.Reference(bitmap)
+    let reference = try SSIMULACRA2.Reference(bitmap)
     func score(_ data: Data) throws -> Double { SSIMULACRA2.score(reference, try ImageDecoder().decode(data)) }
     var turbo: [Point] = [], perceptual: [Point] = [], jpegli: [Point] = []
     var turboTimes: [Double] = [], perceptualTimes: [Double] = []

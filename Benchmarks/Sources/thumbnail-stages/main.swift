@@ -50,7 +50,7 @@ func median(_ body: () throws -> Void) rethrows -> Double {
 }
 
 func score(_ bitmap: Bitmap, _ reference: StructuralSimilarity.Reference) -> Double {
-    StructuralSimilarity.score(reference, LumaPlane(bitmap))
+    try StructuralSimilarity.score(reference, LumaPlane(bitmap))
 }
 
 print("Thumbnails to \(size) px: SSIM (luma) against a full decode + Lanczos alone; time in ms (median of 5)\n")

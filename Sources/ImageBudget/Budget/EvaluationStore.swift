@@ -99,7 +99,11 @@ final class EvaluationStore: @unchecked Sendable {
         }
         let imagesNeeded = Set(pending.values.map(\.image)).filter { image in lock.withLock { colourReferences[image] == nil } }.sorted()
         let references = try await concurrentMap(imagesNeeded.map { ($0, images[$0]) }) { (job) throws(UploadBudgetError) in
-            SSIMULACRA2.Reference(job.1.display)
+            do throws(ImageCodecError) {
+                return try SSIMULACRA2.Reference(job.1.display)
+            } catch {
+                throw Self.failure(of: job.0, job.1, error)
+            }
         }
         lock.withLock { for (image, reference) in zip(imagesNeeded, references) { colourReferences[image] = reference } }
         let jobs = pending.sorted { ($0.value.image, $0.value.evaluation.bytes) < ($1.value.image, $1.value.evaluation.bytes) }.map { key, request in

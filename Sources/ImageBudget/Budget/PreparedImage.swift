@@ -22,7 +22,7 @@ struct PreparedImage: Sendable {
         let display = try decoder.decode(data)
         return PreparedImage(
             name: source.name, sourceBytes: data.count, sourceFormat: format, display: display,
-            reference: StructuralSimilarity.Reference(LumaPlane(display)))
+            reference: StructuralSimilarity.Reference(try LumaPlane(display)))
     }
 
     /// The display bitmap shrunk so its longest side is `longestSide` (never enlarged).
@@ -66,14 +66,14 @@ extension PreparedImage {
         }
         // Luma is all SSIM looks at; for a JPEG, libjpeg then skips chroma entirely.
         let decoded = try atDisplaySize(ImageDecoder(options: DecodingOptions(grayscale: true)).decode(data))
-        let score = StructuralSimilarity.score(reference, LumaPlane(decoded))
+        let score = StructuralSimilarity.score(reference, try LumaPlane(decoded))
         return Evaluation(candidate: candidate, data: data, width: bitmap.width, height: bitmap.height, ssim: score)
     }
 
     /// The SSIMULACRA2 of an encoded candidate: decoded in colour, brought to display size and
     /// scored against `reference` (made from `display`).
     func ssimulacra2(of data: Data, reference: SSIMULACRA2.Reference) throws(ImageCodecError) -> Double {
-        SSIMULACRA2.score(reference, try atDisplaySize(ImageDecoder().decode(data)))
+        try SSIMULACRA2.score(reference, atDisplaySize(ImageDecoder().decode(data)))
     }
 
     /// `decoded` resampled (Lanczos) to the display size, the size every score is taken at.

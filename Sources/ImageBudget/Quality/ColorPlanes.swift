@@ -20,8 +20,8 @@ struct ColorPlanes: Sendable {
 
     /// The linear-light RGB of an sRGB bitmap: gray replicated into the three planes, alpha
     /// composited over white first, as uploads are (and as `LumaPlane` does).
-    init(linearRGBOf bitmap: Bitmap) {
-        let opaque = bitmap.flattened(over: .white)
+    init(linearRGBOf bitmap: Bitmap) throws(ImageCodecError) {
+        let opaque = try bitmap.flattened(over: .white)
         self.init(width: opaque.width, height: opaque.height)
         let count = width * height
         let channels = opaque.format.channels

@@ -11,8 +11,8 @@ public struct LumaPlane: Sendable {
     public let values: [Float]
 
     /// The luma of `bitmap` (gray bitmaps as they are, alpha composited over white).
-    public init(_ bitmap: Bitmap) {
-        let opaque = bitmap.flattened(over: .white)
+    public init(_ bitmap: Bitmap) throws(ImageCodecError) {
+        let opaque = try bitmap.flattened(over: .white)
         width = opaque.width
         height = opaque.height
         let count = opaque.width * opaque.height

@@ -36,8 +36,8 @@ public enum SSIMULACRA2 {
         }
 
         /// Prepares `bitmap` (sRGB; alpha composited over white) as a reference.
-        public init(_ bitmap: Bitmap) {
-            var planes = ColorPlanes(linearRGBOf: bitmap)
+        public init(_ bitmap: Bitmap) throws(ImageCodecError) {
+            var planes = try ColorPlanes(linearRGBOf: bitmap)
             (width, height) = (planes.width, planes.height)
             let count = SSIMULACRA2.scales(width: width, height: height)
             var scales: [Scale] = []
@@ -95,13 +95,13 @@ public enum SSIMULACRA2 {
 
     /// The score of `distorted` against `reference`; both sRGB and the same size. 100 means
     /// identical; lower is worse (it can go below 0 for a very bad image).
-    public static func score(_ reference: Bitmap, _ distorted: Bitmap) -> Double {
-        score(Reference(reference), distorted)
+    public static func score(_ reference: Bitmap, _ distorted: Bitmap) throws(ImageCodecError) -> Double {
+        try score(Reference(reference), distorted)
     }
 
     /// The score of `distorted` against a prepared reference of the same size.
-    public static func score(_ reference: Reference, _ distorted: Bitmap) -> Double {
-        var planes = ColorPlanes(linearRGBOf: distorted)
+    public static func score(_ reference: Reference, _ distorted: Bitmap) throws(ImageCodecError) -> Double {
+        var planes = try ColorPlanes(linearRGBOf: distorted)
         precondition(planes.width == reference.width && planes.height == reference.height, "SSIMULACRA2 needs images of one size")
         // Per scale and channel: SSIM, artefact and detail-lost maps, each as (mean, 4-norm).
         var pooled: [[MapPooling]] = []

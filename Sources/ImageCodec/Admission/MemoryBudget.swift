@@ -26,6 +26,9 @@ public final class MemoryBudget: @unchecked Sendable {
     /// Told the bytes in use after every change, while the lock is held, so that a gauge fed
     /// from here can never go back to a stale value.
     private let onChange: @Sendable (Int) -> Void
+    /// Told, after the lock is released, every time bytes are given back: whoever waits for
+    /// memory (a queue of renders) looks again.
+    private var releaseObservers: [@Sendable () -> Void] = []
 
     /// What the decodes running at once may plan to hold together when the caller names no
     /// budget (a batch's `ThumbnailOptions.memoryBudget`, the pipeline's decode limit): an
@@ -62,10 +65,19 @@ public final class MemoryBudget: @unchecked Sendable {
 
     /// Gives back `bytes` reserved earlier.
     public func release(_ bytes: Int) {
-        lock.withLock {
-            used = max(0, used - max(0, bytes))
+        guard bytes > 0 else { return }
+        let observers = lock.withLock { () -> [@Sendable () -> Void] in
+            used = max(0, used - bytes)
             onChange(used)
+            return releaseObservers
         }
+        for observer in observers { observer() }
+    }
+
+    /// Calls `observer` after every release, on the releasing thread, without the budget's lock
+    /// held (it may reserve): for a queue that waits for memory others hold.
+    public func observeReleases(_ observer: @escaping @Sendable () -> Void) {
+        lock.withLock { releaseObservers.append(observer) }
     }
 
     /// Bytes reserved now.

@@ -2,30 +2,31 @@ extension Bitmap {
     /// Luma (Y = 0.299 R + 0.587 G + 0.114 B, the JPEG/Rec. 601 weights) with alpha kept;
     /// gray pixels are returned unchanged. An ICC profile other than a gray one is dropped: it
     /// describes three or four channels, not one.
-    public func grayscaled() -> Bitmap {
+    public func grayscaled() throws(ImageCodecError) -> Bitmap {
         let profile = ICCProfileHeader(iccProfile)?.colorSpace == .gray ? iccProfile : nil
         guard !format.isGray else {
             var gray = self
             gray.iccProfile = profile
             return gray
         }
-        let count = width * height
         let inChannels = format.channels
         let outFormat: PixelFormat = format.hasAlpha ? .grayAlpha : .gray
-        var output = [UInt8](repeating: 0, count: count * outFormat.channels)
-        pixels.withUnsafeBufferPointer { input in
-            output.withUnsafeMutableBufferPointer { out in
-                for pixel in 0..<count {
-                    let base = pixel * inChannels
-                    // Fixed point, 16 fractional bits, rounded.
-                    let luma = (19595 * UInt32(input[base]) + 38470 * UInt32(input[base + 1]) + 7471 * UInt32(input[base + 2]) + 32768) >> 16
-                    out[pixel * outFormat.channels] = UInt8(luma)
-                    if format.hasAlpha { out[pixel * 2 + 1] = input[base + 3] }
+        // A gray JPEG or PNG carrying an RGB or CMYK profile is invalid (and misread by some viewers).
+        return try Bitmap.make(width: width, height: height, format: outFormat, iccProfile: profile) { (out) throws(ImageCodecError) in
+            try pixels.withUnsafeBufferPointer { (input) throws(ImageCodecError) in
+                var checkpoint = CancellationCheckpoint()
+                for row in 0..<height {
+                    try checkpoint.advance(by: width)
+                    for pixel in row * width..<(row + 1) * width {
+                        let base = pixel * inChannels
+                        // Fixed point, 16 fractional bits, rounded.
+                        let luma = (19595 * UInt32(input[base]) + 38470 * UInt32(input[base + 1]) + 7471 * UInt32(input[base + 2]) + 32768) >> 16
+                        out[pixel * outFormat.channels] = UInt8(luma)
+                        if format.hasAlpha { out[pixel * 2 + 1] = input[base + 3] }
+                    }
                 }
             }
         }
-        // A gray JPEG or PNG carrying an RGB or CMYK profile is invalid (and misread by some viewers).
-        return Bitmap(unchecked: width, height: height, format: outFormat, pixels: output, iccProfile: profile)
     }
 }
 
@@ -33,21 +34,22 @@ extension Bitmap {
     /// Gray as RGB (each value three times) with alpha kept, for encoders without a gray mode;
     /// colour bitmaps are returned unchanged. A gray ICC profile is dropped: it cannot describe
     /// three channels.
-    func expandingGray() -> Bitmap {
+    func expandingGray() throws(ImageCodecError) -> Bitmap {
         guard format.isGray else { return self }
-        let count = width * height
         let outFormat: PixelFormat = format.hasAlpha ? .rgba : .rgb
-        var output = [UInt8](repeating: 0, count: count * outFormat.channels)
-        pixels.withUnsafeBufferPointer { input in
-            output.withUnsafeMutableBufferPointer { out in
-                for pixel in 0..<count {
-                    let value = input[pixel * format.channels]
-                    let base = pixel * outFormat.channels
-                    (out[base], out[base + 1], out[base + 2]) = (value, value, value)
-                    if format.hasAlpha { out[base + 3] = input[pixel * 2 + 1] }
+        return try Bitmap.make(width: width, height: height, format: outFormat) { (out) throws(ImageCodecError) in
+            try pixels.withUnsafeBufferPointer { (input) throws(ImageCodecError) in
+                var checkpoint = CancellationCheckpoint()
+                for row in 0..<height {
+                    try checkpoint.advance(by: width)
+                    for pixel in row * width..<(row + 1) * width {
+                        let value = input[pixel * format.channels]
+                        let base = pixel * outFormat.channels
+                        (out[base], out[base + 1], out[base + 2]) = (value, value, value)
+                        if format.hasAlpha { out[base + 3] = input[pixel * 2 + 1] }
+                    }
                 }
             }
         }
-        return Bitmap(unchecked: width, height: height, format: outFormat, pixels: output)
     }
 }

@@ -147,21 +147,22 @@ public struct Canvas: Sendable, Hashable {
         let fill: [UInt8]
         if let background {
             let gray = background.red == background.green && background.green == background.blue
-            let flat = bitmap.flattened(over: background)
-            image = gray ? flat : flat.expandingGray()
+            let flat = try bitmap.flattened(over: background)
+            image = gray ? flat : try flat.expandingGray()
             format = image.format
             fill = format.isGray ? [background.red] : [background.red, background.green, background.blue]
         } else {
-            image = grown ? Self.withAlpha(bitmap) : bitmap
+            image = grown ? try Self.withAlpha(bitmap) : bitmap
             format = image.format
-            fill = [UInt8](repeating: 0, count: format.channels)
+            fill = [UInt8](repeating: 0, count: format.channels) // small: one pixel
         }
         guard grown else { return image }
         let channels = format.channels
-        var pixels = [UInt8](repeating: 0, count: width * height * channels)
-        pixels.withUnsafeMutableBufferPointer { output in
-            if fill.contains(where: { $0 != 0 }) {
-                for pixel in 0..<(width * height) {
+        return try Bitmap.make(width: width, height: height, format: format, iccProfile: bitmap.iccProfile) { (output) throws(ImageCodecError) in
+            var checkpoint = CancellationCheckpoint()
+            for row in 0..<height {
+                try checkpoint.advance(by: width)
+                for pixel in row * width..<(row + 1) * width {
                     for channel in 0..<channels { output[pixel * channels + channel] = fill[channel] }
                 }
             }
@@ -173,18 +174,23 @@ public struct Canvas: Sendable, Hashable {
                 }
             }
         }
-        return Bitmap(unchecked: width, height: height, format: format, pixels: pixels, iccProfile: bitmap.iccProfile)
     }
 
     /// The bitmap with an alpha channel (opaque where it had none).
-    private static func withAlpha(_ bitmap: Bitmap) -> Bitmap {
+    private static func withAlpha(_ bitmap: Bitmap) throws(ImageCodecError) -> Bitmap {
         guard !bitmap.format.hasAlpha else { return bitmap }
-        let channels = bitmap.format.channels, count = bitmap.width * bitmap.height
+        let channels = bitmap.format.channels
         let format: PixelFormat = bitmap.format.isGray ? .grayAlpha : .rgba
-        var pixels = [UInt8](repeating: 255, count: count * format.channels)
-        for pixel in 0..<count {
-            for channel in 0..<channels { pixels[pixel * format.channels + channel] = bitmap.pixels[pixel * channels + channel] }
+        return try Bitmap.make(width: bitmap.width, height: bitmap.height, format: format, iccProfile: bitmap.iccProfile) {
+            (pixels) throws(ImageCodecError) in
+            var checkpoint = CancellationCheckpoint()
+            for row in 0..<bitmap.height {
+                try checkpoint.advance(by: bitmap.width)
+                for pixel in row * bitmap.width..<(row + 1) * bitmap.width {
+                    for channel in 0..<channels { pixels[pixel * format.channels + channel] = bitmap.pixels[pixel * channels + channel] }
+                    pixels[pixel * format.channels + channels] = 255
+                }
+            }
         }
-        return Bitmap(unchecked: bitmap.width, height: bitmap.height, format: format, pixels: pixels, iccProfile: bitmap.iccProfile)
     }
 }

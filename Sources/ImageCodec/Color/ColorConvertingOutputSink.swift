@@ -15,12 +15,20 @@ final class ColorConvertingOutputSink: RowSink {
 
     func consume(_ row: UnsafePointer<UInt8>) { next.consume(row) }
 
-    func finish() throws(ImageCodecError) -> [UInt8] {
+    func finish() throws(ImageCodecError) -> ChargedArray<UInt8> {
         var pixels = try next.finish()
-        let (transform, count) = (transform, pixels.count / channels)
-        pixels.withUnsafeMutableBufferPointer { buffer in
+        let (transform, channels, count) = (transform, channels, pixels.count / channels)
+        try pixels.elements.withUnsafeMutableBufferPointer { (buffer) throws(ImageCodecError) in
             guard let base = buffer.baseAddress else { return }
-            transform.applyInPlace(base, count: count)
+            // In slices, each a checkpoint's worth: one call over a whole bitmap could not stop.
+            var done = 0
+            var checkpoint = CancellationCheckpoint()
+            while done < count {
+                let slice = min(count - done, ImageCodecError.workBetweenCancellationChecks)
+                try checkpoint.advance(by: slice)
+                transform.applyInPlace(base + done * channels, count: slice)
+                done += slice
+            }
         }
         return pixels
     }

@@ -7,18 +7,18 @@ final class ColorConvertingSink: RowSink {
     private let next: any RowSink
     private let conversion: ColorPlan.Conversion
     private let width: Int
-    private var row: [UInt8]
+    private var row: ChargedArray<UInt8>
 
-    init(conversion: ColorPlan.Conversion, width: Int, outputChannels: Int, next: any RowSink) {
+    init(conversion: ColorPlan.Conversion, width: Int, outputChannels: Int, next: any RowSink) throws(ImageCodecError) {
         self.conversion = conversion
         self.width = width
         self.next = next
-        row = [UInt8](repeating: 0, count: width * outputChannels)
+        row = try ChargedArray(repeating: 0, count: width * outputChannels)
     }
 
     func consume(_ input: UnsafePointer<UInt8>) {
         let (conversion, width, next) = (conversion, width, next)
-        row.withUnsafeMutableBufferPointer { buffer in
+        row.elements.withUnsafeMutableBufferPointer { buffer in
             let output = buffer.baseAddress!
             switch conversion {
             case .naiveCMYK(let inverted): CMYKConversion.toRGB(input, inverted: inverted, into: output, count: width)
@@ -28,7 +28,7 @@ final class ColorConvertingSink: RowSink {
         }
     }
 
-    func finish() throws(ImageCodecError) -> [UInt8] {
+    func finish() throws(ImageCodecError) -> ChargedArray<UInt8> {
         try next.finish()
     }
 }

@@ -29,7 +29,7 @@ final class ColorTransform: @unchecked Sendable {
 
     /// Builds the transform from `profile` to sRGB (gray: the sRGB curve) for rows in `layout`.
     static func toSRGB(profile: [UInt8], layout: ColorLayout) -> Outcome {
-        var message = [CChar](repeating: 0, count: Int(IEC_MESSAGE_MAX))
+        var message = ShimMessage.buffer()
         guard let source = iec_cms_open_profile(profile, profile.count, &message) else {
             return .rejected(message.shimMessage)
         }
@@ -93,7 +93,7 @@ final class ColorTransform: @unchecked Sendable {
             probe = steps.flatMap { r in steps.flatMap { g in steps.flatMap { b in layout == .rgba ? [r, g, b, 255] : [r, g, b] } } }
         }
         let count = probe.count / layout.channels
-        var converted = [UInt8](repeating: 0, count: probe.count)
+        var converted = [UInt8](repeating: 0, count: probe.count) // small: the fixed probe
         probe.withUnsafeBufferPointer { input in
             converted.withUnsafeMutableBufferPointer { cmsDoTransform(handle, input.baseAddress!, $0.baseAddress!, UInt32(count)) }
         }

@@ -37,7 +37,7 @@ final class MatrixShaper: @unchecked Sendable {
 
     /// `hasLookupTable` for profile bytes; nil when Little CMS cannot open them.
     static func hasLookupTable(iccProfile: [UInt8]) -> Bool? {
-        var message = [CChar](repeating: 0, count: Int(IEC_MESSAGE_MAX))
+        var message = ShimMessage.buffer()
         guard let profile = iec_cms_open_profile(iccProfile, iccProfile.count, &message) else { return nil }
         defer { cmsCloseProfile(profile) }
         return hasLookupTable(profile)
@@ -70,11 +70,11 @@ final class MatrixShaper: @unchecked Sendable {
             return value.isFinite ? UInt8(Swift.min(Swift.max(value.rounded(), 0), 255)) : nil
         }
         guard !product.contains(nil), !linearValues.contains(nil), !encodeValues.contains(nil) else { return nil }
-        matrix = .allocate(capacity: 9)
+        matrix = .allocate(capacity: 9) // small: 3 × 3
         matrix.initialize(from: product.map { $0! }, count: 9)
-        linear = .allocate(capacity: linearValues.count)
+        linear = .allocate(capacity: linearValues.count) // small: 3 × 256 values
         linear.initialize(from: linearValues.map { $0! }, count: linearValues.count)
-        encode = .allocate(capacity: encodeValues.count)
+        encode = .allocate(capacity: encodeValues.count) // small: one table of the fixed-point range
         encode.initialize(from: encodeValues.map { $0! }, count: encodeValues.count)
         guard matches(transform) else { return nil }
     }
@@ -122,7 +122,7 @@ final class MatrixShaper: @unchecked Sendable {
         for level in UInt8(1)...35 {
             probe += [level, 0, 0, 0, level, 0, 0, 0, level, level, level, level, level, 255, 255, 255, level, 255, 255, 255, level]
         }
-        var reference = [UInt8](repeating: 0, count: probe.count)
+        var reference = [UInt8](repeating: 0, count: probe.count) // small: the fixed probe
         let count = probe.count / 3
         probe.withUnsafeBufferPointer { input in
             reference.withUnsafeMutableBufferPointer { cmsDoTransform(transform, input.baseAddress!, $0.baseAddress!, UInt32(count)) }

@@ -155,7 +155,7 @@ enum NCLXProfile {
         guard cmsSaveProfileToMem(profile, nil, &size) != 0, size > 0 else {
             return .unsupported("Little CMS could not write the profile")
         }
-        var bytes = [UInt8](repeating: 0, count: Int(size))
+        var bytes = [UInt8](repeating: 0, count: Int(size)) // small: a matrix-shaper profile Little CMS wrote, under 1 KiB
         guard bytes.withUnsafeMutableBytes({ cmsSaveProfileToMem(profile, $0.baseAddress, &size) }) != 0 else {
             return .unsupported("Little CMS could not write the profile")
         }

@@ -14,7 +14,7 @@ final class AVIFReader {
     init(bytes: UnsafeRawBufferPointer, limits: DecodingLimits) throws(ImageCodecError) {
         guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count > 0 else { throw .truncatedData }
         var status = IEC_OK
-        var message = [CChar](repeating: 0, count: Int(IEC_MESSAGE_MAX))
+        var message = ShimMessage.buffer()
         let pixels = UInt32(clamping: limits.maxPixelCount)
         let side = UInt32(clamping: min(limits.maxDimension, 1 << 16))
         guard let handle = iec_avif_reader_create(base, bytes.count, pixels, side, &status, &message) else {
@@ -36,7 +36,7 @@ final class AVIFReader {
     ) throws(ImageCodecError) -> Result {
         var pixels: UnsafePointer<UInt8>?
         var stride = 0
-        var message = [CChar](repeating: 0, count: Int(IEC_MESSAGE_MAX))
+        var message = ShimMessage.buffer()
         let status = iec_avif_reader_decode(handle, Int32(channels), &pixels, &stride, &message)
         guard status == IEC_OK, let pixels, stride >= Int(info.width) * channels else {
             throw Self.error(status == IEC_OK ? IEC_ERROR : status, status == IEC_OK ? "libavif: no pixels" : message.shimMessage)

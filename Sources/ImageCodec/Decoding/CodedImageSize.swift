@@ -73,7 +73,7 @@ enum CodedImageSize {
     /// A NAL unit's payload without its emulation prevention bytes (00 00 03 → 00 00).
     static func rbsp(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
         var result: [UInt8] = []
-        result.reserveCapacity(bytes.count)
+        result.reserveCapacity(bytes.count) // small: a parameter set, a few dozen bytes of the header
         var zeros = 0
         for byte in bytes {
             if zeros >= 2, byte == 3 {

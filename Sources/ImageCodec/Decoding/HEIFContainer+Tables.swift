@@ -145,7 +145,7 @@ extension HEIFContainer.Walk {
             total += count
             guard total <= Limits.maxReferences else { throw .limitExceeded("HEIF: more than \(Limits.maxReferences) item references") }
             var to: [UInt32] = []
-            to.reserveCapacity(count)
+            to.reserveCapacity(count) // small: at most Limits.maxReferences in all
             for _ in 0..<count { to.append(UInt32(try cursor.uint(idSize))) }
             result.append(HEIFContainer.Reference(type: box.type, from: from, to: to))
         }

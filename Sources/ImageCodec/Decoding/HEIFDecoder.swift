@@ -231,7 +231,7 @@ enum HEIFDecoder {
             }
         }
         let colorPlan = ColorPlan.make(profile: profile, layout: ColorLayout(format), management: options.colorManagement)
-        let sink = RowSinks.make(
+        let sink = try RowSinks.make(
             window: window, inputChannels: format.channels, target: (plan.width, plan.height), format: format,
             boxPreReduction: options.tuning.boxPreReduction, plan: colorPlan)
         switch (layout.library, reader) {
@@ -251,7 +251,7 @@ enum HEIFDecoder {
         }
         let bitmap = Bitmap(
             unchecked: plan.width, height: plan.height, format: format, pixels: try sink.finish(), iccProfile: colorPlan.outputProfile)
-        let upright = storedOptions.appliesOrientation && stored.orientation != .up ? bitmap.applying(stored.orientation) : bitmap
+        let upright = storedOptions.appliesOrientation && stored.orientation != .up ? try bitmap.applying(stored.orientation) : bitmap
         return DecodedImage(bitmap: upright, header: header, warnings: (colorPlan.warning.map { [$0] } ?? []) + warnings)
     }
 
@@ -276,11 +276,12 @@ enum HEIFDecoder {
                 for y in 0..<height { sink.consume(pixels + y * stride) }
                 return
             }
-            let straight = UnsafeMutablePointer<UInt8>.allocate(capacity: width * 4)
-            defer { straight.deallocate() }
-            for y in 0..<height {
-                Self.divideAlpha(pixels + y * stride, into: straight, count: width)
-                sink.consume(straight)
+            var straight = try ChargedArray<UInt8>(repeating: 0, count: width * 4)
+            straight.elements.withUnsafeMutableBufferPointer { straight in
+                for y in 0..<height {
+                    Self.divideAlpha(pixels + y * stride, into: straight.baseAddress!, count: width)
+                    sink.consume(straight.baseAddress!)
+                }
             }
         }
     }

@@ -12,7 +12,7 @@ final class HEIFReader {
     init(bytes: UnsafeRawBufferPointer, limits: DecodingLimits) throws(ImageCodecError) {
         guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count > 0 else { throw .truncatedData }
         var status = IEC_OK
-        var message = [CChar](repeating: 0, count: Int(IEC_MESSAGE_MAX))
+        var message = ShimMessage.buffer()
         // libheif's own ceiling, a side: ours are checked on the handle's size right after.
         let side = Int32(clamping: min(limits.maxDimension, 1 << 16))
         guard let handle = iec_heif_reader_create(base, bytes.count, side, &status, &message) else {
@@ -38,7 +38,7 @@ final class HEIFReader {
         var pixels: UnsafePointer<UInt8>?
         var stride = 0
         var (width, height): (Int32, Int32) = (0, 0)
-        var message = [CChar](repeating: 0, count: Int(IEC_MESSAGE_MAX))
+        var message = ShimMessage.buffer()
         var warnings: Int32 = 0
         let status = iec_heif_reader_decode(
             handle, Int32(channels), Int32(clamping: maxSide), &pixels, &stride, &width, &height, &warnings, &message)

@@ -149,7 +149,7 @@ public final class ImageSource: @unchecked Sendable, Equatable {
         options.trim = nil
         let bitmap = try decodeMeasured(analysis).image.bitmap
         let base = size(for: options)
-        guard let window = trim.window(in: bitmap) else { return options }
+        guard let window = try trim.window(in: bitmap) else { return options }
         // Back to the image's pixels, keeping every pixel the analysis saw as content.
         let (scaleX, scaleY) = (Double(base.width) / Double(bitmap.width), Double(base.height) / Double(bitmap.height))
         let x0 = Int((window.x * scaleX).rounded(.down)), y0 = Int((window.y * scaleY).rounded(.down))
@@ -202,6 +202,10 @@ public final class ImageSource: @unchecked Sendable, Equatable {
     func decodeMeasured(
         _ options: DecodingOptions, libraryCeiling: Int? = nil
     ) throws(ImageCodecError) -> (image: DecodedImage, memory: LibraryMemory) {
+        // Every decode of a render — a trim's, a smart crop's, the image's — starts by looking:
+        // a HEIC or AVIF decode cannot be stopped once in libheif or libavif, so a cancelled
+        // request must not start the next one.
+        try ImageCodecError.checkCancellation()
         let options = try resolvingSmartGravity(resolvingTrim(options))
         let plan = try self.plan(options)
         let ceiling = libraryCeiling ?? plan.memoryBytes + DecodePlan.decodeOverheadBytes
@@ -242,7 +246,7 @@ public final class ImageSource: @unchecked Sendable, Equatable {
                 throw .corruptData("the \(header.format) header changed between reads")
             }
         }
-        if options.grayscale { decoded.bitmap = decoded.bitmap.grayscaled() }
+        if options.grayscale { decoded.bitmap = try decoded.bitmap.grayscaled() }
         return (decoded, memory)
     }
 

@@ -131,7 +131,7 @@ enum JPEGDecoder {
         let delivered = RowWindow(
             rowWidth: columns.count, rowCount: window.rows.count,
             crop: window.crop.offset(by: columns.lowerBound - window.columns.lowerBound, 0))
-        let sink = RowSinks.make(
+        let sink = try RowSinks.make(
             window: delivered, inputChannels: Int(info.pointee.output_components), target: (plan.width, plan.height),
             format: setup.format, boxPreReduction: options.tuning.boxPreReduction, plan: colorPlan)
         try readRows(decompressor, width: columns.count, height: window.rows.count, into: sink)
@@ -145,7 +145,7 @@ enum JPEGDecoder {
         var warnings = decompressor.warnings + (colorPlan.warning.map { [$0] } ?? [])
         if decompressor.iccProfileDropped { warnings.append(ICCProfileLimit.warning(options.limits)) }
         return DecodedImage(
-            bitmap: options.appliesOrientation ? bitmap.applying(header.orientation) : bitmap, header: header,
+            bitmap: options.appliesOrientation ? try bitmap.applying(header.orientation) : bitmap, header: header,
             warnings: warnings)
     }
 
@@ -192,15 +192,15 @@ enum JPEGDecoder {
         into sink: any RowSink
     ) throws(ImageCodecError) {
         let components = Int(decompressor.info.pointee.output_components)
-        var scanline = [UInt8](repeating: 0, count: width * components)
+        var scanline = try ChargedArray<UInt8>(repeating: 0, count: width * components)
         var rowsDone = 0
         while rowsDone < height {
-            let read = try scanline.withUnsafeMutableBufferPointer { (buffer) throws(ImageCodecError) -> Int in
+            let read = try scanline.elements.withUnsafeMutableBufferPointer { (buffer) throws(ImageCodecError) -> Int in
                 var row: UnsafeMutablePointer<UInt8>? = buffer.baseAddress
                 return try decompressor.readScanlines(&row, count: 1)
             }
             guard read == 1 else { throw .corruptData("libjpeg returned no scanline at row \(rowsDone)") }
-            scanline.withUnsafeBufferPointer { sink.consume($0.baseAddress!) }
+            scanline.elements.withUnsafeBufferPointer { sink.consume($0.baseAddress!) }
             rowsDone += 1
         }
     }

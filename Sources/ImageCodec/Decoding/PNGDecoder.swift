@@ -71,7 +71,7 @@ enum PNGDecoder {
         let colorPlan = ColorPlan.make(profile: iccProfile, layout: ColorLayout(format), management: options.colorManagement)
         // Every row is inflated (zlib has no skipping), but only the crop's rows and columns reach
         // the resampler.
-        let sink = RowSinks.make(
+        let sink = try RowSinks.make(
             window: setup.window, inputChannels: format.channels, target: (plan.width, plan.height), format: format,
             boxPreReduction: options.tuning.boxPreReduction, plan: colorPlan)
         if setup.passes > 1 {
@@ -94,7 +94,7 @@ enum PNGDecoder {
             unchecked: plan.width, height: plan.height, format: format,
             pixels: try sink.finish(), iccProfile: colorPlan.outputProfile)
         return DecodedImage(
-            bitmap: options.appliesOrientation ? bitmap.applying(header.orientation) : bitmap, header: header,
+            bitmap: options.appliesOrientation ? try bitmap.applying(header.orientation) : bitmap, header: header,
             warnings: warnings)
     }
 
@@ -120,10 +120,10 @@ enum PNGDecoder {
 
     /// Non-interlaced: one row in memory at a time, so memory follows the output size.
     private static func readSequential(_ reader: PNGReader, rowBytes: Int, height: Int, into sink: any RowSink) throws(ImageCodecError) {
-        var row = [UInt8](repeating: 0, count: rowBytes)
+        var row = try ChargedArray<UInt8>(repeating: 0, count: rowBytes)
         for y in 0..<height {
             if y % ImageCodecError.rowsBetweenCancellationChecks == 0 { try ImageCodecError.checkCancellation() }
-            try row.withUnsafeMutableBufferPointer { (buffer) throws(ImageCodecError) in
+            try row.elements.withUnsafeMutableBufferPointer { (buffer) throws(ImageCodecError) in
                 var pointer: UnsafeMutablePointer<UInt8>? = buffer.baseAddress
                 try reader.readRows(&pointer, count: 1)
                 sink.consume(buffer.baseAddress!)
@@ -137,8 +137,8 @@ enum PNGDecoder {
         _ reader: PNGReader, passes: Int, rowBytes: Int, height: Int, keeping kept: Range<Int>,
         into sink: any RowSink
     ) throws(ImageCodecError) {
-        var image = [UInt8](repeating: 0, count: rowBytes * (kept.count + 1))
-        try image.withUnsafeMutableBufferPointer { (buffer) throws(ImageCodecError) in
+        var image = try ChargedArray<UInt8>(repeating: 0, count: rowBytes * (kept.count + 1))
+        try image.elements.withUnsafeMutableBufferPointer { (buffer) throws(ImageCodecError) in
             let base = buffer.baseAddress!
             let scratch = base + kept.count * rowBytes
             var rows: [UnsafeMutablePointer<UInt8>?] = (0..<height).map { kept.contains($0) ? base + ($0 - kept.lowerBound) * rowBytes : scratch }

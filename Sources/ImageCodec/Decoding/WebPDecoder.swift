@@ -27,7 +27,7 @@ enum WebPDecoder {
         var container = try WebPContainer(bytes)
         let bitstream = UnsafeRawBufferPointer(rebasing: bytes[container.bitstream])
         var features = iec_webp_features()
-        var message = [CChar](repeating: 0, count: Int(IEC_MESSAGE_MAX))
+        var message = ShimMessage.buffer()
         try check(
             iec_webp_get_features(bitstream.baseAddress?.assumingMemoryBound(to: UInt8.self), bitstream.count, &features, &message),
             message)
@@ -135,10 +135,10 @@ enum WebPDecoder {
     ) throws(ImageCodecError) -> DecodedImage {
         let setup = try setUp(header, layout, options: options)
         let (plan, format) = (setup.plan, setup.format)
-        var decoded = [UInt8](repeating: 0, count: setup.decodedRowBytes * setup.decodedHeight)
-        var message = [CChar](repeating: 0, count: Int(IEC_MESSAGE_MAX))
+        var decoded = try ChargedArray<UInt8>(repeating: 0, count: setup.decodedRowBytes * setup.decodedHeight)
+        var message = ShimMessage.buffer()
         let bitstream = UnsafeRawBufferPointer(rebasing: bytes[layout.container.bitstream])
-        let status = decoded.withUnsafeMutableBufferPointer { output in
+        let status = decoded.elements.withUnsafeMutableBufferPointer { output in
             iec_webp_decode(
                 bitstream.baseAddress?.assumingMemoryBound(to: UInt8.self), bitstream.count, Int32(format.channels),
                 Int32(setup.decodedWidth), Int32(setup.decodedHeight), output.baseAddress, setup.decodedRowBytes,
@@ -147,36 +147,38 @@ enum WebPDecoder {
         try check(status, message)
         if setup.passesThrough {
             let bitmap = Bitmap(unchecked: plan.width, height: plan.height, format: format, pixels: decoded)
-            return DecodedImage(bitmap: options.appliesOrientation ? bitmap.applying(header.orientation) : bitmap, header: header)
+            return DecodedImage(bitmap: options.appliesOrientation ? try bitmap.applying(header.orientation) : bitmap, header: header)
         }
         let profile = layout.container.iccProfile.flatMap { range in
             range.count <= options.limits.maxICCProfileBytes ? Array(bytes[range]) : nil
         }
         let tooLarge = layout.container.iccProfile.map { $0.count > options.limits.maxICCProfileBytes } ?? false
         let colorPlan = ColorPlan.make(profile: profile, layout: ColorLayout(format), management: options.colorManagement)
-        let sink = RowSinks.make(
+        let sink = try RowSinks.make(
             window: setup.window, inputChannels: format.channels, target: (plan.width, plan.height), format: format,
             boxPreReduction: options.tuning.boxPreReduction, plan: colorPlan)
-        decoded.withUnsafeBufferPointer { pixels in
+        try decoded.elements.withUnsafeBufferPointer { (pixels) throws(ImageCodecError) in
             if layout.coversCanvas {
                 for y in 0..<setup.decodedHeight { sink.consume(pixels.baseAddress! + y * setup.decodedRowBytes) }
             } else {
-                feedCanvas(pixels, layout, setup, into: sink)
+                try feedCanvas(pixels, layout, setup, into: sink)
             }
         }
         let bitmap = Bitmap(
             unchecked: plan.width, height: plan.height, format: format, pixels: try sink.finish(), iccProfile: colorPlan.outputProfile)
         let warnings = (colorPlan.warning.map { [$0] } ?? []) + (tooLarge ? [ICCProfileLimit.warning(options.limits)] : [])
         return DecodedImage(
-            bitmap: options.appliesOrientation ? bitmap.applying(header.orientation) : bitmap, header: header, warnings: warnings)
+            bitmap: options.appliesOrientation ? try bitmap.applying(header.orientation) : bitmap, header: header, warnings: warnings)
     }
 
     /// An animation's first frame on its canvas: transparent where the frame does not reach.
-    private static func feedCanvas(_ frame: UnsafeBufferPointer<UInt8>, _ layout: Layout, _ setup: Setup, into sink: any RowSink) {
+    private static func feedCanvas(
+        _ frame: UnsafeBufferPointer<UInt8>, _ layout: Layout, _ setup: Setup, into sink: any RowSink
+    ) throws(ImageCodecError) {
         let channels = setup.format.channels
         let container = layout.container
-        var row = [UInt8](repeating: 0, count: setup.window.rowWidth * channels)
-        row.withUnsafeMutableBufferPointer { canvasRow in
+        var row = try ChargedArray<UInt8>(repeating: 0, count: setup.window.rowWidth * channels)
+        row.elements.withUnsafeMutableBufferPointer { canvasRow in
             for y in 0..<setup.window.rowCount {
                 let frameRow = y - container.frameY
                 if (0..<setup.decodedHeight).contains(frameRow) {

@@ -20,7 +20,7 @@ public enum ImageEncoder {
     /// which takes the same path as a failed allocation: how tests reach that path.
     static func jpeg(_ bitmap: Bitmap, options: JPEGEncodingOptions, maximumOutputBytes: Int) throws(ImageCodecError) -> Data {
         try checkJPEG(bitmap, options)
-        let opaque = bitmap.flattened(over: options.background)
+        let opaque = try bitmap.flattened(over: options.background)
         if options.encoder == .perceptual {
             return try PerceptualJPEGEncoder.encode(
                 opaque, options: options, tuning: .standard, maximumOutputBytes: maximumOutputBytes)
@@ -29,7 +29,7 @@ public enum ImageEncoder {
         let profile = options.preservesICCProfile ? opaque.iccProfile ?? [] : []
         var output: UnsafeMutablePointer<UInt8>?
         var length: UInt = 0
-        var message = [CChar](repeating: 0, count: Int(IEC_MESSAGE_MAX))
+        var message = ShimMessage.buffer()
         let table = options.quantization.lumaTable ?? []
         let status = opaque.pixels.withUnsafeBufferPointer { pixels in
             profile.withUnsafeBufferPointer { icc in
@@ -73,7 +73,7 @@ public enum ImageEncoder {
     ) throws(ImageCodecError) -> Data {
         try checkJPEG(bitmap, options)
         return try PerceptualJPEGEncoder.encode(
-            bitmap.flattened(over: options.background), options: options, tuning: tuning, maximumOutputBytes: 0)
+            try bitmap.flattened(over: options.background), options: options, tuning: tuning, maximumOutputBytes: 0)
     }
 
     /// Encodes as 8-bit PNG in the bitmap's own pixel format (gray, gray+alpha, RGB, RGBA).
@@ -100,7 +100,7 @@ public enum ImageEncoder {
         let profile = options.preservesICCProfile ? bitmap.iccProfile ?? [] : []
         var output: UnsafeMutablePointer<UInt8>?
         var length = 0
-        var message = [CChar](repeating: 0, count: Int(IEC_MESSAGE_MAX))
+        var message = ShimMessage.buffer()
         let status = bitmap.pixels.withUnsafeBufferPointer { pixels in
             profile.withUnsafeBufferPointer { icc in
                 var parameters = iec_png_encode_params(
@@ -125,10 +125,10 @@ public enum ImageEncoder {
         guard (0...6).contains(options.method) else {
             throw .invalidArgument("WebP method must be 0...6, got \(options.method)")
         }
-        let colour = bitmap.expandingGray()
+        let colour = try bitmap.expandingGray()
         var output: UnsafeMutablePointer<UInt8>?
         var length = 0
-        var message = [CChar](repeating: 0, count: Int(IEC_MESSAGE_MAX))
+        var message = ShimMessage.buffer()
         let status = colour.pixels.withUnsafeBufferPointer { pixels in
             var parameters = iec_webp_encode_params(
                 width: UInt32(colour.width), height: UInt32(colour.height), channels: Int32(colour.format.channels),
@@ -154,12 +154,12 @@ public enum ImageEncoder {
         guard (0...9).contains(options.speed) else {
             throw .invalidArgument("AVIF speed must be 0...9, got \(options.speed)")
         }
-        let colour = bitmap.expandingGray()
+        let colour = try bitmap.expandingGray()
         let profile = options.preservesICCProfile ? colour.iccProfile ?? [] : []
         let exif = metadata.exif ?? []
         var output: UnsafeMutablePointer<UInt8>?
         var length = 0
-        var message = [CChar](repeating: 0, count: Int(IEC_MESSAGE_MAX))
+        var message = ShimMessage.buffer()
         let status = colour.pixels.withUnsafeBufferPointer { pixels in
             profile.withUnsafeBufferPointer { icc in
                 exif.withUnsafeBufferPointer { exif in
@@ -204,7 +204,7 @@ public enum ImageEncoder {
     ) throws(ImageCodecError) -> Data {
         try checkEncoder(status, message: message.shimMessage)
         guard let output else { throw .encodingFailed(message.shimMessage) }
-        return adopt(output, length: length)
+        return try adopt(output, length: length)
     }
 
     /// The error for an encoder's failed status: running out of memory, or the library's message.
@@ -215,12 +215,15 @@ public enum ImageEncoder {
         throw .encodingFailed(message())
     }
 
-    /// `Data` over an encoder's malloc'd output, without copying.
-    static func adopt(_ output: UnsafeMutablePointer<UInt8>, length: Int) -> Data {
+    /// `Data` over an encoder's malloc'd output, without copying, charged to the current
+    /// ledger for as long as it lives (the encoder's plan counted its growth; the output itself
+    /// may outlive the work, in a cache or an answer being written). Freed, and the error
+    /// thrown, when the ledger's budget has no room for it.
+    static func adopt(_ output: UnsafeMutablePointer<UInt8>, length: Int) throws(ImageCodecError) -> Data {
         // The encoders grow their buffer by doubling, so up to half of it can be slack; a cache
         // holding thousands of thumbnails would keep that slack resident. Shrinking in place is
         // cheap (glibc splits the block) and, should it fail, the larger block is still valid.
-        let fitted = realloc(output, max(1, length))?.assumingMemoryBound(to: UInt8.self) ?? output
-        return Data(bytesNoCopy: fitted, count: length, deallocator: .free)
+        let fitted = realloc(output, max(1, length))?.assumingMemoryBound(to: UInt8.self) ?? output // charged: below, as adopted
+        return try Data.charged(adopting: UnsafeMutableRawPointer(fitted), count: length)
     }
 }

@@ -27,6 +27,11 @@ public enum ImageCodecError: Error, Sendable, Hashable, CustomStringConvertible 
     case limitExceeded(String)
     /// An allocation failed while decoding or encoding.
     case outOfMemory
+    /// The work runs under a ``MemoryLedger`` whose budget (`capacity` bytes in all) has no room
+    /// for `bytes` more: a buffer its plan did not count, or one made outside a plan (a cached
+    /// file read for a request) while the budget is full. Nothing is wrong with the image; the
+    /// same work fits when the budget has room.
+    case memoryBudgetExceeded(bytes: Int, capacity: Int)
     /// Reading or writing `path` failed with `errno` (`ENOENT`, `EACCES`, `EISDIR`, `EFBIG` for a
     /// file over the size limit, ...).
     case io(path: String, errno: Int32)
@@ -84,6 +89,8 @@ public enum ImageCodecError: Error, Sendable, Hashable, CustomStringConvertible 
             "image too large: \(width)×\(height) has a side longer than the limit of \(limit) pixels"
         case .limitExceeded(let message): "over a decoding limit: \(message)"
         case .outOfMemory: "out of memory"
+        case .memoryBudgetExceeded(let bytes, let capacity):
+            "over the memory budget: no room for \(bytes) more bytes in a budget of \(capacity)"
         case .io(let path, let code): "\(path): \(Self.reason(code))"
         case .encodingFailed(let message): "encoding failed: \(message)"
         case .invalidArgument(let message): "invalid argument: \(message)"

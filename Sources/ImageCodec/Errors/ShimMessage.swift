@@ -1,5 +1,13 @@
 import CImageCodecShim
 
+/// The C shim's message buffers.
+enum ShimMessage {
+    /// A buffer for one library message: `IEC_MESSAGE_MAX` bytes, zeroed.
+    static func buffer() -> [CChar] {
+        [CChar](repeating: 0, count: Int(IEC_MESSAGE_MAX)) // small: IEC_MESSAGE_MAX (256) bytes
+    }
+}
+
 extension Array where Element == CChar {
     /// The text of a NUL-terminated message buffer the C shim filled in, made one line: every
     /// library message reaches a CLI line, a log line or an HTTP body through here, and libheif's

@@ -44,7 +44,10 @@ package enum FileBytes {
         let fileSize = Int(info.st_size)
         let size = try amount(fileSize)
         guard size > 0 else { return (Data(), fileSize) }
-        guard let buffer = malloc(size) else { throw .outOfMemory }
+        // Charged before the read: the file's size is known, and a ledger with no room refuses
+        // the read before a byte is allocated.
+        let charge = try MemoryLedger.current?.charge(size)
+        guard let buffer = malloc(size) else { throw .outOfMemory } // charged: just above
         var total = 0
         while total < size {
             let count = Glibc.read(file, buffer + total, size - total)
@@ -57,7 +60,14 @@ package enum FileBytes {
             if count == 0 { break } // shrank while reading: decoding will see a truncated file
             total += count
         }
-        return (Data(bytesNoCopy: buffer, count: total, deallocator: .free), fileSize)
+        try charge?.resize(to: total)
+        let data = Data(
+            bytesNoCopy: buffer, count: total, // charged: the charge above, released with the bytes
+            deallocator: .custom { pointer, _ in
+                free(pointer)
+                withExtendedLifetime(charge) {}
+            })
+        return (data, fileSize)
     }
 
     /// Writes to a new temporary file beside `url` and renames it into place, so readers (and a

@@ -85,7 +85,7 @@ struct ExifBlock {
         for (tag, text) in kept {
             block += le16(Int(tag)) + le16(Int(Self.asciiType)) + le32(text.count)
             if text.count <= 4 {
-                block += text + [UInt8](repeating: 0, count: 4 - text.count)
+                block += text + [UInt8](repeating: 0, count: 4 - text.count) // small: padding to 4 bytes
             } else {
                 block += le32(valuesStart + values.count)
                 values += text

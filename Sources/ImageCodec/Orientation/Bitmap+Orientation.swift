@@ -1,11 +1,10 @@
 extension Bitmap {
     /// Returns the bitmap transformed so that an image stored with `orientation` appears upright.
-    public func applying(_ orientation: ExifOrientation) -> Bitmap {
+    public func applying(_ orientation: ExifOrientation) throws(ImageCodecError) -> Bitmap {
         guard orientation != .up else { return self }
         let channels = format.channels
         let outWidth = orientation.swapsDimensions ? height : width
         let outHeight = orientation.swapsDimensions ? width : height
-        var output = [UInt8](repeating: 0, count: pixels.count)
         let (w, h) = (width, height)
         // For each output pixel, which stored pixel lands there.
         let source: (Int, Int) -> (Int, Int) =
@@ -19,10 +18,12 @@ extension Bitmap {
             case .rightMirrored: { x, y in (w - 1 - y, h - 1 - x) }
             case .left: { x, y in (w - 1 - y, x) }
             }
-        pixels.withUnsafeBufferPointer { input in
-            output.withUnsafeMutableBufferPointer { out in
+        return try Bitmap.make(width: outWidth, height: outHeight, format: format, iccProfile: iccProfile) { (out) throws(ImageCodecError) in
+            try pixels.withUnsafeBufferPointer { (input) throws(ImageCodecError) in
                 var target = 0
+                var checkpoint = CancellationCheckpoint()
                 for y in 0..<outHeight {
+                    try checkpoint.advance(by: outWidth)
                     for x in 0..<outWidth {
                         let (sx, sy) = source(x, y)
                         let from = (sy * w + sx) * channels
@@ -32,6 +33,5 @@ extension Bitmap {
                 }
             }
         }
-        return Bitmap(unchecked: outWidth, height: outHeight, format: format, pixels: output, iccProfile: iccProfile)
     }
 }

@@ -11,11 +11,15 @@ extension Bitmap {
         guard targetWidth > 0, targetHeight > 0 else {
             throw .invalidArgument("target size must be positive, got \(targetWidth)×\(targetHeight)")
         }
-        let sink = RowSinks.make(
+        let sink = try RowSinks.make(
             source: (width, height), target: (targetWidth, targetHeight), format: format,
             boxPreReduction: boxPreReduction)
-        pixels.withUnsafeBufferPointer { buffer in
-            for y in 0..<height { sink.consume(buffer.baseAddress! + y * bytesPerRow) }
+        try pixels.withUnsafeBufferPointer { (buffer) throws(ImageCodecError) in
+            var checkpoint = CancellationCheckpoint()
+            for y in 0..<height {
+                try checkpoint.advance(by: width)
+                sink.consume(buffer.baseAddress! + y * bytesPerRow)
+            }
         }
         return Bitmap(
             unchecked: targetWidth, height: targetHeight, format: format, pixels: try sink.finish(),

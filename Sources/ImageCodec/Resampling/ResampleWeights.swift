@@ -9,14 +9,14 @@ struct ResampleWeights: Sendable {
     let sourceSize: Int
     let targetSize: Int
     /// First source sample used by each target sample.
-    let starts: [Int]
+    let starts: ChargedArray<Int>
     /// Number of taps used by each target sample.
-    let counts: [Int]
+    let counts: ChargedArray<Int>
     /// Taps per target sample in `weights` (the largest count); unused taps are zero.
     let stride: Int
-    let weights: [Float]
+    let weights: ChargedArray<Float>
 
-    init(sourceSize: Int, targetSize: Int, offset: Double = 0, length: Double? = nil) {
+    init(sourceSize: Int, targetSize: Int, offset: Double = 0, length: Double? = nil) throws(ImageCodecError) {
         let length = length ?? Double(sourceSize)
         precondition(sourceSize > 0 && targetSize > 0 && length > 0, "resample sizes are checked by the caller")
         self.sourceSize = sourceSize
@@ -28,10 +28,10 @@ struct ResampleWeights: Sendable {
         let lower = min(max(0, Int(offset.rounded(.down))), sourceSize - 1)
         let upper = min(sourceSize, max(lower + 1, Int((offset + length).rounded(.up))))
         let stride = Self.stride(length: length, samples: upper - lower, targetSize: targetSize)
-        var starts = [Int](repeating: 0, count: targetSize)
-        var counts = [Int](repeating: 0, count: targetSize)
-        var weights = [Float](repeating: 0, count: targetSize * stride)
-        var taps = [Double](repeating: 0, count: stride)
+        var starts = try ChargedArray<Int>(repeating: 0, count: targetSize)
+        var counts = try ChargedArray<Int>(repeating: 0, count: targetSize)
+        var weights = try ChargedArray<Float>(repeating: 0, count: targetSize * stride)
+        var taps = try ChargedArray<Double>(repeating: 0, count: stride)
         // Same size on whole pixels: every kernel sample but the centre falls on a zero of the
         // sinc, so the pass is a copy. One tap of weight 1 says so exactly, instead of eight
         // taps whose outer weights are rounding noise (a `fill` whose crop spans one axis).
@@ -45,7 +45,7 @@ struct ResampleWeights: Sendable {
             let first = min(max(lower, Int((center - support + 0.5).rounded(.down))), upper - 1)
             let end = min(upper, Int((center + support + 0.5).rounded(.down)), first + stride)
             let count = max(1, end - first)
-            taps.withUnsafeMutableBufferPointer { taps in
+            taps.elements.withUnsafeMutableBufferPointer { taps in
                 LanczosKernel.sample(
                     from: (Double(first) + 0.5 - center) / filterScale, step: 1 / filterScale,
                     into: UnsafeMutableBufferPointer(rebasing: taps[0..<count]))

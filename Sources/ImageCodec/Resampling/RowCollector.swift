@@ -2,30 +2,29 @@
 final class RowCollector: RowSink {
     private let rowLength: Int
     private let height: Int
-    private var pixels: [UInt8]
+    private var pixels: ChargedArray<UInt8>?
     private var rows = 0
 
-    init(width: Int, height: Int, format: PixelFormat) {
+    init(width: Int, height: Int, format: PixelFormat) throws(ImageCodecError) {
         rowLength = width * format.channels
         self.height = height
-        pixels = [UInt8](repeating: 0, count: rowLength * height)
+        pixels = try ChargedArray(repeating: 0, count: rowLength * height)
     }
 
     func consume(_ row: UnsafePointer<UInt8>) {
         guard rows < height else { return }
-        pixels.withUnsafeMutableBufferPointer { buffer in
+        pixels?.elements.withUnsafeMutableBufferPointer { buffer in
             (buffer.baseAddress! + rows * rowLength).update(from: row, count: rowLength)
         }
         rows += 1
     }
 
-    func finish() throws(ImageCodecError) -> [UInt8] {
-        guard rows == height else {
+    func finish() throws(ImageCodecError) -> ChargedArray<UInt8> {
+        guard rows == height, let finished = pixels else {
             throw .corruptData("decoder delivered \(rows) of \(height) rows")
         }
         // Handed over, so that a caller converting them in place does not copy them first.
-        var finished: [UInt8] = []
-        swap(&finished, &pixels)
+        pixels = nil
         return finished
     }
 }

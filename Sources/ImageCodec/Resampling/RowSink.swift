@@ -5,9 +5,9 @@
 protocol RowSink: AnyObject {
     /// `row` holds `sourceWidth × channels` bytes; it is only valid during the call.
     func consume(_ row: UnsafePointer<UInt8>)
-    /// The finished pixels, handed over: called once, after the last row. Throws when fewer rows
-    /// arrived than the image has.
-    func finish() throws(ImageCodecError) -> [UInt8]
+    /// The finished pixels (charged to the ledger they were made under), handed over: called
+    /// once, after the last row. Throws when fewer rows arrived than the image has.
+    func finish() throws(ImageCodecError) -> ChargedArray<UInt8>
 }
 
 enum RowSinks {
@@ -16,13 +16,13 @@ enum RowSinks {
     static func make(
         source: (width: Int, height: Int), crop: PixelRect? = nil, target: (width: Int, height: Int),
         format: PixelFormat, boxPreReduction: Bool = true
-    ) -> any RowSink {
+    ) throws(ImageCodecError) -> any RowSink {
         let crop = crop ?? PixelRect(width: source.width, height: source.height)
         if source == target && crop == PixelRect(width: target.width, height: target.height) {
-            return RowCollector(width: source.width, height: source.height, format: format)
+            return try RowCollector(width: source.width, height: source.height, format: format)
         }
-        if format == .gray { return GrayResamplingSink(source: source, crop: crop, target: target, boxPreReduction: boxPreReduction) }
-        return ColorResamplingSink(source: source, crop: crop, target: target, format: format, boxPreReduction: boxPreReduction)
+        if format == .gray { return try GrayResamplingSink(source: source, crop: crop, target: target, boxPreReduction: boxPreReduction) }
+        return try ColorResamplingSink(source: source, crop: crop, target: target, format: format, boxPreReduction: boxPreReduction)
     }
 
     /// The sink for a decoder's rows: the `window` of them (rows of `inputChannels` bytes a
@@ -37,15 +37,15 @@ enum RowSinks {
     static func make(
         window: RowWindow, inputChannels: Int, target: (width: Int, height: Int), format: PixelFormat,
         boxPreReduction: Bool, plan: ColorPlan
-    ) -> any RowSink {
+    ) throws(ImageCodecError) -> any RowSink {
         let region = window.size
-        let resampling = make(source: region, crop: window.crop, target: target, format: format, boxPreReduction: boxPreReduction)
+        let resampling = try make(source: region, crop: window.crop, target: target, format: format, boxPreReduction: boxPreReduction)
         var sink = resampling
         if let conversion = plan.conversion {
             if case .transform(let transform) = conversion, transform.layout.output == transform.layout, !window.copies(to: target) {
                 sink = ColorConvertingOutputSink(transform: transform, channels: format.channels, next: resampling)
             } else {
-                sink = ColorConvertingSink(conversion: conversion, width: region.width, outputChannels: format.channels, next: resampling)
+                sink = try ColorConvertingSink(conversion: conversion, width: region.width, outputChannels: format.channels, next: resampling)
             }
         }
         return window.passesEverything ? sink : CroppingSink(window: window, channels: inputChannels, next: sink)

@@ -59,7 +59,7 @@ final class CroppingSink: RowSink {
         next.consume(input + byteOffset)
     }
 
-    func finish() throws(ImageCodecError) -> [UInt8] {
+    func finish() throws(ImageCodecError) -> ChargedArray<UInt8> {
         try next.finish()
     }
 }

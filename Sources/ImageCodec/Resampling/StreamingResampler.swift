@@ -27,11 +27,11 @@ struct StreamingResampler<P: ResamplePixel> {
     private let ringRows: Int
     /// The horizontal taps, each repeated across a pixel's lanes: a tap is then one load and a
     /// multiply, where a `Float` tap also had to be broadcast (4% of the pass).
-    private let horizontalTaps: [P]
+    private let horizontalTaps: ChargedArray<P>
     /// Current source row as vectors (premultiplied when there is alpha).
-    private var sourcePixels: [P]
+    private var sourcePixels: ChargedArray<P>
     /// Sums of the current row of k×k blocks.
-    private var boxSums: [P]
+    private var boxSums: ChargedArray<P>
     private var rowsInBox = 0
     private var sourceRowsSeen = 0
     /// Pixels from one ring row to the next: the row and one cache line more. At widths whose
@@ -39,11 +39,11 @@ struct StreamingResampler<P: ResamplePixel> {
     /// cache sets, and the vertical pass, which reads all of its taps' rows at once, thrashed.
     private let ringStride: Int
     /// `ringRows` horizontally resampled rows; source row r lives in slot r % ringRows.
-    private var ring: [P]
-    private var accumulator: [P]
+    private var ring: ChargedArray<P>
+    private var accumulator: ChargedArray<P>
     /// Where each vertical tap's row starts in the ring (in floats), for the row being produced.
-    private var tapOffsets: [Int]
-    private var output: [UInt8]
+    private var tapOffsets: ChargedArray<Int>
+    private var output: ChargedArray<UInt8>?
     private var rowsConsumed = 0
     private var rowsProduced = 0
 
@@ -52,7 +52,7 @@ struct StreamingResampler<P: ResamplePixel> {
     init(
         sourceWidth: Int, sourceHeight: Int, crop: PixelRect? = nil, targetWidth: Int, targetHeight: Int, format: PixelFormat,
         boxPreReduction: Bool = true
-    ) {
+    ) throws(ImageCodecError) {
         self.format = format
         self.sourceWidth = sourceWidth
         self.sourceHeight = sourceHeight
@@ -64,17 +64,20 @@ struct StreamingResampler<P: ResamplePixel> {
         let boxedHeight = (sourceHeight + box - 1) / box
         // In block units, the crop keeps its place: a block average is a sample at the block's centre.
         let boxed = crop.scaled(1 / Double(box), 1 / Double(box))
-        horizontal = ResampleWeights(sourceSize: boxedWidth, targetSize: targetWidth, offset: boxed.x, length: boxed.width)
-        vertical = ResampleWeights(sourceSize: boxedHeight, targetSize: targetHeight, offset: boxed.y, length: boxed.height)
+        let horizontal = try ResampleWeights(sourceSize: boxedWidth, targetSize: targetWidth, offset: boxed.x, length: boxed.width)
+        self.horizontal = horizontal
+        vertical = try ResampleWeights(sourceSize: boxedHeight, targetSize: targetHeight, offset: boxed.y, length: boxed.height)
         ringRows = vertical.stride
-        horizontalTaps = horizontal.weights.map { P(repeating: $0) }
-        sourcePixels = [P](repeating: P.zero, count: sourceWidth)
-        boxSums = [P](repeating: P.zero, count: box > 1 ? boxedWidth : 0)
+        horizontalTaps = try ChargedArray(uninitializedCount: horizontal.weights.count) { taps in
+            for (index, weight) in horizontal.weights.elements.enumerated() { taps[index] = P(repeating: weight) }
+        }
+        sourcePixels = try ChargedArray(repeating: P.zero, count: sourceWidth)
+        boxSums = try ChargedArray(repeating: P.zero, count: box > 1 ? boxedWidth : 0)
         ringStride = Self.ringStride(targetWidth)
-        ring = [P](repeating: P.zero, count: ringRows * ringStride)
-        accumulator = [P](repeating: P.zero, count: targetWidth)
-        tapOffsets = [Int](repeating: 0, count: ringRows)
-        output = [UInt8](repeating: 0, count: targetWidth * targetHeight * format.channels)
+        ring = try ChargedArray(repeating: P.zero, count: ringRows * ringStride)
+        accumulator = try ChargedArray(repeating: P.zero, count: targetWidth)
+        tapOffsets = try ChargedArray(repeating: 0, count: ringRows)
+        output = try ChargedArray(repeating: 0, count: targetWidth * targetHeight * format.channels)
     }
 
     /// Block size of the box pre-reduction: reductions of 4× and more average k×k blocks first,
@@ -116,7 +119,7 @@ struct StreamingResampler<P: ResamplePixel> {
         resampleHorizontally(intoSlot: rowsConsumed % ringRows)
         rowsConsumed += 1
         while rowsProduced < targetHeight,
-            vertical.starts[rowsProduced] + vertical.counts[rowsProduced] <= rowsConsumed
+            vertical.starts.elements[rowsProduced] + vertical.counts.elements[rowsProduced] <= rowsConsumed
         {
             produceRow(rowsProduced)
             rowsProduced += 1
@@ -125,12 +128,11 @@ struct StreamingResampler<P: ResamplePixel> {
 
     /// The output pixels, handed over (the resampler keeps none): a caller that converts them
     /// in place would otherwise copy the whole bitmap first.
-    mutating func finish() throws(ImageCodecError) -> [UInt8] {
-        guard rowsProduced == targetHeight else {
+    mutating func finish() throws(ImageCodecError) -> ChargedArray<UInt8> {
+        guard rowsProduced == targetHeight, let pixels = output else {
             throw .corruptData("decoder delivered \(rowsConsumed) rows, fewer than the image height")
         }
-        var pixels: [UInt8] = []
-        swap(&pixels, &output)
+        output = nil
         return pixels
     }
 
@@ -138,14 +140,14 @@ struct StreamingResampler<P: ResamplePixel> {
 
     private mutating func loadSourceRow(_ row: UnsafePointer<UInt8>) {
         let (width, format) = (sourceWidth, format)
-        sourcePixels.withUnsafeMutableBufferPointer { P.load(row, width: width, format: format, into: $0.baseAddress!) }
+        sourcePixels.elements.withUnsafeMutableBufferPointer { P.load(row, width: width, format: format, into: $0.baseAddress!) }
     }
 
     /// Adds the current source row into the block sums.
     private mutating func accumulateBox() {
         let (box, width, boxedWidth) = (box, sourceWidth, boxedWidth)
-        boxSums.withUnsafeMutableBufferPointer { sums in
-            sourcePixels.withUnsafeBufferPointer { pixels in
+        boxSums.elements.withUnsafeMutableBufferPointer { sums in
+            sourcePixels.elements.withUnsafeBufferPointer { pixels in
                 for block in 0..<boxedWidth {
                     var sum = sums[block]
                     for x in (block * box)..<min(width, block * box + box) { sum += pixels[x] }
@@ -159,8 +161,8 @@ struct StreamingResampler<P: ResamplePixel> {
     /// Turns the block sums into averages (edge blocks may be partial) in `sourcePixels`.
     private mutating func finishBoxRow() {
         let (box, width, rows) = (box, sourceWidth, Float(rowsInBox))
-        boxSums.withUnsafeMutableBufferPointer { sums in
-            sourcePixels.withUnsafeMutableBufferPointer { pixels in
+        boxSums.elements.withUnsafeMutableBufferPointer { sums in
+            sourcePixels.elements.withUnsafeMutableBufferPointer { pixels in
                 for block in 0..<sums.count {
                     let columns = Float(min(width, block * box + box) - block * box)
                     pixels[block] = (1 / (columns * rows)) * sums[block]
@@ -174,11 +176,11 @@ struct StreamingResampler<P: ResamplePixel> {
     /// Lanczos over the (possibly block-averaged) row in `sourcePixels`, into a ring slot.
     private mutating func resampleHorizontally(intoSlot slot: Int) {
         let (stride, width, ringStride) = (horizontal.stride, targetWidth, ringStride)
-        ring.withUnsafeMutableBufferPointer { ring in
-            sourcePixels.withUnsafeBufferPointer { source in
-                horizontalTaps.withUnsafeBufferPointer { weights in
-                    horizontal.starts.withUnsafeBufferPointer { starts in
-                        horizontal.counts.withUnsafeBufferPointer { counts in
+        ring.elements.withUnsafeMutableBufferPointer { ring in
+            sourcePixels.elements.withUnsafeBufferPointer { source in
+                horizontalTaps.elements.withUnsafeBufferPointer { weights in
+                    horizontal.starts.elements.withUnsafeBufferPointer { starts in
+                        horizontal.counts.elements.withUnsafeBufferPointer { counts in
                             let destination = ring.baseAddress! + slot * ringStride
                             // Two output pixels at a time, each with its own running sum: one
                             // sum is a chain of dependent adds (one add's latency per tap), two
@@ -223,13 +225,13 @@ struct StreamingResampler<P: ResamplePixel> {
     private mutating func produceRow(_ y: Int) {
         let (width, ringRows, format) = (targetWidth, ringRows, format)
         let floatsPerPixel = MemoryLayout<P>.stride / MemoryLayout<Float>.stride
-        let first = vertical.starts[y]
-        let (tapBase, taps) = (y * vertical.stride, vertical.counts[y])
+        let first = vertical.starts.elements[y]
+        let (tapBase, taps) = (y * vertical.stride, vertical.counts.elements[y])
         let (floats, rowFloats) = (width * floatsPerPixel, ringStride * floatsPerPixel)
-        accumulator.withUnsafeMutableBytes { sumBytes in
-            ring.withUnsafeBytes { ringBytes in
-                tapOffsets.withUnsafeMutableBufferPointer { tapOffsets in
-                    vertical.weights.withUnsafeBufferPointer { weights in
+        accumulator.elements.withUnsafeMutableBytes { sumBytes in
+            ring.elements.withUnsafeBytes { ringBytes in
+                tapOffsets.elements.withUnsafeMutableBufferPointer { tapOffsets in
+                    vertical.weights.elements.withUnsafeBufferPointer { weights in
                         let sum = sumBytes.baseAddress!.assumingMemoryBound(to: Float.self)
                         let ring = ringBytes.baseAddress!.assumingMemoryBound(to: Float.self)
                         // Each tap's row, found once per output row: a `%` per tap per chunk cost
@@ -273,8 +275,8 @@ struct StreamingResampler<P: ResamplePixel> {
             }
         }
         let channels = format.channels
-        accumulator.withUnsafeBufferPointer { sum in
-            output.withUnsafeMutableBufferPointer { output in
+        accumulator.elements.withUnsafeBufferPointer { sum in
+            output?.elements.withUnsafeMutableBufferPointer { output in
                 P.store(sum.baseAddress!, width: width, format: format, to: output.baseAddress! + y * width * channels)
             }
         }
@@ -288,15 +290,15 @@ struct StreamingResampler<P: ResamplePixel> {
 final class GrayResamplingSink: RowSink {
     private var resampler: StreamingResampler<Float>
 
-    init(source: (width: Int, height: Int), crop: PixelRect, target: (width: Int, height: Int), boxPreReduction: Bool) {
-        resampler = StreamingResampler(
+    init(source: (width: Int, height: Int), crop: PixelRect, target: (width: Int, height: Int), boxPreReduction: Bool) throws(ImageCodecError) {
+        resampler = try StreamingResampler(
             sourceWidth: source.width, sourceHeight: source.height, crop: crop,
             targetWidth: target.width, targetHeight: target.height, format: .gray,
             boxPreReduction: boxPreReduction)
     }
 
     func consume(_ row: UnsafePointer<UInt8>) { resampler.consume(row) }
-    func finish() throws(ImageCodecError) -> [UInt8] { try resampler.finish() }
+    func finish() throws(ImageCodecError) -> ChargedArray<UInt8> { try resampler.finish() }
 }
 
 final class ColorResamplingSink: RowSink {
@@ -305,13 +307,13 @@ final class ColorResamplingSink: RowSink {
     init(
         source: (width: Int, height: Int), crop: PixelRect, target: (width: Int, height: Int), format: PixelFormat,
         boxPreReduction: Bool
-    ) {
-        resampler = StreamingResampler(
+    ) throws(ImageCodecError) {
+        resampler = try StreamingResampler(
             sourceWidth: source.width, sourceHeight: source.height, crop: crop,
             targetWidth: target.width, targetHeight: target.height, format: format,
             boxPreReduction: boxPreReduction)
     }
 
     func consume(_ row: UnsafePointer<UInt8>) { resampler.consume(row) }
-    func finish() throws(ImageCodecError) -> [UInt8] { try resampler.finish() }
+    func finish() throws(ImageCodecError) -> ChargedArray<UInt8> { try resampler.finish() }
 }

@@ -19,7 +19,7 @@ enum AttentionFocus {
     static func focus(in bitmap: Bitmap, crop: (width: Double, height: Double)) throws(ImageCodecError) -> Gravity {
         let cells = try bitmap.resampled(width: grid, height: grid)
         let xyz = Self.xyz(cells)
-        var score = [Float](repeating: 0, count: grid * grid)
+        var score = [Float](repeating: 0, count: grid * grid) // small: the fixed grid (32 × 32)
         for y in 0..<grid {
             for x in 0..<grid {
                 let index = y * grid + x

@@ -61,8 +61,9 @@ public struct Trim: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The rectangle to keep in `bitmap`, in its pixels; nil when nothing is cut (no border,
-    /// or no content at all).
-    func window(in bitmap: Bitmap) -> PixelRect? {
+    /// or no content at all). Each row or column scanned is a checkpoint's worth of work: a
+    /// cancelled task stops here (a uniform image is scanned whole).
+    func window(in bitmap: Bitmap) throws(ImageCodecError) -> PixelRect? {
         let (width, height, channels) = (bitmap.width, bitmap.height, bitmap.format.channels)
         guard width > 0, height > 0 else { return nil }
         // Grey and colour alike as RGB, alpha flattened on magenta (libvips' and imgproxy's).
@@ -91,22 +92,61 @@ public struct Trim: Sendable, Hashable, CustomStringConvertible {
         // background, and can only move an edge by the one pixel a median reaches.
         func isContent(_ x: Int, _ y: Int) -> Bool {
             guard differs(rgb(x, y)) else { return false }
-            var neighbours: [SIMD3<Int32>] = []
-            neighbours.reserveCapacity(9)
-            for dy in -1...1 {
-                for dx in -1...1 { neighbours.append(rgb(min(max(x + dx, 0), width - 1), min(max(y + dy, 0), height - 1))) }
-            }
+            // The nine neighbours a channel at a time, in registers: sorted by insertion, the
+            // fifth is the median.
             var median = SIMD3<Int32>()
-            for channel in 0..<3 { median[channel] = neighbours.map { $0[channel] }.sorted()[4] }
+            for channel in 0..<3 {
+                var values = SIMD16<Int32>(repeating: .max)
+                var count = 0
+                for dy in -1...1 {
+                    for dx in -1...1 {
+                        let value = rgb(min(max(x + dx, 0), width - 1), min(max(y + dy, 0), height - 1))[channel]
+                        var slot = count
+                        while slot > 0, values[slot - 1] > value {
+                            values[slot] = values[slot - 1]
+                            slot -= 1
+                        }
+                        values[slot] = value
+                        count += 1
+                    }
+                }
+                median[channel] = values[4]
+            }
             return differs(median)
         }
-        func rowHasContent(_ y: Int, _ columns: Range<Int>) -> Bool { columns.contains { isContent($0, y) } }
-        func columnHasContent(_ x: Int, _ rows: Range<Int>) -> Bool { rows.contains { isContent(x, $0) } }
-        guard let top = (0..<height).first(where: { rowHasContent($0, 0..<width) }) else { return nil }
-        let bottom = (top..<height).last(where: { rowHasContent($0, 0..<width) }) ?? top
+        var checkpoint = CancellationCheckpoint()
+        func rowHasContent(_ y: Int, _ columns: Range<Int>) throws(ImageCodecError) -> Bool {
+            try checkpoint.advance(by: columns.count)
+            for x in columns where isContent(x, y) { return true }
+            return false
+        }
+        func columnHasContent(_ x: Int, _ rows: Range<Int>) throws(ImageCodecError) -> Bool {
+            try checkpoint.advance(by: rows.count)
+            for y in rows where isContent(x, y) { return true }
+            return false
+        }
+        var top: Int?
+        for y in 0..<height where try rowHasContent(y, 0..<width) {
+            top = y
+            break
+        }
+        guard let top else { return nil }
+        var bottom = top
+        for y in (top..<height).reversed() where try rowHasContent(y, 0..<width) {
+            bottom = y
+            break
+        }
         let rows = top..<(bottom + 1)
-        let left = (0..<width).first(where: { columnHasContent($0, rows) }) ?? 0
-        let right = (left..<width).last(where: { columnHasContent($0, rows) }) ?? left
+        var left = 0
+        for x in 0..<width where try columnHasContent(x, rows) {
+            left = x
+            break
+        }
+        var right = left
+        for x in (left..<width).reversed() where try columnHasContent(x, rows) {
+            right = x
+            break
+        }
         var (x0, x1, y0, y1) = (left, right + 1, top, bottom + 1)
         // libvips' rule: both sides lose the smaller border.
         if equalHorizontal { (x0, x1) = (min(x0, width - x1), width - min(x0, width - x1)) }

@@ -39,7 +39,7 @@ extension ImagePipeline {
     private func loadOriginal(
         _ request: ImageRequest, staleInMemory: HTTPCacheInfo?, job: JobContext
     ) async throws(ImagePipelineError) -> OriginalData {
-        let cached = await cachedOriginal(for: request, staleInMemory: staleInMemory)
+        let cached = try await cachedOriginal(for: request, staleInMemory: staleInMemory)
         if let cached, let data = cached.data, cached.use == .serve {
             recorder.add(cached.source == .disk ? .diskHits : .memoryHits)
             if cached.source == .disk { dataMemory?.setValue(CachedData(data: data, info: cached.info), forKey: request.dataKey, cost: data.count) }
@@ -50,15 +50,25 @@ extension ImagePipeline {
     }
 
     /// The cached original the request may use: memory (`.encodedResponse`), else disk, else
-    /// what is known of a stale image in memory.
-    private func cachedOriginal(for request: ImageRequest, staleInMemory: HTTPCacheInfo?) async -> Cached? {
+    /// what is known of a stale image in memory. A disk read is charged to
+    /// `Configuration.cachedDataMemory` (whether the bytes are then served or revalidated):
+    /// `.network(.overloaded)` when it has no room.
+    private func cachedOriginal(for request: ImageRequest, staleInMemory: HTTPCacheInfo?) async throws(ImagePipelineError) -> Cached? {
         if let (entry, use) = memoryEntry(for: request), case .data(let hit) = entry {
             return Cached(data: hit.data, info: hit.info, source: .memory, use: use)
         }
-        if request.usesCache, request.cachePolicy != .reloadIgnoringCache, let entry = await diskQueue?.entry(forKey: request.dataKey) {
-            let info = HTTPCacheInfo(entry.metadata)
-            let use = request.use(of: info, at: configuration.clock.now)
-            if use != .none { return Cached(data: entry.data, info: info, source: .disk, use: use) }
+        if request.usesCache, request.cachePolicy != .reloadIgnoringCache, let diskQueue {
+            let found: DiskCacheEntry?
+            do throws(DiskCacheError) {
+                found = try await diskQueue.entry(forKey: request.dataKey, memory: readMemory)
+            } catch {
+                throw .network(.overloaded("no memory left to read the cached source now"))
+            }
+            if let entry = found {
+                let info = HTTPCacheInfo(entry.metadata)
+                let use = request.use(of: info, at: configuration.clock.now)
+                if use != .none { return Cached(data: entry.data, info: info, source: .disk, use: use) }
+            }
         }
         return staleInMemory.map { Cached(data: nil, info: $0, source: .memory, use: .revalidate) }
     }

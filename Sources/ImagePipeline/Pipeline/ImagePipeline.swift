@@ -44,6 +44,8 @@ public final class ImagePipeline: Sendable {
     let dataMemory: MemoryCache<String, CachedData>?
     /// The disk cache's reads and writes, on the pipeline's own threads.
     let diskQueue: DiskCacheQueue?
+    /// Where disk reads of originals are charged (`Configuration.cachedDataMemory`).
+    let readMemory: any ReadMemory
     /// Jobs, coalescing, the download and decode queues and priorities: all shared state.
     let coordinator: PipelineCoordinator
     /// What the decodes running at once may hold by their plans.
@@ -75,6 +77,7 @@ public final class ImagePipeline: Sendable {
                 onDrop: { recorder.add(.droppedDiskWrites) })
         }
         decodeMemory = MemoryBudget(capacity: configuration.decodeMemoryLimit)
+        readMemory = configuration.cachedDataMemory.map { ChargedReadMemory(ledger: MemoryLedger(budget: $0)) } ?? PlainReadMemory()
         coordinator = PipelineCoordinator(
             coalesces: configuration.coalescesRequests, maximumDownloads: configuration.maximumConcurrentDownloads,
             maximumDecodes: configuration.maximumConcurrentDecodes, decodeMemory: decodeMemory,

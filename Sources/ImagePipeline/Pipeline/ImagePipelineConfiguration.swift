@@ -42,6 +42,11 @@ extension ImagePipeline {
         /// The disk cache for original bytes (and thumbnails); nil keeps everything in memory and
         /// nothing touches the disk.
         public var diskCache: DiskCache?
+        /// Where original bytes read from the disk cache are charged, from before the read for as
+        /// long as they live (in the memory cache, or with whoever holds them): a server's memory
+        /// budget, which its downloads charge too. A read the budget has no room for is refused,
+        /// `.network(.overloaded)`, before a byte is read. nil (the default): not counted.
+        public var cachedDataMemory: MemoryBudget?
         /// Downloads running at once; more wait, highest priority first.
         public var maximumConcurrentDownloads: Int
         /// Decodes running at once (on their own threads); more wait, highest priority first.

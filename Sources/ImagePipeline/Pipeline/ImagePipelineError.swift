@@ -46,7 +46,7 @@ extension ImagePipelineError {
         case .notAnImage: true
         // A limit is this pipeline's: another with higher limits, sharing the disk cache, may
         // decode the same bytes.
-        case .decodingFailed(.outOfMemory), .decodingFailed(.invalidArgument), .decodingFailed(.tooLarge),
+        case .decodingFailed(.outOfMemory), .decodingFailed(.memoryBudgetExceeded), .decodingFailed(.invalidArgument), .decodingFailed(.tooLarge),
             .decodingFailed(.dimensionTooLarge), .decodingFailed(.limitExceeded):
             false
         case .decodingFailed: true

@@ -1,11 +1,11 @@
 import Foundation
-import NIOCore
 
 /// A finished thumbnail: the encoded bytes and the headers that describe them. What the result
 /// caches hold and what coalesced requests share.
 struct RenderedImage: Sendable, Hashable {
-    /// The encoded image, as every response made from this result sends it (shared, not copied).
-    var body: ByteBuffer
+    /// The encoded image, as every response made from this result sends it (shared, not copied;
+    /// charged to the memory budget while anything holds it).
+    var body: Data
     var contentType: String
     /// The strong validator sent as `ETag` (quoted).
     var etag: String

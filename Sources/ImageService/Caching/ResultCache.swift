@@ -1,5 +1,6 @@
 import Foundation
-import NIOCore
+import ImageCodec
+import ImagePipeline
 import ImageCache
 
 /// Finished thumbnails by result key (canonical options + source URL + output format): in
@@ -27,14 +28,17 @@ final class ResultCache: Sendable {
         self.lifetime = lifetime
     }
 
-    /// The result for `key` and the layer that had it. A disk hit is copied into memory.
-    func value(forKey key: String) async -> (RenderedImage, Layer)? {
+    /// The result for `key` and the layer that had it. A disk hit is read into memory charged
+    /// to `ledger` (the request's), before a byte is read and for as long as the bytes live, and
+    /// offered to the memory cache; throws ``DiskCacheError/noMemory(bytes:)`` when the
+    /// ledger's budget has no room for it.
+    func value(forKey key: String, ledger: MemoryLedger) async throws(DiskCacheError) -> (RenderedImage, Layer)? {
         if let image = memory.value(forKey: key) { return (image, .memory) }
-        guard let entry = await disk?.entry(forKey: key) else { return nil }
+        guard let entry = try await disk?.entry(forKey: key, memory: ChargedReadMemory(ledger: ledger)) else { return nil }
         let metadata = entry.metadata
         guard let contentType = metadata.contentType, let etag = metadata.etag, (metadata.expires ?? .distantPast) > Date() else { return nil }
         let image = RenderedImage(
-            body: ByteBuffer(bytes: entry.data), contentType: contentType, etag: etag, lastModified: metadata.lastModified,
+            body: entry.data, contentType: contentType, etag: etag, lastModified: metadata.lastModified,
             sourceHasAlpha: metadata.fields[Self.alphaField] == "1", timing: PhaseTiming())
         memory.setValue(image, forKey: key, cost: Self.cost(of: image, key: key), timeToLive: metadata.expires.map { $0.timeIntervalSinceNow })
         return (image, .disk)
@@ -45,11 +49,11 @@ final class ResultCache: Sendable {
         memory.value(forKey: key)
     }
 
-    /// Keeps `image` in memory now and queues writing its `encoded` bytes to disk.
-    func store(_ image: RenderedImage, encoded: Data, forKey key: String) {
+    /// Keeps `image` in memory now and queues writing its bytes (shared, not copied) to disk.
+    func store(_ image: RenderedImage, forKey key: String) {
         memory.setValue(image, forKey: key, cost: Self.cost(of: image, key: key), timeToLive: lifetime)
         disk?.store(
-            encoded,
+            image.body,
             metadata: DiskCacheMetadata(
                 contentType: image.contentType, etag: image.etag, lastModified: image.lastModified,
                 expires: Date(timeIntervalSinceNow: lifetime),
@@ -57,13 +61,12 @@ final class ResultCache: Sendable {
             forKey: key)
     }
 
-    /// What an entry holds: its body's storage (NIO allocates a buffer's capacity rounded up to
-    /// a power of two, so a 17 KB result holds 32 KiB: charged for its readable bytes, the
-    /// caches held up to twice their limit), its key (up to the 8 KiB a path may be: a 69-byte
-    /// result behind a long URL was charged for its body alone, a seventh of what it held), its
-    /// strings, and the entry's own bookkeeping.
+    /// What an entry holds: its body (an encoder's output, cut to its size, or a file read
+    /// whole), its key (up to the 8 KiB a path may be: a 69-byte result behind a long URL was
+    /// charged for its body alone, a seventh of what it held), its strings, and the entry's own
+    /// bookkeeping.
     static func cost(of image: RenderedImage, key: String) -> Int {
-        image.body.capacity + key.utf8.count + image.contentType.utf8.count + image.etag.utf8.count
+        image.body.count + key.utf8.count + image.contentType.utf8.count + image.etag.utf8.count
             + (image.lastModified?.utf8.count ?? 0) + entryOverhead
     }
 

@@ -9,7 +9,7 @@ public enum ServiceFuzzing {
     /// input, not kept in a global: LeakSanitizer reported the lazily made global's bytes at
     /// exit, which ended every campaign.
     private static func source() -> ImageSource? {
-        guard let bitmap = try? Bitmap(width: 16, height: 16, format: .rgb, pixels: [UInt8](repeating: 128, count: 16 * 16 * 3)),
+        guard let bitmap = try? Bitmap(width: 16, height: 16, format: .rgb, pixels: [UInt8](repeating: 128, count: 16 * 16 * 3)), // small: 16 × 16
             let jpeg = try? ImageEncoder.jpeg(bitmap, options: JPEGEncodingOptions(quality: 80))
         else { return nil }
         return try? ImageSource(data: jpeg)

@@ -24,15 +24,14 @@ public struct ServiceError: Error, Sendable, Hashable {
     static let expired = ServiceError(status: 410, message: "gone: the URL has expired")
     static let pathTooLong = ServiceError(status: 414, message: "the path is too long")
     static let queueFull = ServiceError(status: 429, message: "too many requests: the processing queue is full")
-    static let memoryFull = ServiceError(status: 429, message: "too many requests: no memory left for the decode now")
+    static let memoryFull = ServiceError(status: 429, message: "too many requests: no memory left for the request now")
     static func needsMoreMemory(_ bytes: Int, budget: Int) -> ServiceError {
         ServiceError(
             status: 422, message: "unprocessable: decoding the source needs \(bytes) bytes, more than the service's memory budget of \(budget)")
     }
     static let draining = ServiceError(status: 503, message: "unavailable: the server is shutting down")
-    static func outputTooLarge(width: Int, height: Int, format: String) -> ServiceError {
-        ServiceError(
-            status: 422, message: "unprocessable: a \(width)×\(height) \(format) is more than \(ThumbnailService.maximumLossyOutputPixels) pixels")
+    static func outputTooLarge(width: Int, height: Int, format: String, limit: Int = ThumbnailService.maximumLossyOutputPixels) -> ServiceError {
+        ServiceError(status: 422, message: "unprocessable: a \(width)×\(height) \(format) is more than \(limit) pixels")
     }
     static func byteCapUnreachable(cap: Int, smallest: Int) -> ServiceError {
         ServiceError(status: 422, message: "unprocessable: the smallest output is \(smallest) bytes, more than mb:\(cap)")
@@ -86,6 +85,8 @@ public struct ServiceError: Error, Sendable, Hashable {
             self.init(status: 422, message: "source too large: \(width)×\(height) has a side over \(limit) pixels")
         case .outOfMemory:
             self.init(status: 503, message: "unavailable: out of memory")
+        case .memoryBudgetExceeded:
+            self = .memoryFull
         case .io:
             self.init(status: 500, message: "internal error")
         case .cancelled:

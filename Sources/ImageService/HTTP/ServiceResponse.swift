@@ -1,5 +1,4 @@
 import Foundation
-import NIOCore
 
 /// The service's answer: status, headers and body, plus what the request log and the metrics
 /// report about it.
@@ -12,14 +11,11 @@ public struct ServiceResponse: Sendable, Hashable {
         get { headerList.map { ($0.name, $0.value) } }
         set { headerList = newValue.map { Header(name: $0.name, value: $0.value) } }
     }
-    /// The body; empty for `HEAD` and 304.
-    public var body: Data {
-        get { Data(payload.readableBytesView) }
-        set { payload = ByteBuffer(bytes: newValue) }
-    }
-    /// The body as the server sends it. Responses made from one cached result share its
-    /// storage (a `ByteBuffer` is copy-on-write): a result-cache hit copies no bytes.
-    var payload: ByteBuffer
+    /// The body; empty for `HEAD` and 304. Responses made from one result share its bytes
+    /// (`Data` is copy-on-write): a hit copies none. Bytes the service made or read for a
+    /// request stay charged to its memory budget for as long as anything holds them — the
+    /// result cache, or the server writing this response — and no longer.
+    public var body: Data
     /// Where the image came from (`result-memory`, `result-disk`, `source-memory`, `source-disk`,
     /// `origin`, `revalidated`), nil when no image was involved.
     public var cacheLayer: String?
@@ -33,13 +29,8 @@ public struct ServiceResponse: Sendable, Hashable {
 
     /// A response with `headers` in order.
     public init(status: Int, headers: [(name: String, value: String)] = [], body: Data = Data(), cacheLayer: String? = nil) {
-        self.init(status: status, headers: headers, payload: ByteBuffer(bytes: body), cacheLayer: cacheLayer)
-    }
-
-    /// A response whose body is `payload`, shared rather than copied.
-    init(status: Int, headers: [(name: String, value: String)], payload: ByteBuffer, cacheLayer: String?) {
         self.status = status
-        self.payload = payload
+        self.body = body
         self.cacheLayer = cacheLayer
         self.headers = headers
     }

@@ -2,22 +2,29 @@ import HTTPTypes
 import NIOCore
 import NIOHTTPTypes
 
-/// Bounds how long a client can hold a connection whatever it sends: the idle timeout alone
-/// restarts with every byte, so a head or body trickled a byte at a time, or an answer nobody
-/// reads, would hold a socket (and its request) forever, and 2,048 such clients lock everyone
-/// out, `/health` included.
+/// Bounds how long a client can hold a connection whatever it sends, and what an answer may
+/// hold in it: the idle timeout alone restarts with every byte, so a head or body trickled a
+/// byte at a time, or an answer nobody reads, would hold a socket (and its request) forever,
+/// and 2,048 such clients lock everyone out, `/health` included. These are the connection's
+/// only timers (Hummingbird's own idle timer would cut an answer still being written: it
+/// starts once the answer's end is handed over, not written).
 ///
-/// - **Reading a request**: from the connection's start, or the end of the previous answer,
-///   until the request's end has arrived: `idle + requestRead` (the head arrives within the
-///   idle timeout of a keep-alive connection, then the request has `requestRead` to finish). Its
-///   head arriving restarts the clock at `requestRead`.
-/// - **Writing an answer**: from its head until its last byte is handed to the kernel,
-///   `responseWrite`.
+/// - **Waiting for a request**: from the connection's start, or the end of the previous answer,
+///   until a request's head has arrived: `idle` (`--keep-alive-timeout`).
+/// - **Reading a request**: from its head until its end has arrived, `requestRead`, however
+///   slowly it trickles.
+/// - **Writing an answer**: from its head until its last byte is written to the socket,
+///   `responseWrite`, however fast or slow the client reads.
 ///
-/// Past either the connection is closed: there is no one to answer.
+/// Past any of them the connection is closed: there is no one to answer.
 ///
-/// It also tells the listener's ``ConnectionShedder`` whether the connection has a request in
-/// progress (from a request's end until its answer's end is written) or is waiting, so that a
+/// It also counts the answer's bytes handed to the connection and not yet written
+/// (``OutboundWindow``): the answer's writer waits for room there, so an answer nobody reads
+/// holds its own (charged) bytes and a window's worth in the connection, never a copy of itself.
+///
+/// And it tells the listener's ``ConnectionShedder`` whether the connection has a request in
+/// progress (from a request's end until its answer's end is written) or is waiting — for a
+/// request, or for a client that stopped reading its answer (the window is full) — so that a
 /// full listener can close a waiting one at once rather than at its deadline.
 final class ConnectionDeadlines: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
@@ -26,7 +33,7 @@ final class ConnectionDeadlines: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundOut = HTTPResponsePart
 
     struct Limits: Sendable {
-        /// How long a keep-alive connection may wait for the next request's head.
+        /// How long a connection may wait for a request's head (the first, or the next).
         var idle: TimeAmount
         /// How long a request may take to arrive, from its head to its end.
         var requestRead: TimeAmount
@@ -36,6 +43,8 @@ final class ConnectionDeadlines: ChannelDuplexHandler, RemovableChannelHandler {
 
     private let limits: Limits
     private let shedder: ConnectionShedder
+    /// The answer's bytes handed over and not yet written; created with the channel.
+    private(set) var window: OutboundWindow?
     private var readDeadline: Scheduled<Void>?
     private var writeDeadline: Scheduled<Void>?
     private var writing = false
@@ -58,8 +67,14 @@ final class ConnectionDeadlines: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     private func started(_ context: ChannelHandlerContext) {
-        armRead(context, limits.idle + limits.requestRead)
+        guard window == nil else { return }
+        armRead(context, limits.idle)
         shedder.opened(context.channel)
+        let (shedder, channel) = (shedder, context.channel)
+        // A client that stops reading waits like an idle one: a full listener may shed it.
+        window = OutboundWindow { stalled in
+            if stalled { shedder.waiting(channel, since: .now()) } else { shedder.working(channel) }
+        }
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -84,6 +99,13 @@ final class ConnectionDeadlines: ChannelDuplexHandler, RemovableChannelHandler {
                 bound.value.0.expire(bound.value.1)
             }
             context.write(data, promise: promise)
+        case .body(let bytes):
+            // The writer counted these bytes as it handed them over (before they crossed to the
+            // event loop); they leave the window once written, or failed with the connection.
+            let count = bytes.readableBytes
+            let done = promise ?? context.eventLoop.makePromise()
+            done.futureResult.whenComplete { [window] _ in window?.written(count) }
+            context.write(data, promise: done)
         case .end:
             let done = promise ?? context.eventLoop.makePromise()
             let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
@@ -101,6 +123,7 @@ final class ConnectionDeadlines: ChannelDuplexHandler, RemovableChannelHandler {
         readDeadline?.cancel()
         writeDeadline?.cancel()
         (readDeadline, writeDeadline) = (nil, nil)
+        window?.close()
         shedder.closed(context.channel)
         context.fireChannelInactive()
     }
@@ -114,7 +137,7 @@ final class ConnectionDeadlines: ChannelDuplexHandler, RemovableChannelHandler {
         writeDeadline = nil
         inProgress = max(0, inProgress - 1)
         if inProgress == 0, context.channel.isActive { shedder.waiting(context.channel, since: .now()) }
-        if readDeadline == nil, context.channel.isActive { armRead(context, limits.idle + limits.requestRead) }
+        if readDeadline == nil, context.channel.isActive { armRead(context, limits.idle) }
     }
 
     private func armRead(_ context: ChannelHandlerContext, _ amount: TimeAmount) {
@@ -123,6 +146,13 @@ final class ConnectionDeadlines: ChannelDuplexHandler, RemovableChannelHandler {
         readDeadline = context.eventLoop.scheduleTask(in: amount) {
             bound.value.0.expire(bound.value.1)
         }
+    }
+
+    /// The window of `channel`'s handler, or nil when the channel has none.
+    static func window(of channel: any Channel) async -> OutboundWindow? {
+        try? await channel.eventLoop.submit {
+            try channel.pipeline.syncOperations.handler(type: ConnectionDeadlines.self).window
+        }.get()
     }
 
     private func expire(_ context: ChannelHandlerContext) {

@@ -34,20 +34,44 @@ struct ServiceResponder: HTTPResponder {
             work.cancel()
         }
         connection?.remove(token)
-        return Self.response(answer)
+        return Self.response(answer, window: await ConnectionDeadlines.window(of: context.channel))
     }
 
-    static func response(_ answer: ServiceResponse) -> Response {
+    static func response(_ answer: ServiceResponse, window: OutboundWindow? = nil) -> Response {
         var fields = HTTPFields()
         for (name, value) in answer.headers {
             guard let field = HTTPField.Name(name) else { continue }
             fields.append(HTTPField(name: field, value: value))
         }
         var response = Response(
-            status: HTTPResponse.Status(code: answer.status), headers: fields,
-            body: answer.payload.readableBytes == 0 ? ResponseBody() : ResponseBody(byteBuffer: answer.payload))
+            status: HTTPResponse.Status(code: answer.status), headers: fields, body: body(answer.body, window: window))
         // A 304 carries no length: one would have to be the 200's (RFC 9110 §8.6).
         if answer.status == 304 { response.headers[.contentLength] = nil }
         return response
+    }
+
+    /// Bytes handed to the connection at a time.
+    static let sliceBytes = 64 << 10
+
+    /// `body` written a slice at a time, each copied into a buffer of its own as the connection
+    /// takes it: the writer waits for room in the connection's `window` (the bytes it holds and
+    /// has not written to the socket), so an answer being written holds its own bytes —
+    /// charged to the memory budget, shared with the result cache — and a window's worth more,
+    /// whatever its size and however slowly it is read. The bytes (and their charge) go as soon
+    /// as the last slice is handed over, or the connection closes and the write fails (a client
+    /// that stops reading meets the write deadline).
+    static func body(_ body: Data, window: OutboundWindow?) -> ResponseBody {
+        guard !body.isEmpty else { return ResponseBody() }
+        return ResponseBody(contentLength: body.count) { writer in
+            var offset = body.startIndex
+            while offset < body.endIndex {
+                await window?.waitForRoom()
+                let end = min(offset + sliceBytes, body.endIndex)
+                window?.handedOver(end - offset)
+                try await writer.write(ByteBuffer(bytes: body[offset..<end])) // small: one slice
+                offset = end
+            }
+            try await writer.finish(nil)
+        }
     }
 }

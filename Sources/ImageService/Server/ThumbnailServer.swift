@@ -97,9 +97,11 @@ public final class ThumbnailServer: Sendable {
             idle: Self.timeAmount(configuration.idleTimeout), requestRead: Self.timeAmount(configuration.requestReadTimeout),
             responseWrite: Self.timeAmount(configuration.responseWriteTimeout))
         let shedder = ConnectionShedder(maximum: configuration.maximumConnections)
+        // No idle timeout of Hummingbird's: ConnectionDeadlines keeps every timer, and
+        // Hummingbird's starts once an answer's end is handed over, before it is written.
         let http = HTTP1Channel.Configuration(
             additionalChannelHandlers: [DisconnectWatcher(), ConnectionDeadlines(limits: limits, shedder: shedder)],
-            idleTimeout: Self.timeAmount(configuration.idleTimeout),
+            idleTimeout: nil,
             httpDecoderConfiguration: .init(maxHeaderFieldSize: 16 << 10, maxHeaderListSize: 32 << 10, maxHeaderFieldCount: 100))
         let app = Application(
             responder: ServiceResponder(service: service), server: .http1(configuration: http),
@@ -114,14 +116,13 @@ public final class ThumbnailServer: Sendable {
             router.get("metrics") { _, _ -> Response in
                 Response(
                     status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                    body: ResponseBody(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer())))
+                    body: ResponseBody(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer()))) // small: the metrics text
             }
             // Scrapers are few: a small cap, and the same timeouts as the service's listener, so
             // idle or trickling connections to /metrics cannot use up the process's files.
             let metricsShedder = ConnectionShedder(maximum: Self.maximumMetricsConnections)
             let metricsHTTP = HTTP1Channel.Configuration(
-                additionalChannelHandlers: [ConnectionDeadlines(limits: limits, shedder: metricsShedder)],
-                idleTimeout: Self.timeAmount(configuration.idleTimeout))
+                additionalChannelHandlers: [ConnectionDeadlines(limits: limits, shedder: metricsShedder)], idleTimeout: nil)
             services.append(
                 Application(
                     router: router, server: .http1(configuration: metricsHTTP),

@@ -26,11 +26,30 @@ extension ThumbnailService {
     /// default 10 s deadline on one core.
     static let maximumLossyOutputPixels = 1 << 24
 
-    /// Waits for a worker slot and `bytes` of the memory budget; nil once admitted, else what
-    /// answers the request instead.
-    private func admitted(reserving bytes: Int) async -> ServiceError? {
+    /// The largest AVIF output, in pixels (2896², 8.4 MP): libavif cannot be stopped once it
+    /// encodes, so what an AVIF render may cost is bounded by its size and speed instead.
+    static let maximumAVIFOutputPixels = 1 << 23
+
+    /// libaom's speed for an AVIF output of `pixels`. Chosen by size so that the costliest
+    /// content (noise) at the largest size allowed, with `mb:`'s three further encodes, ends
+    /// within the default 10 s deadline on one core: measured with libavif 0.11 and libaom 3.6
+    /// (`avifenc -j 1`, 2-core build machine), noise takes 1.05 s a megapixel at speed 6, 0.5 s
+    /// at 8 and 0.22 s at 9, so the worst render is 2 MP at speed 8 or 8.4 MP at speed 9:
+    /// 1.9 s an encode, 7.6 s with a byte cap. Thumbnails under a megapixel keep speed 6.
+    static func avifSpeed(pixels: Int) -> Int {
+        switch pixels {
+        case ..<(1 << 20): 6
+        case ..<(1 << 21): 8
+        default: 9
+        }
+    }
+
+    /// Waits for a worker slot with `bytes` prepaid into the request's ledger; nil once
+    /// admitted (call `admission.release(ledger)` when done), else what answers the request
+    /// instead.
+    private func admitted(_ ledger: MemoryLedger, reserving bytes: Int) async -> ServiceError? {
         do {
-            try await admission.admit(reserving: bytes)
+            try await admission.admit(ledger, reserving: bytes)
             return nil
         } catch {
             switch error {
@@ -41,9 +60,14 @@ extension ThumbnailService {
         }
     }
 
+    /// The ledger the current request's buffers are charged to: its own, set by `respond(to:)`
+    /// (a render that others joined charges the request that started it), or, for work driven
+    /// without one (tests calling `render` directly), a ledger of its own on the same budget.
+    var ledger: MemoryLedger { MemoryLedger.current ?? MemoryLedger(budget: memory) }
+
     /// `options` with the trim's window found: a decode of its own, admitted for what its plan
     /// holds and run on the codec threads, before the render plans the real one.
-    private func trimmed(_ options: DecodingOptions, image: ImageSource) async -> Result<DecodingOptions, ServiceError> {
+    private func trimmed(_ options: DecodingOptions, image: ImageSource, ledger: MemoryLedger) async -> Result<DecodingOptions, ServiceError> {
         let needed: Int
         do {
             needed = try image.trimPlan(options)?.memoryBytes ?? 0
@@ -51,8 +75,8 @@ extension ThumbnailService {
             return .failure(ServiceError(error))
         }
         guard needed <= memory.capacity else { return .failure(.needsMoreMemory(needed, budget: memory.capacity)) }
-        if let refusal = await admitted(reserving: needed) { return .failure(refusal) }
-        defer { admission.release(reserved: needed) }
+        if let refusal = await admitted(ledger, reserving: needed) { return .failure(refusal) }
+        defer { admission.release(ledger) }
         guard !Task.isCancelled else { return .failure(.cancelled) }
         return await withTaskExecutorPreference(CodecExecutor.shared) { () async -> Result<DecodingOptions, ServiceError> in
             do throws(ImageCodecError) {
@@ -64,9 +88,15 @@ extension ThumbnailService {
     }
 
     /// Decodes and encodes one thumbnail in a worker slot and keeps it in the result cache.
+    ///
+    /// Everything the render allocates — the decode's rows and result, the turn, the filters,
+    /// the canvas, the encoder's planes and every output, `mb:`'s candidates — is charged to
+    /// the request's ledger as it is allocated, drawing on what was prepaid as the render was
+    /// admitted (its plan); the encoded answer stays charged for as long as anything holds it.
     func render(_ input: RenderInput) async -> Result<RenderedImage, ServiceError> {
         // An identical render that finished a moment ago has stored its result already.
         if let image = results.memoryValue(forKey: input.resultKey), image.etag == input.etag { return .success(image) }
+        let ledger = self.ledger
         var decoding = DecodingOptions(resize: input.resize, limits: limits, fastShrinkOnLoad: configuration.fastShrinkOnLoad)
         decoding.appliesOrientation = input.options.autoRotates
         decoding.region = input.options.decodingRegion
@@ -75,7 +105,7 @@ extension ThumbnailService {
         if input.options.trim != nil {
             // The trimmed size decides the resize (rt:auto, a zero side): find the window first.
             decoding.trim = input.options.trim
-            switch await trimmed(decoding, image: input.image) {
+            switch await trimmed(decoding, image: input.image, ledger: ledger) {
             case .success(let resolved): decoding = resolved
             case .failure(let error): return .failure(error)
             }
@@ -118,28 +148,35 @@ extension ThumbnailService {
         {
             return .failure(.outputTooLarge(width: output.width, height: output.height, format: input.format.rawValue))
         }
-        // The decode's planned memory, the canvas's and the encoder's, reserved as the render is
+        if input.format == .avif, outputPixels > Self.maximumAVIFOutputPixels {
+            return .failure(
+                .outputTooLarge(width: output.width, height: output.height, format: input.format.rawValue, limit: Self.maximumAVIFOutputPixels))
+        }
+        // The decode's planned memory, the canvas's and the encoder's, prepaid as the render is
         // admitted (so a worker never waits for memory): what sources, decodes and encodes hold
         // never passes --max-memory, and a render that does not fit yet waits its turn while
-        // others run.
+        // others run. A byte cap holds one more output at a time: the best that fit so far.
         let channels = input.header.hasAlpha || (canvas.background == nil && !canvas.isIdentity) ? 4 : 3
         let encoding = ImageEncoder.plannedBytes(width: output.width, height: output.height, channels: channels, format: input.format.codecFormat)
+        let candidates = input.options.maxBytes.map { min($0, encoding) } ?? 0
         let (decodeAndAfter, firstOverflow) = plan.memoryBytes.addingReportingOverflow(afterDecodeBytes)
-        let (needed, secondOverflow) = decodeAndAfter.addingReportingOverflow(encoding)
-        let overflow = firstOverflow || secondOverflow
+        let (withEncoder, secondOverflow) = decodeAndAfter.addingReportingOverflow(encoding)
+        let (needed, thirdOverflow) = withEncoder.addingReportingOverflow(candidates)
+        let overflow = firstOverflow || secondOverflow || thirdOverflow
         guard !overflow, needed <= memory.capacity else { return .failure(.needsMoreMemory(overflow ? .max : needed, budget: memory.capacity)) }
         let queued = ContinuousClock.now
-        if let refusal = await admitted(reserving: needed) { return .failure(refusal) }
+        if let refusal = await admitted(ledger, reserving: needed) { return .failure(refusal) }
         let queue = (ContinuousClock.now - queued).milliseconds
         await whileAdmitted?()
         guard !Task.isCancelled else {
-            admission.release(reserved: needed)
+            admission.release(ledger)
             return .failure(.cancelled)
         }
         counters.addDecode()
         let quality = input.quality
         let format = input.format
         let metadata = input.options.keptMetadata.metadata(of: input.image)
+        let avifSpeed = Self.avifSpeed(pixels: outputPixels)
         // Decoding and encoding block a thread for up to a second: not one of the cooperative
         // pool's, which every request's async code shares; but inside this task, so a cancelled
         // request stops its decode or encode between rows.
@@ -147,44 +184,45 @@ extension ThumbnailService {
         let outcome = await withTaskExecutorPreference(CodecExecutor.shared) { () async -> Result<(Data, Double, Double), ByteCapFailure> in
             do throws(ByteCapFailure) {
                 let decodeStarted = ContinuousClock.now
-                let (bitmap, first, encodeStarted) = try Result { () throws(ImageCodecError) -> (Bitmap, Data, ContinuousClock.Instant) in
-                    let bitmap = try finishing.apply(to: input.image.decode(decoding).bitmap, limits: limits)
-                    let encodeStarted = ContinuousClock.now
-                    let data =
-                        switch format {
-                        case .jpeg:
-                            try ImageEncoder.jpeg(bitmap, options: JPEGEncodingOptions(quality: quality, encoder: jpegEncoder), metadata: metadata)
-                        case .png: try ImageEncoder.png(bitmap, metadata: metadata)
-                        case .webp: try ImageEncoder.webp(bitmap, options: WebPEncodingOptions(quality: quality), metadata: metadata)
-                        case .avif: try ImageEncoder.avif(bitmap, options: AVIFEncodingOptions(quality: quality), metadata: metadata)
-                        }
-                    return (bitmap, data, encodeStarted)
+                let bitmap = try Result { () throws(ImageCodecError) -> Bitmap in
+                    try finishing.apply(to: input.image.decode(decoding).bitmap, limits: limits)
                 }.mapError(ByteCapFailure.codec).get()
-                var data = first
-                if let cap, first.count > cap {
-                    // Over its cap: the best quality (and size, for JPEG) that fits, or a 422.
-                    data = try await Self.fitted(
-                        bitmap, format: format, quality: quality, cap: cap, first: first, metadata: metadata, jpegEncoder: jpegEncoder,
-                        limits: limits)
+                let encodeStarted = ContinuousClock.now
+                let encode = { (quality: Int) throws(ImageCodecError) -> Data in
+                    switch format {
+                    case .jpeg:
+                        try ImageEncoder.jpeg(bitmap, options: JPEGEncodingOptions(quality: quality, encoder: jpegEncoder), metadata: metadata)
+                    case .png: try ImageEncoder.png(bitmap, metadata: metadata)
+                    case .webp: try ImageEncoder.webp(bitmap, options: WebPEncodingOptions(quality: quality), metadata: metadata)
+                    case .avif: try ImageEncoder.avif(bitmap, options: AVIFEncodingOptions(quality: quality, speed: avifSpeed), metadata: metadata)
+                    }
+                }
+                var data = try Result { () throws(ImageCodecError) in try encode(quality) }.mapError(ByteCapFailure.codec).get()
+                if let cap, data.count > cap {
+                    // Over its cap: the best quality that fits, or a 422.
+                    data = try ByteCapSearch(format: format, cap: cap, encode: encode).fitted(quality: quality, first: data)
                 }
                 return .success((data, (encodeStarted - decodeStarted).milliseconds, (ContinuousClock.now - encodeStarted).milliseconds))
             } catch {
                 return .failure(error)
             }
         }
-        admission.release(reserved: needed)
+        admission.release(ledger)
         switch outcome {
         case .success(let (data, decode, encode)):
             let timing = PhaseTiming(queue: queue, download: input.download, decode: decode, encode: encode)
             metrics.recordPhases(timing)
             let image = RenderedImage(
-                body: ByteBuffer(bytes: data), contentType: format.contentType, etag: input.etag, lastModified: input.lastModified,
+                body: data, contentType: format.contentType, etag: input.etag, lastModified: input.lastModified,
                 sourceHasAlpha: input.header.hasAlpha, timing: timing)
-            results.store(image, encoded: data, forKey: input.resultKey)
+            results.store(image, forKey: input.resultKey)
             return .success(image)
         case .failure(.codec(.cancelled)):
             // Stopped for its request, not for its bytes: the source stays cached.
             return .failure(.cancelled)
+        case .failure(.codec(.memoryBudgetExceeded)):
+            // Nothing wrong with the bytes: the budget was full when a buffer was made.
+            return .failure(.memoryFull)
         case .failure(.unreachable(let smallest)):
             return .failure(.byteCapUnreachable(cap: cap ?? 0, smallest: smallest))
         case .failure(.codec(let error)):

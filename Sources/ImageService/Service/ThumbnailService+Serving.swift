@@ -4,14 +4,20 @@ import FoundationNetworking
 #endif
 import ImageCodec
 import ImagePipeline
-import NIOCore
+import ImageCache
 
 extension ThumbnailService {
     /// A parsed request: from the result cache, else from the source, rendered once for every
     /// identical request in flight.
     func serve(_ job: ProcessingJob, _ request: ServiceRequest) async -> ServiceResponse {
         for format in job.candidateFormats {
-            if let (image, layer) = await results.value(forKey: job.resultKey(format)), job.accepts(image, as: format) {
+            let hit: (RenderedImage, ResultCache.Layer)?
+            do throws(DiskCacheError) {
+                hit = try await results.value(forKey: job.resultKey(format), ledger: ledger)
+            } catch {
+                return .error(.memoryFull)
+            }
+            if let (image, layer) = hit, job.accepts(image, as: format) {
                 counters.addResultHit()
                 metrics.recordHit(layer: layer.rawValue)
                 return respond(with: image, to: request, job: job, layer: layer.rawValue, timing: nil)
@@ -60,29 +66,16 @@ extension ThumbnailService {
     private func produce(_ job: ProcessingJob, ifNoneMatch: String?) async -> Result<Outcome, ServiceError> {
         let downloadStarted = ContinuousClock.now
         let request = sourceRequest(job.source)
-        // Downloaded bytes are held in the memory budget by the loader for as long as they live;
-        // bytes read from the disk cache are held for this request, from before they are read
-        // (by the size the disk cache records, corrected once read) until it is answered.
-        let expected = pipeline.storedOriginalSize(for: request) ?? 0
-        guard memory.reserve(expected) else { return .failure(.memoryFull) }
+        // The source's bytes are charged to the memory budget for as long as they live: a
+        // download's as they arrive (the loader's buffer), a disk read's from before it is read
+        // (the pipeline reads into memory charged to the same budget).
         let source: DataResponse
         do {
             source = try await pipeline.data(for: request)
         } catch {
-            memory.release(expected)
             if let reason = ServiceError.sourceFailureReason(error) { metrics.recordSourceFailure(reason: reason) }
             return .failure(ServiceError(error))
         }
-        let held = source.source == .disk ? source.data.count : 0
-        if held > expected {
-            guard memory.reserve(held - expected) else {
-                memory.release(expected)
-                return .failure(.memoryFull)
-            }
-        } else {
-            memory.release(expected - held)
-        }
-        defer { memory.release(held) }
         let layer: String
         var timing = PhaseTiming()
         switch source.source {
@@ -100,15 +93,16 @@ extension ThumbnailService {
         let format = job.options.format ?? (header.hasAlpha ? .png : .jpeg)
         let validator = EntityTag.sourceValidator(etag: source.etag, lastModified: source.lastModified, data: source.data)
         if job.skipsProcessing(header.format) {
-            // The source's bytes as they are (they passed the header read): nothing to render,
-            // nothing to keep beside the source the pipeline caches.
+            // The source's bytes as they are (they passed the header read), shared, not copied:
+            // nothing to render, nothing to keep beside the source the pipeline caches, and the
+            // bytes stay charged as the source while the answer is written.
             let etag = EntityTag.make(
                 sourceValidator: validator, canonicalOptions: job.renderOptions, resize: "skip", format: header.format.rawValue)
             if let ifNoneMatch, EntityTag.matches(ifNoneMatch, etag) {
                 return .success(.notModified(etag: etag, lastModified: source.lastModified, layer: layer))
             }
             let image = RenderedImage(
-                body: ByteBuffer(bytes: source.data), contentType: header.format.mimeType, etag: etag, lastModified: source.lastModified,
+                body: source.data, contentType: header.format.mimeType, etag: etag, lastModified: source.lastModified,
                 sourceHasAlpha: header.hasAlpha, timing: timing)
             return .success(.rendered(image, layer: layer))
         }
@@ -153,19 +147,20 @@ extension ThumbnailService {
             return notModified(etag: image.etag, lastModified: image.lastModified, job: job, layer: layer)
         }
         var headers =
-            [("Content-Type", image.contentType), ("Content-Length", String(image.body.readableBytes))]
+            [("Content-Type", image.contentType), ("Content-Length", String(image.body.count))]
             + cachingHeaders(image.etag, image.lastModified, job: job)
         if let format = ProcessingOptions.OutputFormat.allCases.first(where: { $0.contentType == image.contentType }) {
             headers.append(("Content-Disposition", job.contentDisposition(format)))
         }
         headers.append(("Server-Timing", timing?.headerValue ?? "cache;desc=\"\(layer)\""))
         headers.append(("Image-Engine-Cache", layer))
-        return ServiceResponse(status: 200, headers: headers, payload: image.body, cacheLayer: layer)
+        return ServiceResponse(status: 200, headers: headers, body: image.body, cacheLayer: layer)
     }
 
     private func notModified(etag: String, lastModified: String?, job: ProcessingJob, layer: String) -> ServiceResponse {
         ServiceResponse(
-            status: 304, headers: cachingHeaders(etag, lastModified, job: job) + [("Image-Engine-Cache", layer)], cacheLayer: layer)
+            status: 304, headers: cachingHeaders(etag, lastModified, job: job) + [("Image-Engine-Cache", layer)], body: Data(),
+            cacheLayer: layer)
     }
 
     /// `Cache-Control` and `Expires` (the TTL, capped at the URL's expiry), `ETag`,

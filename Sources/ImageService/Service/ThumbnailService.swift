@@ -111,6 +111,8 @@ public final class ThumbnailService: Sendable {
             isSharedCache: true, maximumResponseSize: configuration.maxSourceBytes,
             decodingLimits: limits)
         sources.memoryCacheMinimumUses = configuration.memoryCacheMinimumUses
+        // Sources read from the disk cache are charged where downloaded ones are.
+        sources.cachedDataMemory = memory
         pipeline = ImagePipeline(configuration: sources)
         results = ResultCache(
             memoryLimit: configuration.resultMemoryLimit, minimumUses: configuration.memoryCacheMinimumUses, disk: resultDisk,
@@ -133,15 +135,18 @@ public final class ThumbnailService: Sendable {
         metrics.inProgress.increment()
         // Within a day whatever the API was given, so the conversion below stays in range.
         let timeout = configuration.requestTimeout.isFinite ? min(max(configuration.requestTimeout, 0.001), 86_400) : 86_400
+        // The request's ledger: every buffer its work makes is charged to the memory budget
+        // through it, in whatever task the work runs (it is inherited), until the buffer goes.
+        let ledger = MemoryLedger(budget: memory)
         var response = await withDeadline(.milliseconds(Int64(timeout * 1000)), late: .error(.deadlineExceeded(timeout))) { [self] in
-            await answer(request)
+            await ledger.charging { await answer(request) }
         }
         metrics.inProgress.decrement()
         if Task.isCancelled, !isDraining { response = .error(.clientClosedRequest) }
         let duration = ContinuousClock.now - started
         metrics.recordRequest(status: response.status, duration: duration)
         log(request, response, duration)
-        if request.isHead { response.payload = ByteBuffer() }
+        if request.isHead { response.body = Data() }
         return response
     }
 
@@ -207,7 +212,7 @@ public final class ThumbnailService: Sendable {
     private func log(_ request: ServiceRequest, _ response: ServiceResponse, _ duration: Duration) {
         let milliseconds = duration.milliseconds
         let path = request.path.count > 256 ? String(request.path.prefix(256)) + "…" : request.path
-        let bytes = request.isHead ? 0 : response.payload.readableBytes
+        let bytes = request.isHead ? 0 : response.body.count
         logger.info(
             "\(request.method) \(path) \(response.status) \(bytes) B \(String(format: "%.1f", milliseconds)) ms\(response.cacheLayer.map { " " + $0 } ?? "")",
             metadata: [

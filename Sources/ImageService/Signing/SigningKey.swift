@@ -34,7 +34,7 @@ public struct SigningKey: Sendable, Hashable {
         let characters = Array(hex.utf8)
         guard characters.count % 2 == 0 else { return nil }
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(characters.count / 2)
+        bytes.reserveCapacity(characters.count / 2) // small: a key from the operator's environment
         for index in stride(from: 0, to: characters.count, by: 2) {
             guard let high = nibble(characters[index]), let low = nibble(characters[index + 1]) else { return nil }
             bytes.append(high << 4 | low)

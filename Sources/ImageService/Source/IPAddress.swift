@@ -31,7 +31,7 @@ public enum IPAddress: Sendable, Hashable, CustomStringConvertible {
 
     /// The text form (`inet_ntop`): what a connection to this address is made with.
     public var description: String {
-        var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
+        var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1) // small: an address
         switch self {
         case .v4(let value):
             var address = in_addr(s_addr: value.bigEndian)
@@ -81,16 +81,16 @@ public enum IPAddress: Sendable, Hashable, CustomStringConvertible {
     ]
 
     /// `fd00:ec2::254`.
-    private static let awsMetadataV6: [UInt8] = [0xFD, 0x00, 0x0E, 0xC2] + [UInt8](repeating: 0, count: 10) + [0x02, 0x54]
+    private static let awsMetadataV6: [UInt8] = [0xFD, 0x00, 0x0E, 0xC2] + [UInt8](repeating: 0, count: 10) + [0x02, 0x54] // small: an address
 
     /// The IPv4 address an IPv4-mapped, IPv4-compatible, NAT64 or 6to4 address carries.
     private static func embeddedV4(_ b: [UInt8]) -> UInt32? {
         func at(_ offset: Int) -> UInt32 {
             UInt32(b[offset]) << 24 | UInt32(b[offset + 1]) << 16 | UInt32(b[offset + 2]) << 8 | UInt32(b[offset + 3])
         }
-        let zeros = [UInt8](repeating: 0, count: 10)
+        let zeros = [UInt8](repeating: 0, count: 10) // small: an address
         if b.starts(with: zeros + [0xFF, 0xFF]) || b.starts(with: zeros + [0, 0]) { return at(12) }
-        if b.starts(with: [0x00, 0x64, 0xFF, 0x9B] + [UInt8](repeating: 0, count: 8)) { return at(12) }
+        if b.starts(with: [0x00, 0x64, 0xFF, 0x9B] + [UInt8](repeating: 0, count: 8)) { return at(12) } // small: an address
         if b.starts(with: [0x20, 0x02]) { return at(2) }
         return nil
     }
@@ -115,12 +115,13 @@ public enum IPAddress: Sendable, Hashable, CustomStringConvertible {
         func embedded(at offset: Int) -> UInt32 {
             UInt32(b[offset]) << 24 | UInt32(b[offset + 1]) << 16 | UInt32(b[offset + 2]) << 8 | UInt32(b[offset + 3])
         }
-        let zeros = [UInt8](repeating: 0, count: 10)
-        if b == [UInt8](repeating: 0, count: 16) { return "unspecified (::)" }
-        if b == [UInt8](repeating: 0, count: 15) + [1] { return "loopback (::1)" }
+        let zeros = [UInt8](repeating: 0, count: 10) // small: an address
+        if b == [UInt8](repeating: 0, count: 16) { return "unspecified (::)" } // small: an address
+        if b == [UInt8](repeating: 0, count: 15) + [1] { return "loopback (::1)" } // small: an address
         if prefix(zeros + [0xFF, 0xFF]) { return v4Refusal(embedded(at: 12)).map { "IPv4-mapped, \($0)" } }
         if prefix(zeros + [0, 0]) { return v4Refusal(embedded(at: 12)).map { "IPv4-compatible, \($0)" } ?? "IPv4-compatible (::/96)" }
-        if prefix([0x00, 0x64, 0xFF, 0x9B] + [UInt8](repeating: 0, count: 8)) { return v4Refusal(embedded(at: 12)).map { "NAT64, \($0)" } }
+        let nat64 = [0x00, 0x64, 0xFF, 0x9B] + [UInt8](repeating: 0, count: 8) // small: an address
+        if prefix(nat64) { return v4Refusal(embedded(at: 12)).map { "NAT64, \($0)" } }
         if prefix([0x00, 0x64, 0xFF, 0x9B, 0x00, 0x01]) { return "local-use NAT64 (64:ff9b:1::/48)" }
         if prefix([0x20, 0x02]) { return v4Refusal(embedded(at: 2)).map { "6to4, \($0)" } }
         if prefix([0x20, 0x01, 0x00, 0x00]) { return "Teredo (2001::/32)" }

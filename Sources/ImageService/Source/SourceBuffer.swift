@@ -30,6 +30,8 @@ final class SourceBuffer {
 
     /// Largest body accepted: growth never reserves beyond it.
     private let maximum: Int
+    /// The length the response announced (0: none).
+    private let announced: Int
 
     /// A buffer for `capacity` bytes (the announced length; 0 when unknown) of a body of at most
     /// `maximum`.
@@ -37,6 +39,7 @@ final class SourceBuffer {
         self.memory = memory
         self.host = host
         self.maximum = max(1, maximum)
+        announced = max(0, capacity)
         try grow(to: min(max(capacity, 1), Self.firstStep, self.maximum))
     }
 
@@ -45,11 +48,16 @@ final class SourceBuffer {
         memory?.release(reserved, for: host)
     }
 
-    /// Appends `bytes`, growing the buffer (and its reservation) when needed.
+    /// Appends `bytes`, growing the buffer (and its reservation) when needed: by doubling (16
+    /// MiB at most a step), but never past the announced length while the body keeps within
+    /// it, so an honest body is reserved once at its size, not at the next power of two.
     func append(_ bytes: UnsafeRawBufferPointer) throws(DataLoadingError) {
         guard !bytes.isEmpty, let base = bytes.baseAddress else { return }
-        if count + bytes.count > capacity {
-            try grow(to: min(max(count + bytes.count, min(capacity * 2, capacity + (16 << 20)), 64 << 10), max(maximum, count + bytes.count)))
+        let needed = count + bytes.count
+        if needed > capacity {
+            var size = min(max(needed, min(capacity * 2, capacity + (16 << 20)), 64 << 10), max(maximum, needed))
+            if announced >= needed { size = min(size, announced) }
+            try grow(to: size)
         }
         guard let pointer else { return }
         (pointer + count).copyMemory(from: base, byteCount: bytes.count)
@@ -59,11 +67,11 @@ final class SourceBuffer {
     /// The bytes, handed over: the buffer shrinks to them (giving back the rest of its
     /// reservation) and the `Data` frees it, and gives back the reservation, when it goes.
     func data() -> Data {
-        guard count > 0, let base = realloc(pointer, count) else { return Data() }
+        guard count > 0, let base = realloc(pointer, count) else { return Data() } // charged: shrinks within the reservation
         memory?.release(reserved - count, for: host)
         let (memory, held, host) = (memory, count, host)
         let data = Data(
-            bytesNoCopy: base, count: count,
+            bytesNoCopy: base, count: count, // charged: the reservation goes with the bytes
             deallocator: .custom { bytes, _ in
                 free(bytes)
                 memory?.release(held, for: host)
@@ -76,7 +84,7 @@ final class SourceBuffer {
         if let memory, !memory.reserve(size - reserved, for: host) {
             throw .overloaded("no memory left for the source's \(size) bytes")
         }
-        guard let grown = realloc(pointer, size) else {
+        guard let grown = realloc(pointer, size) else { // charged: reserved in the host's share just above
             memory?.release(size - reserved, for: host)
             throw .overloaded("cannot allocate \(size) bytes for the source")
         }

@@ -93,6 +93,25 @@ final class RawConnection: @unchecked Sendable {
     }
 
     /// Closes the connection (the client is gone).
+    /// Reads `count` bytes (or until the server closes), `chunk` bytes at a time with `pause`
+    /// between reads: a client on a slow link. Returns the bytes read.
+    func readSlowly(_ count: Int, chunk: Int, pause: Duration, timeout: Duration) -> Int {
+        var buffer = [UInt8](repeating: 0, count: chunk)
+        var total = 0
+        let deadline = ContinuousClock.now + timeout
+        while total < count, ContinuousClock.now < deadline {
+            let read = recv(descriptor, &buffer, min(chunk, count - total), 0)
+            guard read > 0 else {
+                serverClosed = true
+                break
+            }
+            total += read
+            Thread.sleep(forTimeInterval: Double(pause.components.attoseconds) / 1e18 + Double(pause.components.seconds))
+        }
+        receivedBytes = total
+        return total
+    }
+
     func close() {
         guard descriptor >= 0 else { return }
         #if canImport(Glibc)

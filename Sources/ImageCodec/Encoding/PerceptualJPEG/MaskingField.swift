@@ -9,71 +9,75 @@ import Foundation
 struct MaskingField {
     let blocksWide: Int
     let blocksHigh: Int
-    private let strengths: [Float]
+    private let strengths: ChargedArray<Float>
 
-    init(_ bitmap: Bitmap, tuning: PerceptualJPEGTuning) {
+    init(_ bitmap: Bitmap, tuning: PerceptualJPEGTuning) throws(ImageCodecError) {
         let width = bitmap.width, height = bitmap.height
         let blocksWide = (width + 7) / 8, blocksHigh = (height + 7) / 8
         self.blocksWide = blocksWide
         self.blocksHigh = blocksHigh
-        var sums = [Float](repeating: 0, count: blocksWide * blocksHigh)
+        var sums = try ChargedArray<Float>(repeating: 0, count: blocksWide * blocksHigh)
         let channels = bitmap.format.channels
         // Three rows of luma (×256, integer) around the row being measured, rotated in place.
-        let storage = UnsafeMutablePointer<Int32>.allocate(capacity: 3 * width)
-        defer { storage.deallocate() }
-        var (above, centre, below) = (storage, storage + width, storage + 2 * width)
-        bitmap.pixels.withUnsafeBufferPointer { pixels in
-            let base = pixels.baseAddress!
-            func load(_ y: Int, into row: UnsafeMutablePointer<Int32>) {
-                let source = base + y * width * channels
-                if channels >= 3 {
-                    var x = 0
-                    while x + 8 < width {
-                        let (r, g, b) = RGBPixels.integers(source + 3 * x)
-                        UnsafeMutableRawPointer(row + x).storeBytes(of: 77 &* r &+ 150 &* g &+ 29 &* b, as: SIMD8<Int32>.self)
-                        x += 8
+        var rows = try ChargedArray<Int32>(repeating: 0, count: 3 * width)
+        try rows.elements.withUnsafeMutableBufferPointer { (rows) throws(ImageCodecError) in
+            let storage = rows.baseAddress!
+            var (above, centre, below) = (storage, storage + width, storage + 2 * width)
+            try bitmap.pixels.withUnsafeBufferPointer { (pixels) throws(ImageCodecError) in
+                let base = pixels.baseAddress!
+                func load(_ y: Int, into row: UnsafeMutablePointer<Int32>) {
+                    let source = base + y * width * channels
+                    if channels >= 3 {
+                        var x = 0
+                        while x + 8 < width {
+                            let (r, g, b) = RGBPixels.integers(source + 3 * x)
+                            UnsafeMutableRawPointer(row + x).storeBytes(of: 77 &* r &+ 150 &* g &+ 29 &* b, as: SIMD8<Int32>.self)
+                            x += 8
+                        }
+                        for x in x..<width {
+                            row[x] = 77 * Int32(source[3 * x]) + 150 * Int32(source[3 * x + 1]) + 29 * Int32(source[3 * x + 2])
+                        }
+                    } else {
+                        for x in 0..<width { row[x] = 256 * Int32(source[x]) }
                     }
-                    for x in x..<width {
-                        row[x] = 77 * Int32(source[3 * x]) + 150 * Int32(source[3 * x + 1]) + 29 * Int32(source[3 * x + 2])
-                    }
-                } else {
-                    for x in 0..<width { row[x] = 256 * Int32(source[x]) }
                 }
-            }
-            load(0, into: centre)
-            above.update(from: centre, count: width)
-            if height > 1 { load(1, into: below) } else { below.update(from: centre, count: width) }
-            sums.withUnsafeMutableBufferPointer { sums in
-                for y in 0..<height {
-                    let blockRow = sums.baseAddress! + (y / 8) * blocksWide
-                    for block in 0..<blocksWide {
-                        let x = block * 8
-                        if x >= 1 && x + 9 <= width {
-                            // Interior: eight pixels at once.
-                            func load(_ row: UnsafeMutablePointer<Int32>, _ offset: Int) -> SIMD8<Int32> {
-                                UnsafeRawPointer(row + offset).loadUnaligned(as: SIMD8<Int32>.self)
+                load(0, into: centre)
+                above.update(from: centre, count: width)
+                if height > 1 { load(1, into: below) } else { below.update(from: centre, count: width) }
+                var checkpoint = CancellationCheckpoint()
+                try sums.elements.withUnsafeMutableBufferPointer { (sums) throws(ImageCodecError) in
+                    for y in 0..<height {
+                        try checkpoint.advance(by: width)
+                        let blockRow = sums.baseAddress! + (y / 8) * blocksWide
+                        for block in 0..<blocksWide {
+                            let x = block * 8
+                            if x >= 1 && x + 9 <= width {
+                                // Interior: eight pixels at once.
+                                func load(_ row: UnsafeMutablePointer<Int32>, _ offset: Int) -> SIMD8<Int32> {
+                                    UnsafeRawPointer(row + offset).loadUnaligned(as: SIMD8<Int32>.self)
+                                }
+                                let laplacian =
+                                    4 &* load(centre, x) &- load(centre, x - 1) &- load(centre, x + 1) &- load(above, x)
+                                    &- load(below, x)
+                                let sign = laplacian &>> 31
+                                let magnitude = (laplacian ^ sign) &- sign
+                                blockRow[block] += Float(magnitude.wrappedSum())
+                                continue
                             }
-                            let laplacian =
-                                4 &* load(centre, x) &- load(centre, x - 1) &- load(centre, x + 1) &- load(above, x)
-                                &- load(below, x)
-                            let sign = laplacian &>> 31
-                            let magnitude = (laplacian ^ sign) &- sign
-                            blockRow[block] += Float(magnitude.wrappedSum())
-                            continue
+                            var sum: Int32 = 0
+                            for x in x..<min(x + 8, width) {
+                                let left = centre[x > 0 ? x - 1 : 0], right = centre[x + 1 < width ? x + 1 : x]
+                                sum += abs(4 * centre[x] - left - right - above[x] - below[x])
+                            }
+                            blockRow[block] += Float(sum)
                         }
-                        var sum: Int32 = 0
-                        for x in x..<min(x + 8, width) {
-                            let left = centre[x > 0 ? x - 1 : 0], right = centre[x + 1 < width ? x + 1 : x]
-                            sum += abs(4 * centre[x] - left - right - above[x] - below[x])
-                        }
-                        blockRow[block] += Float(sum)
+                        (above, centre, below) = (centre, below, above)
+                        if y + 2 < height { load(y + 2, into: below) } else { below.update(from: centre, count: width) }
                     }
-                    (above, centre, below) = (centre, below, above)
-                    if y + 2 < height { load(y + 2, into: below) } else { below.update(from: centre, count: width) }
                 }
             }
         }
-        var own = [Float](repeating: 0, count: sums.count)
+        var own = try ChargedArray<Float>(repeating: 0, count: sums.count)
         let range = max(tuning.activityHigh - tuning.activityLow, 1e-3)
         for by in 0..<blocksHigh {
             let rowsInBlock = Float(min(8, height - by * 8))
@@ -83,7 +87,7 @@ struct MaskingField {
                 own[by * blocksWide + bx] = min(max((log2(1 + activity) - tuning.activityLow) / range, 0), 1)
             }
         }
-        var eroded = own
+        var eroded = try ChargedArray<Float>(repeating: 0, count: own.count)
         for by in 0..<blocksHigh {
             for bx in 0..<blocksWide {
                 var least = own[by * blocksWide + bx]

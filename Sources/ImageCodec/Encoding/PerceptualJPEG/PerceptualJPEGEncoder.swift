@@ -18,7 +18,7 @@ enum PerceptualJPEGEncoder {
         let (hSamp, vSamp) = colour ? options.chromaSubsampling.lumaSamplingFactors : (1, 1)
         let quantization = PerceptualQuantization(
             quality: options.quality, chromaQuality: options.chromaQuality ?? options.quality, tuning: tuning)
-        let field = MaskingField(bitmap, tuning: tuning)
+        let field = try MaskingField(bitmap, tuning: tuning)
         let profile = options.preservesICCProfile ? bitmap.iccProfile ?? [] : []
         let created = quantization.lumaTable.withUnsafeBufferPointer { luma in
             quantization.chromaTable.withUnsafeBufferPointer { chroma in
@@ -37,7 +37,7 @@ enum PerceptualJPEGEncoder {
         defer { iec_jpeg_coefficient_encoder_destroy(encoder) }
         try check(iec_jpeg_coefficient_encoder_status(encoder), encoder)
 
-        let stripe = Stripe(
+        let stripe = try Stripe(
             bitmap: bitmap, lumaBlocksWide: Int(iec_jpeg_coefficient_blocks_wide(encoder, 0)), hSamp: hSamp, vSamp: vSamp)
         let stripes = Int(iec_jpeg_coefficient_blocks_high(encoder, 0)) / vSamp
         for index in 0..<stripes {
@@ -70,7 +70,7 @@ enum PerceptualJPEGEncoder {
         var length: UInt = 0
         try check(iec_jpeg_coefficient_encoder_finish(encoder, &output, &length), encoder)
         guard let output else { throw .outOfMemory }
-        return ImageEncoder.adopt(output, length: Int(length))
+        return try ImageEncoder.adopt(output, length: Int(length))
     }
 
     /// Transforms and quantizes every block of one block row of `component`: `load` puts block

@@ -14,8 +14,10 @@ struct Stripe: ~Copyable {
     /// Downsampled Cb then Cr, chromaWidth × 8 each.
     private let chroma: UnsafeMutablePointer<Float>
     private let colour: Bool
+    /// What holds the planes' bytes in the ledger.
+    private let charge: MemoryCharge?
 
-    init(bitmap: Bitmap, lumaBlocksWide: Int, hSamp: Int, vSamp: Int) {
+    init(bitmap: Bitmap, lumaBlocksWide: Int, hSamp: Int, vSamp: Int) throws(ImageCodecError) {
         self.bitmap = bitmap
         self.hSamp = hSamp
         self.vSamp = vSamp
@@ -23,10 +25,12 @@ struct Stripe: ~Copyable {
         chromaWidth = width / hSamp
         colour = bitmap.format.channels >= 3
         let planeSize = width * 8 * vSamp
-        luma = .allocate(capacity: planeSize)
-        blue = .allocate(capacity: colour ? planeSize : 0)
-        red = .allocate(capacity: colour ? planeSize : 0)
-        chroma = .allocate(capacity: colour ? 2 * chromaWidth * 8 : 0)
+        let floats = planeSize + (colour ? 2 * planeSize + 2 * chromaWidth * 8 : 0)
+        charge = try MemoryLedger.current?.charge(floats * MemoryLayout<Float>.stride)
+        luma = .allocate(capacity: planeSize) // charged: above, with the other planes
+        blue = .allocate(capacity: colour ? planeSize : 0) // charged: above
+        red = .allocate(capacity: colour ? planeSize : 0) // charged: above
+        chroma = .allocate(capacity: colour ? 2 * chromaWidth * 8 : 0) // charged: above
     }
 
     deinit {
