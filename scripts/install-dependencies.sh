@@ -4,7 +4,9 @@
 # Swift itself must already be installed (https://www.swift.org/install/linux/).
 set -euo pipefail
 
-packages=(pkg-config libjpeg-dev libpng-dev liblcms2-dev libwebp-dev libheif-dev libavif-dev)
+# publicsuffix: the Public Suffix List, from which serve's per-origin shares (DNS lookups, memory)
+# take a host's registrable domain.
+packages=(pkg-config libjpeg-dev libpng-dev liblcms2-dev libwebp-dev libheif-dev libavif-dev publicsuffix)
 if [[ "${1:-}" == "--tests" ]]; then
     # transicc: Little CMS' own converter, the reference the colour-management tests check against.
     packages+=(liblcms2-utils)

@@ -125,7 +125,9 @@ struct ServiceDownloadTests {
         await harness.stop()
     }
 
-    @Test("8 downloads announcing 64 MiB and sending a byte at a time hold 256 KiB each, not the budget: another host is served, /ready is honest")
+    @Test(
+        "8 downloads announcing 64 MiB and sending a byte at a time hold 256 KiB each, not the budget: another host is served, /ready is honest; case variants and subdomains are one origin"
+    )
     func announcedLengths() async throws {
         let harness = try await ServiceHarness.start(resolver: TestResolver()) {
             $0.memoryBudget = 64 << 20
@@ -139,8 +141,10 @@ struct ServiceDownloadTests {
             harness.origin.serve("/announce-\(index).jpg", .init(data: announced))
             harness.origin.setFault("/announce-\(index).jpg", .slowDrip(interval: .milliseconds(50)))
         }
+        // One origin however its name is spelled: each spelling used to be a share of its own.
+        let spellings = ["tarpit.test", "TARPIT.test", "a.tarpit.test", "B.Tarpit.test"]
         let trickles = (0..<8).map { index in
-            Task { try await harness.get(harness.path("w:30", "http://tarpit.test:\(port)/announce-\(index).jpg")) }
+            Task { try await harness.get(harness.path("w:30", "http://\(spellings[index % 4]):\(port)/announce-\(index).jpg")) }
         }
         // Each body holds its first step, whatever its Content-Length says (it used to reserve
         // all 64 MiB: the whole budget, every other request 429 while /ready said 200).

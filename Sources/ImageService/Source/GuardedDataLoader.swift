@@ -109,15 +109,18 @@ public final class GuardedDataLoader: DataLoading, @unchecked Sendable {
         for request: URLRequest, maximumBodySize: Int,
         progress: @escaping @Sendable (_ received: Int, _ expected: Int?) -> Void
     ) async throws(DataLoadingError) -> DataLoadingResponse {
-        guard let url = request.url, let host = url.host?.lowercased() else { throw .notPermitted(host: "") }
+        guard let url = request.url, let host = url.host else { throw .notPermitted(host: "") }
+        // Shares are per origin: a host's registrable domain, so that case variants and
+        // subdomains of one domain share one.
+        let origin = PublicSuffixList.system.registrableDomain(of: host)
         do throws(DownloadAdmission.Refusal) {
-            try await admission.admit(host: host)
+            try await admission.admit(host: origin)
         } catch .queueFull {
             throw .overloaded("too many source downloads waiting")
         } catch {
             throw .cancelled
         }
-        defer { admission.release(host: host) }
+        defer { admission.release(host: origin) }
         let started = ContinuousClock.now
         let timeout = configuration.timeout
         let outcome = await withTaskGroup(of: Result<DataLoadingResponse, DataLoadingError>?.self) { group in
@@ -176,7 +179,8 @@ public final class GuardedDataLoader: DataLoading, @unchecked Sendable {
             for (name, value) in response.headers { headers[name.lowercased()] = headers[name.lowercased()].map { $0 + ", " + value } ?? value }
             let announced = response.headers.first(name: "content-length").flatMap(Int.init)
             if let announced, announced > limit { throw .bodyTooLarge(limit: limit) }
-            let body = try SourceBuffer(capacity: announced ?? 0, maximum: limit, memory: memory, host: host)
+            let body = try SourceBuffer(
+                capacity: announced ?? 0, maximum: limit, memory: memory, host: PublicSuffixList.system.registrableDomain(of: host))
             let bodyStarted = ContinuousClock.now
             let (rate, grace) = (configuration.minimumTransferRate, configuration.slowTransferGrace)
             do {

@@ -7,14 +7,20 @@ import Locking
 ///
 /// - a lookup runs on a thread of its own, at most `slots` at once, never on the cooperative
 ///   pool or Dispatch's (callers wait as continuations and hold no thread);
-/// - one zone (a name's last two labels, three under a two-letter country code's short
-///   second level, as `example.co.uk`) runs at most `perZone` lookups: a black-holed zone's
-///   names, however many, leave the other slots to everyone else;
+/// - one zone (a name's registrable domain, from the Public Suffix List: `example.co.uk`,
+///   `xy.cc`) runs at most `perZone` lookups: a black-holed zone's names, however many, leave
+///   the other slots to everyone else;
+/// - names that have never resolved run in at most half the slots: a flood of new names
+///   (across many zones) leaves the rest to the names the service already serves;
 /// - one name is looked up once at a time, whoever asks, and its answer is kept
 ///   `positiveLifetime` (an empty one `negativeLifetime`): a flood of requests for one dead
 ///   name costs one lookup, not a slot each;
-/// - a caller stops waiting as soon as its task is cancelled (by the download timeout, say);
-///   a lookup nobody waits for any more is dropped before it starts.
+/// - once a name's answer has expired, its last good answer is served for `staleLifetime`
+///   more while a refresh runs behind it: a resolver that stops answering (or a refresh stuck
+///   in a full zone) does not take down the names it answered a moment ago;
+/// - a caller stops waiting as soon as its task is cancelled (by the download timeout, say),
+///   even one cancelled before it was registered; a lookup nobody waits for any more is
+///   dropped before it starts.
 final class LookupPool: @unchecked Sendable {
     // @unchecked: every field below `lock` is only touched while it is held.
     struct Limits: Sendable {
@@ -22,6 +28,9 @@ final class LookupPool: @unchecked Sendable {
         var perZone = 4
         var positiveLifetime: Duration = .seconds(30)
         var negativeLifetime: Duration = .seconds(5)
+        /// How long past its lifetime a name's last good answer is still served while a refresh
+        /// runs.
+        var staleLifetime: Duration = .seconds(300)
         /// Names kept in the cache; the oldest go first beyond it.
         var cachedNames = 1024
     }
@@ -32,24 +41,43 @@ final class LookupPool: @unchecked Sendable {
         var waiting: Int
     }
 
+    private typealias Continuation = CheckedContinuation<Result<[IPAddress], DataLoadingError>, Never>
+
+    /// A name's last answer: fresh until `expires`; a good one is served stale until `staleUntil`.
+    private struct Answer {
+        var addresses: [IPAddress]
+        var expires: ContinuousClock.Instant
+        var staleUntil: ContinuousClock.Instant
+    }
+
     let limits: Limits
+    /// Whose zones the shares are.
+    let suffixes: PublicSuffixList
     private let lookUp: @Sendable (String) -> [IPAddress]
     private let onChange: @Sendable (Snapshot) -> Void
     private let lock = Lock()
     private var running = 0
     private var runningByZone: [String: Int] = [:]
+    /// Lookups running for names that have never resolved.
+    private var runningUnseen = 0
     /// Names waiting for a slot, oldest first.
     private var queue: [String] = []
+    /// Names queued or running (a refresh may have no waiter).
+    private var pending: Set<String> = []
     /// Callers waiting for each name's answer (queued or running).
-    private var waiters: [String: [UInt64: CheckedContinuation<Result<[IPAddress], DataLoadingError>, Never>]] = [:]
+    private var waiters: [String: [UInt64: Continuation]] = [:]
+    /// Callers that asked and are not registered yet, and those of them cancelled meanwhile.
+    private var asking: Set<UInt64> = []
+    private var cancelledEarly: Set<UInt64> = []
     private var nextWaiter: UInt64 = 0
-    private var cache: [String: (addresses: [IPAddress], expires: ContinuousClock.Instant)] = [:]
+    private var cache: [String: Answer] = [:]
 
     init(
-        limits: Limits = Limits(), lookUp: @escaping @Sendable (String) -> [IPAddress],
+        limits: Limits = Limits(), suffixes: PublicSuffixList = .system, lookUp: @escaping @Sendable (String) -> [IPAddress],
         onChange: @escaping @Sendable (Snapshot) -> Void = { _ in }
     ) {
         self.limits = limits
+        self.suffixes = suffixes
         self.lookUp = lookUp
         self.onChange = onChange
     }
@@ -58,10 +86,11 @@ final class LookupPool: @unchecked Sendable {
     func addresses(of host: String) async throws(DataLoadingError) -> [IPAddress] {
         let id = lock.withLock { () -> UInt64 in
             nextWaiter += 1
+            asking.insert(nextWaiter)
             return nextWaiter
         }
         let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Result<[IPAddress], DataLoadingError>, Never>) in
+            await withCheckedContinuation { (continuation: Continuation) in
                 enqueue(host, id: id, continuation)
             }
         } onCancel: {
@@ -73,28 +102,47 @@ final class LookupPool: @unchecked Sendable {
     /// Lookups running and waiting now.
     var snapshot: Snapshot { lock.withLock { Snapshot(running: running, waiting: queue.count) } }
 
-    private func enqueue(_ host: String, id: UInt64, _ continuation: CheckedContinuation<Result<[IPAddress], DataLoadingError>, Never>) {
-        let cached = lock.withLock { () -> [IPAddress]? in
-            if let entry = cache[host], entry.expires > .now { return entry.addresses }
-            cache[host] = nil
-            if waiters[host] == nil { queue.append(host) }
+    /// The zone `host` belongs to: its registrable domain.
+    func zone(of host: String) -> String { suffixes.registrableDomain(of: host) }
+
+    private func enqueue(_ host: String, id: UInt64, _ continuation: Continuation) {
+        let answer = lock.withLock { () -> Result<[IPAddress], DataLoadingError>? in
+            asking.remove(id)
+            if cancelledEarly.remove(id) != nil { return .failure(.cancelled) }
+            let now = ContinuousClock.now
+            if let entry = cache[host] {
+                if entry.expires > now { return .success(entry.addresses) }
+                if !entry.addresses.isEmpty, entry.staleUntil > now {
+                    // Served as it was; the refresh runs behind it.
+                    queueLocked(host)
+                    return .success(entry.addresses)
+                }
+            }
+            queueLocked(host)
             waiters[host, default: [:]][id] = continuation
             return nil
         }
-        if let cached {
-            continuation.resume(returning: .success(cached))
-        } else {
-            pump()
-        }
+        if let answer { continuation.resume(returning: answer) }
+        pump()
+    }
+
+    private func queueLocked(_ host: String) {
+        guard pending.insert(host).inserted else { return }
+        queue.append(host)
     }
 
     /// A caller gave up: it is answered `.cancelled` now; a name nobody waits for any more
     /// leaves the queue (a running lookup goes on, its slot held until it returns).
     private func abandon(_ host: String, id: UInt64) {
-        let continuation = lock.withLock { () -> CheckedContinuation<Result<[IPAddress], DataLoadingError>, Never>? in
+        let continuation = lock.withLock { () -> Continuation? in
+            if asking.contains(id) {
+                cancelledEarly.insert(id)
+                return nil
+            }
             guard let continuation = waiters[host]?.removeValue(forKey: id) else { return nil }
             if waiters[host]?.isEmpty == true, let index = queue.firstIndex(of: host) {
                 queue.remove(at: index)
+                pending.remove(host)
                 waiters[host] = nil
             }
             return continuation
@@ -103,60 +151,63 @@ final class LookupPool: @unchecked Sendable {
         report()
     }
 
-    /// Starts every queued lookup there is a slot for, oldest first, within each zone's share.
+    /// Starts every queued lookup there is a slot for, oldest first, within each zone's share
+    /// and, for names never seen, within half the slots.
     private func pump() {
-        let starting = lock.withLock { () -> [String] in
-            var starting: [String] = []
+        let starting = lock.withLock { () -> [(host: String, unseen: Bool)] in
+            var starting: [(String, Bool)] = []
             var index = 0
             while running < limits.slots, index < queue.count {
                 let host = queue[index]
-                let zone = Self.zone(of: host)
-                guard runningByZone[zone, default: 0] < limits.perZone else {
+                let zone = zone(of: host)
+                let unseen = cache[host].map { $0.addresses.isEmpty } ?? true
+                guard runningByZone[zone, default: 0] < limits.perZone, !unseen || runningUnseen < max(1, limits.slots / 2) else {
                     index += 1
                     continue
                 }
                 queue.remove(at: index)
                 running += 1
+                if unseen { runningUnseen += 1 }
                 runningByZone[zone, default: 0] += 1
-                starting.append(host)
+                starting.append((host, unseen))
             }
             return starting
         }
-        for host in starting {
-            let thread = Thread { [self] in finish(host, lookUp(host)) }
+        for (host, unseen) in starting {
+            let thread = Thread { [self] in finish(host, unseen: unseen, lookUp(host)) }
             thread.name = "image-engine.dns"
             thread.start()
         }
         report()
     }
 
-    private func finish(_ host: String, _ addresses: [IPAddress]) {
-        let answered = lock.withLock { () -> [CheckedContinuation<Result<[IPAddress], DataLoadingError>, Never>] in
+    private func finish(_ host: String, unseen: Bool, _ addresses: [IPAddress]) {
+        let (answered, served) = lock.withLock { () -> ([Continuation], [IPAddress]) in
             running -= 1
-            let zone = Self.zone(of: host)
+            if unseen { runningUnseen -= 1 }
+            pending.remove(host)
+            let zone = zone(of: host)
             runningByZone[zone] = runningByZone[zone, default: 1] > 1 ? runningByZone[zone, default: 1] - 1 : nil
-            let lifetime = addresses.isEmpty ? limits.negativeLifetime : limits.positiveLifetime
-            if cache.count >= limits.cachedNames, let oldest = cache.min(by: { $0.value.expires < $1.value.expires })?.key {
-                cache[oldest] = nil
+            let now = ContinuousClock.now
+            // A refresh that found nothing leaves the last good answer what is served, stale.
+            let keepsStale = cache[host].map { addresses.isEmpty && !$0.addresses.isEmpty && $0.staleUntil > now } ?? false
+            if !keepsStale {
+                if cache[host] == nil, cache.count >= limits.cachedNames,
+                    let oldest = cache.min(by: { $0.value.expires < $1.value.expires })?.key
+                {
+                    cache[oldest] = nil
+                }
+                let lifetime = addresses.isEmpty ? limits.negativeLifetime : limits.positiveLifetime
+                cache[host] = Answer(addresses: addresses, expires: now + lifetime, staleUntil: now + lifetime + limits.staleLifetime)
             }
-            cache[host] = (addresses, .now + lifetime)
-            return Array((waiters.removeValue(forKey: host) ?? [:]).values)
+            let served = cache[host]?.addresses ?? addresses
+            return (Array((waiters.removeValue(forKey: host) ?? [:]).values), served)
         }
-        for continuation in answered { continuation.resume(returning: .success(addresses)) }
+        for continuation in answered { continuation.resume(returning: .success(served)) }
         pump()
     }
 
     private func report() {
         onChange(snapshot)
-    }
-
-    /// The zone a name belongs to, for the per-zone share: its last two labels, or three when
-    /// those are a two-letter country code under a short second level (`co.uk`, `com.au`).
-    static func zone(of host: String) -> String {
-        let labels = host.split(separator: ".")
-        guard labels.count > 2 else { return host }
-        let (second, top) = (labels[labels.count - 2], labels[labels.count - 1])
-        let count = top.count == 2 && second.count <= 3 ? 3 : 2
-        return labels.suffix(count).joined(separator: ".")
     }
 }
