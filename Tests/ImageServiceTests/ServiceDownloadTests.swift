@@ -170,6 +170,21 @@ struct ServiceDownloadTests {
         await harness.stop()
     }
 
+    @Test("a body that stops after its first byte ends at the rate's grace, judged on a timer: no chunk has to arrive for it")
+    func stalledBody() async throws {
+        let harness = try await ServiceHarness.start { $0.downloadTimeout = 30 }
+        // One byte, then the next only 20 s later: a check made as chunks arrive sees nothing
+        // until then.
+        harness.origin.setFault("/stalled.jpg", .slowDrip(interval: .seconds(20)))
+        let started = ContinuousClock.now
+        let reply = try await harness.get(harness.path("w:10", harness.source("stalled.jpg")))
+        #expect(reply.status == 504, "\(reply.status) \(reply.text)")
+        #expect(ContinuousClock.now - started < .seconds(8), "\(ContinuousClock.now - started)")
+        #expect(await pollUntil { harness.service.loader.admission.snapshot == .init(running: 0, waiting: 0) })
+        #expect(await pollUntil { harness.service.memory.bytesInUse == 0 }, "the body's reservation went with it")
+        await harness.stop()
+    }
+
     @Test("a resolver that never answers: 504 at the download timeout, and the slot is free again")
     func resolverNeverAnswers() async throws {
         let harness = try await ServiceHarness.start(resolver: TestResolver()) { $0.downloadTimeout = 1 }

@@ -9,6 +9,7 @@ import Locking
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import Synchronization
 
 /// The service's `DataLoading`: fetches a source only from addresses its `SourcePolicy`
 /// allows, checking the address it will actually connect to — after DNS, and again after
@@ -123,15 +124,29 @@ public final class GuardedDataLoader: DataLoading, @unchecked Sendable {
         defer { admission.release(host: origin) }
         let started = ContinuousClock.now
         let timeout = configuration.timeout
+        let meter = TransferMeter()
+        let (rate, grace) = (configuration.minimumTransferRate, configuration.slowTransferGrace)
         let outcome = await withTaskGroup(of: Result<DataLoadingResponse, DataLoadingError>?.self) { group in
             group.addTask {
                 await Result.capturing { () throws(DataLoadingError) in
-                    try await self.fetch(request, from: url, limit: maximumBodySize, progress: progress)
+                    try await self.fetch(request, from: url, limit: maximumBodySize, meter: meter, progress: progress)
                 }
             }
             group.addTask {
                 try? await Task.sleep(for: .seconds(timeout))
                 return Task.isCancelled ? nil : .failure(.timedOut)
+            }
+            // The minimum rate, judged on a timer: a body that stops altogether sends no chunk
+            // for a check on arrival to look at, and would keep its slot and memory until the
+            // whole download's timeout.
+            if rate > 0 {
+                group.addTask {
+                    while !Task.isCancelled {
+                        try? await Task.sleep(for: TransferMeter.checkInterval)
+                        if meter.isSlower(than: rate, after: grace) { return .failure(.timedOut) }
+                    }
+                    return nil
+                }
             }
             var first: Result<DataLoadingResponse, DataLoadingError>?
             while first == nil, let next = await group.next() { first = next }
@@ -145,7 +160,7 @@ public final class GuardedDataLoader: DataLoading, @unchecked Sendable {
     }
 
     private func fetch(
-        _ original: URLRequest, from start: URL, limit: Int,
+        _ original: URLRequest, from start: URL, limit: Int, meter: TransferMeter,
         progress: @escaping @Sendable (Int, Int?) -> Void
     ) async throws(DataLoadingError) -> DataLoadingResponse {
         var url = start
@@ -181,17 +196,13 @@ public final class GuardedDataLoader: DataLoading, @unchecked Sendable {
             if let announced, announced > limit { throw .bodyTooLarge(limit: limit) }
             let body = try SourceBuffer(
                 capacity: announced ?? 0, maximum: limit, memory: memory, host: PublicSuffixList.system.registrableDomain(of: host))
-            let bodyStarted = ContinuousClock.now
-            let (rate, grace) = (configuration.minimumTransferRate, configuration.slowTransferGrace)
+            meter.bodyStarted()
             do {
                 for try await chunk in response.body {
                     guard body.count + chunk.readableBytes <= limit else { throw DataLoadingError.bodyTooLarge(limit: limit) }
                     try chunk.withUnsafeReadableBytes { (bytes) throws(DataLoadingError) in try body.append(bytes) }
+                    meter.received(chunk.readableBytes)
                     progress(body.count, announced)
-                    let elapsed = ContinuousClock.now - bodyStarted
-                    if elapsed > grace, Double(body.count) < Double(rate) * elapsed.milliseconds / 1000, body.count != announced {
-                        throw DataLoadingError.timedOut
-                    }
                 }
             } catch let error as DataLoadingError {
                 throw error
@@ -298,6 +309,29 @@ public final class GuardedDataLoader: DataLoading, @unchecked Sendable {
         }
         if error is ChannelError { return .connectionLost }
         return .other(code: 0)
+    }
+}
+
+/// What a body has received since it began, for the minimum-rate check on a timer.
+final class TransferMeter: Sendable {
+    /// How often the rate is judged.
+    static let checkInterval: Duration = .milliseconds(250)
+    private let state = Mutex<(started: ContinuousClock.Instant?, bytes: Int)>((nil, 0))
+
+    /// The response's body begins (after a redirect, the next one's).
+    func bodyStarted() { state.withLock { $0 = (.now, 0) } }
+
+    /// `count` more body bytes arrived.
+    func received(_ count: Int) { state.withLock { $0.bytes += count } }
+
+    /// True once `grace` has passed since the body began and it has averaged under `rate`
+    /// bytes a second.
+    func isSlower(than rate: Int, after grace: Duration) -> Bool {
+        state.withLock { state in
+            guard let started = state.started else { return false }
+            let elapsed = ContinuousClock.now - started
+            return elapsed > grace && Double(state.bytes) < Double(rate) * elapsed.milliseconds / 1000
+        }
     }
 }
 
