@@ -28,7 +28,11 @@ struct HEIFHostileInputTests {
         Refusal(file: "overlay-layers.heic", error: .limitExceeded("HEIF: an overlay of 65 layers, more than 64")),
         Refusal(file: "extent-past-end.heic", error: .truncatedData),
         Refusal(file: "extent-overflow.heic", error: .corruptData("HEIF: item 1's extent offset overflows")),
-        Refusal(file: "extent-overlap.heic", error: .corruptData("HEIF: two items' data overlap (bytes 577..<2735)")),
+        // 1,024 tiles of one 20,000-byte extent (and the grid's 8-byte descriptor): 20 MB for
+        // libheif to read and decode from 22 KB.
+        Refusal(
+            file: "read-amplification.heic",
+            error: .limitExceeded("HEIF: the image's items make the library read 20480008 bytes of a 22485-byte file, more than 16777216")),
         Refusal(file: "deep-boxes.heic", error: .limitExceeded("HEIF: boxes nested more than 8 deep")),
         // Without the walker: a 4096² decode planned as 64×64.
         Refusal(file: "lying-ispe.heic", error: .limitExceeded("HEIF: item 1 is coded at 4096×4096, its 'ispe' declares 64×64")),
@@ -79,6 +83,18 @@ struct HEIFHostileInputTests {
             }
         }
         #expect(worst <= 2, "the bottom-right tile differs from small.heic by \(worst)")
+    }
+
+    @Test("items may share bytes: a grid whose tiles all point at one tile, and 500 thumbnails at the primary's bytes, decode")
+    func sharedBytes() throws {
+        let options = DecodingOptions(colorManagement: .preserveSource)
+        let shared = try ImageDecoder(options: options).decode(try HEIFFixtures.data("hostile/extent-overlap.heic"))
+        let separate = try ImageDecoder(options: options).decode(try HEIFFixtures.data("hostile/grid-2x2.heic"))
+        #expect((shared.width, shared.height) == (192, 120) && TestImages.maxDifference(shared, separate) == 0)
+        let primary = try ImageDecoder(options: options).decode(try HEIFFixtures.data("hostile/shared-thumbnails.heic"))
+        let reference = try ImageDecoder(options: options).decode(try HEIFFixtures.heifConvert("hostile/shared-thumbnails.heic"))
+        try #require((primary.width, primary.height) == (reference.width, reference.height))
+        #expect(TestImages.maxDifference(primary, reference) == 0)
     }
 
     @Test("a colour profile over maxICCProfileBytes is refused before libheif copies it; within the limit it is read from the file")

@@ -14,12 +14,13 @@ extension HEIFContainer.Tables {
         for reference in references where reference.type == FourCC("auxl") && reference.to.contains(primary) {
             if isAlpha(reference.from) { decoded.append(reference.from) }
         }
-        var codedImages = 0
-        var largest = 0
-        var codedPixels = 0
-        // A grid may name one tile item many times: libheif decodes each reference, so each is
-        // counted, but an item's size and stream are read and checked once.
-        var sizes: [UInt32: (width: Int, height: Int)] = [:]
+        // The coded images each decoded item is made of, and the bytes libheif reads for them:
+        // each item's data once per reference (a grid may name one tile many times, and items
+        // may share bytes). Shared bytes are fine (a file's thumbnails may all point at one),
+        // but not bytes the decode would read over and over: what it reads is bounded by the
+        // file's own size, before any stream is parsed.
+        var codedInputs: [UInt32] = []
+        var bytesRead = 0
         for id in decoded {
             // A primary image of another kind (JPEG, uncompressed, a MIME item) is not checked
             // here, so it never reaches libheif. An alpha plane of one is not decoded by libheif
@@ -27,19 +28,35 @@ extension HEIFContainer.Tables {
             guard let type = items[id]?.type, Self.coded.contains(type) || Self.derived.contains(type) || id != primary else {
                 throw .unsupportedFormat(.heifVariant("item \(id) is coded as '\(items[id]?.type ?? FourCC(value: 0))', not HEVC or AV1"))
             }
-            for input in try codedInputs(of: id, limits: limits) {
-                codedImages += 1
-                let (width, height): (Int, Int)
-                if let known = sizes[input] {
-                    (width, height) = known
-                } else {
-                    (width, height) = try size(of: input, limits: limits)
-                    try checkCodedSize(of: input, width: width, height: height)
-                    sizes[input] = (width, height)
-                }
-                largest = max(largest, width * height)
-                codedPixels += width * height
+            let coded = try self.codedInputs(of: id, limits: limits)
+            codedInputs += coded
+            for item in coded + (coded == [id] ? [] : [id]) {
+                bytesRead += items[item]?.extents.reduce(0) { $0 + $1.count } ?? 0
             }
+        }
+        let readable = Swift.max(Limits.readFactor * bytes.count, Limits.readAllowance)
+        guard bytesRead <= readable else {
+            throw .limitExceeded(
+                "HEIF: the image's items make the library read \(bytesRead) bytes of a \(bytes.count)-byte file, more than \(readable)")
+        }
+        var codedImages = 0
+        var largest = 0
+        var codedPixels = 0
+        // A grid may name one tile item many times: libheif decodes each reference, so each is
+        // counted, but an item's size and stream are read and checked once.
+        var sizes: [UInt32: (width: Int, height: Int)] = [:]
+        for input in codedInputs {
+            codedImages += 1
+            let (width, height): (Int, Int)
+            if let known = sizes[input] {
+                (width, height) = known
+            } else {
+                (width, height) = try size(of: input, limits: limits)
+                try checkCodedSize(of: input, width: width, height: height)
+                sizes[input] = (width, height)
+            }
+            largest = max(largest, width * height)
+            codedPixels += width * height
         }
         // Tiles covering a canvas add less than a row and a column of tiles; overlays' layers
         // could repeat a full canvas each.

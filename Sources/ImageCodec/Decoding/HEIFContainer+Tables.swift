@@ -72,7 +72,8 @@ extension HEIFContainer.Walk {
     }
 
     /// `iloc`: every extent inside the file (method 0) or inside `idat` (method 1), checked for
-    /// overflow; overlaps are checked with the whole table.
+    /// overflow. Items may share bytes (a file's thumbnails often do); what the decode's items
+    /// add up to is bounded with the whole table (`check(limits:)`).
     private func locations(_ iloc: HEIFContainer.Box, idat: Range<Int>?, into items: inout [UInt32: HEIFContainer.Item]) throws(ImageCodecError) {
         var cursor = HEIFContainer.Cursor(bytes, iloc.payload)
         let version = try cursor.versionAndFlags().version
@@ -122,15 +123,9 @@ extension HEIFContainer.Walk {
                 let start = space.lowerBound + Int(offset)
                 extents.append(start..<start + Int(length == 0 ? available : length))
             }
-            // An item without an iinf entry (or an old infe) is never decoded: its extents still
-            // count against overlaps.
+            // An item without an iinf entry (or an old infe) is never decoded.
             items[id, default: HEIFContainer.Item(type: FourCC(value: 0))].extents += extents
         }
-        var all = items.values.flatMap(\.extents).filter { !$0.isEmpty }.sorted { $0.lowerBound < $1.lowerBound }
-        for index in all.indices.dropFirst() where all[index].lowerBound < all[index - 1].upperBound {
-            throw .corruptData("HEIF: two items' data overlap (bytes \(all[index].lowerBound)..<\(all[index - 1].upperBound))")
-        }
-        all.removeAll()
     }
 
     private mutating func references(_ iref: HEIFContainer.Box) throws(ImageCodecError) -> [HEIFContainer.Reference] {

@@ -13,7 +13,9 @@
 /// built only from coded images (no grid of grids: no camera writes one); a grid of at most
 /// ``Limits/maxGridTiles`` tiles of one size that cover its canvas with less than a tile to
 /// spare; an overlay of at most ``Limits/maxOverlayLayers`` layers; every extent inside the file
-/// (or `idat`), none overlapping another; colour profiles within
+/// (or `idat`), and the items the image is decoded from adding up to at most
+/// ``Limits/readFactor`` times the file (items may share bytes, as a file's thumbnails do, but
+/// the decode may not read them over and over); colour profiles within
 /// ``DecodingLimits/maxICCProfileBytes``; and every HEVC or AV1 stream coded at the size its
 /// `ispe` declares.
 struct HEIFContainer: Sendable, Hashable {
@@ -42,6 +44,12 @@ struct HEIFContainer: Sendable, Hashable {
         /// Properties in `ipco` and associations in `ipma`.
         static let maxProperties = 1_024
         static let maxAssociations = 16_384
+        /// The bytes the items of the decoded image may add up to (extents shared by several
+        /// items, or a tile named many times, are counted each time libheif reads them), as a
+        /// multiple of the file's size, or ``readAllowance`` if that is more: a file whose 1,024
+        /// tiles all point at its 64 MB of data would have libheif read and decode 64 GB.
+        static let readFactor = 4
+        static let readAllowance = 16 << 20
         /// Extents of one item (libheif's own bound) and of the whole file.
         static let maxExtentsPerItem = 32
         static let maxExtents = 8_192

@@ -15,7 +15,9 @@ Each file is composed from the real coded image of `small.heic` (a 96×64 HEVC t
     overlay-layers.heic      an overlay of 65 layers
     icc-8k.heic              a sound image with an 8 KiB 'prof' colour profile
     extent-past-end.heic     the tile's data runs 1,000 bytes past the end of the file
-    extent-overlap.heic      the 2×2 grid with every tile pointing at the same bytes
+    extent-overlap.heic      the 2×2 grid with every tile pointing at the same bytes (sound: it decodes)
+    shared-thumbnails.heic   a sound image and 500 'thmb' items all pointing at its bytes (sound)
+    read-amplification.heic  a 32×32 grid of one tile whose extent is 20,000 bytes: 20 MB read
     extent-overflow.heic     an extent offset near 2^64
     deep-boxes.heic          'meta' > 'iprp' > 'ipco' nested 12 times inside a property list
     lying-ispe.heic/.avif    coded at 4096×4096, 'ispe' says 64×64 (needs heif-enc)
@@ -202,6 +204,21 @@ def main(outdir):
         return full(b'iloc', 1, 0, struct.pack('>BBH', 0x44, 0x00, len(rows)) + b''.join(rows))
     write(outdir, 'extent-overlap.heic',
           build(heic, [grid] + tiles, props, [(b'dimg', 1, [2, 3, 4, 5])], 1, idat_items={1}, iloc_override=same_bytes))
+
+    # 500 thumbnails sharing the primary's bytes: the decode reads the primary alone.
+    props = tile_props(hvcC, tw, th)
+    items = [(1, htype, [1, 2], tile)] + [(k, htype, [1, 2], b'\0') for k in range(2, 502)]
+    def thumbnails_share(rows):
+        rows = [rows[0]] + [row[:8] + rows[0][8:] for row in rows[1:]]
+        return full(b'iloc', 1, 0, struct.pack('>BBH', 0x44, 0x00, len(rows)) + b''.join(rows))
+    write(outdir, 'shared-thumbnails.heic',
+          build(heic, items, props, [(b'thmb', k, [1]) for k in range(2, 502)], 1, iloc_override=thumbnails_share))
+
+    # 1,024 references to one tile whose extent runs 20,000 bytes: 20 MB read for a 20 KB file.
+    props = [hvcC, ispe(tw, th), ispe(32 * tw, 32 * th)]
+    padded = tile + bytes(20_000 - len(tile))
+    items = [(1, b'grid', [3], grid_descriptor(32, 32, 32 * tw, 32 * th)), (2, htype, [1, 2], padded)]
+    write(outdir, 'read-amplification.heic', build(heic, items, props, [(b'dimg', 1, [2] * 1024)], 1, idat_items={1}))
 
     # A cycle of two grids over one tile each, HEIC and AVIF.
     for brand, kind, config, (w, h), data, ext in ((heic, htype, hvcC, (tw, th), tile, 'heic'), (avif, atype, av1C, (aw, ah), frame, 'avif')):
