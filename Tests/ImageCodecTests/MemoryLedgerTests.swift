@@ -98,3 +98,25 @@ struct MemoryLedgerTests {
         #expect(try ImageDecoder().decode(data).width > 0)
     }
 }
+
+/// Whole pages for the largest buffers: grown without losing a byte, freed whole.
+@Suite("Page memory")
+struct PageMemoryTests {
+    @Test("pages keep their bytes as they grow and shrink, across page boundaries")
+    func resizeKeepsBytes() throws {
+        var generator = SeededGenerator(seed: 0x9A6E)
+        let bytes = (0..<300_000).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        var pages = try #require(PageMemory.allocate(1000))
+        pages.copyMemory(from: bytes, byteCount: 1000)
+        var size = 1000
+        for next in [5000, 70_000, 300_000] {
+            pages = try #require(PageMemory.resize(pages, from: size, to: next))
+            (pages + size).copyMemory(from: Array(bytes[size..<next]), byteCount: next - size)
+            size = next
+        }
+        #expect(Array(UnsafeRawBufferPointer(start: pages, count: size)) == bytes, "\(generator.replay)")
+        pages = try #require(PageMemory.resize(pages, from: size, to: 4097))
+        #expect(Array(UnsafeRawBufferPointer(start: pages, count: 4097)) == Array(bytes.prefix(4097)))
+        PageMemory.free(pages, 4097)
+    }
+}

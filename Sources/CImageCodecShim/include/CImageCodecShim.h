@@ -490,4 +490,17 @@ cmsHTRANSFORM iec_cms_create_transform(cmsHPROFILE input, iec_cms_layout input_l
                                        iec_cms_layout output_layout, int intent, int black_point_compensation,
                                        char message[IEC_MESSAGE_MAX]);
 
+// MARK: Pages
+
+/// `bytes` (rounded up to whole pages) of zeroed memory straight from the kernel (mmap on
+/// Linux, malloc elsewhere), or NULL.
+void *iec_pages_allocate(size_t bytes);
+
+/// `pages` (of `old_bytes`) made `new_bytes` long, contents kept, moved rather than copied
+/// (mremap); NULL, and `pages` untouched, on failure.
+void *iec_pages_resize(void *pages, size_t old_bytes, size_t new_bytes);
+
+/// Gives back memory of `bytes` from iec_pages_allocate or iec_pages_resize.
+void iec_pages_free(void *pages, size_t bytes);
+
 #endif

@@ -19,9 +19,10 @@ public struct ChargedReadMemory: ReadMemory {
 
     public func allocate(_ bytes: Int) -> ReadBuffer? {
         guard let charge = try? ledger.charge(bytes) else { return nil }
-        guard let pointer = malloc(bytes) else { return nil } // charged: just above
+        // Pages from the kernel: a file read whole goes back to the system as soon as it goes.
+        guard let pointer = PageMemory.allocate(bytes) else { return nil }
         return ReadBuffer(pointer: pointer) { pointer in
-            free(pointer)
+            PageMemory.free(pointer, bytes)
             withExtendedLifetime(charge) {}
         }
     }

@@ -15,7 +15,9 @@ import ImagePipeline
 ///
 /// What a `Content-Length` announces is taken as a hint, never as a reservation: the buffer
 /// starts at `firstStep` at most and doubles as bytes come, so a server that announces 64 MiB
-/// and sends a byte a second holds 256 KiB, not 64 MiB.
+/// and sends a byte a second holds 256 KiB, not 64 MiB. Its pages come from the kernel
+/// (`PageMemory`): growing moves them rather than copying, and what is freed is gone from the
+/// process at once, not kept in the allocator's free lists.
 final class SourceBuffer {
     /// The most reserved before a byte arrives, whatever the length announced.
     static let firstStep = 256 << 10
@@ -44,7 +46,7 @@ final class SourceBuffer {
     }
 
     deinit {
-        free(pointer)
+        if let pointer { PageMemory.free(pointer, capacity) }
         memory?.release(reserved, for: host)
     }
 
@@ -67,13 +69,13 @@ final class SourceBuffer {
     /// The bytes, handed over: the buffer shrinks to them (giving back the rest of its
     /// reservation) and the `Data` frees it, and gives back the reservation, when it goes.
     func data() -> Data {
-        guard count > 0, let base = realloc(pointer, count) else { return Data() } // charged: shrinks within the reservation
+        guard count > 0, let current = pointer, let base = PageMemory.resize(current, from: capacity, to: count) else { return Data() }
         memory?.release(reserved - count, for: host)
         let (memory, held, host) = (memory, count, host)
         let data = Data(
             bytesNoCopy: base, count: count, // charged: the reservation goes with the bytes
             deallocator: .custom { bytes, _ in
-                free(bytes)
+                PageMemory.free(bytes, held)
                 memory?.release(held, for: host)
             })
         (pointer, capacity, count, reserved) = (nil, 0, 0, 0)
@@ -84,7 +86,7 @@ final class SourceBuffer {
         if let memory, !memory.reserve(size - reserved, for: host) {
             throw .overloaded("no memory left for the source's \(size) bytes")
         }
-        guard let grown = realloc(pointer, size) else { // charged: reserved in the host's share just above
+        guard let grown = pointer.map({ PageMemory.resize($0, from: capacity, to: size) }) ?? PageMemory.allocate(size) else {
             memory?.release(size - reserved, for: host)
             throw .overloaded("cannot allocate \(size) bytes for the source")
         }
