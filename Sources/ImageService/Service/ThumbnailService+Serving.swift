@@ -12,10 +12,9 @@ extension ThumbnailService {
     func serve(_ job: ProcessingJob, _ request: ServiceRequest) async -> ServiceResponse {
         for format in job.candidateFormats {
             let hit: (RenderedImage, ResultCache.Layer)?
-            do throws(DiskCacheError) {
-                hit = try await results.value(forKey: job.resultKey(format), ledger: ledger)
-            } catch {
-                return .error(.memoryFull)
+            switch await results.value(forKey: job.resultKey(format), ledger: ledger) {
+            case .success(let found): hit = found
+            case .failure(let error): return .error(error)
             }
             if let (image, layer) = hit, job.accepts(image, as: format) {
                 counters.addResultHit()
