@@ -18,7 +18,8 @@ public enum ServiceFuzzing {
     private static let key = SigningKey(hexKey: "736563726574", hexSalt: "68656C6C6F")
 
     /// One request path, as `serve` takes it apart: the bytes are the path (and, after a NUL, an
-    /// `Accept` value); it is tried unsigned (`--unsafe`) and, re-signed, under a key, then
+    /// `Accept` value); a path with a dot segment stops there, as `serve` refuses it first;
+    /// the rest is tried unsigned (`--unsafe`) and, re-signed, under a key, then
     /// every job that parses is planned for sources of several shapes, keyed, and given its
     /// cache lifetime. Anything but a `ServiceError` or a sound job — a trap, an overflow — is
     /// a finding.
@@ -27,6 +28,8 @@ public enum ServiceFuzzing {
         let parts = text.split(separator: "\0", maxSplits: 1, omittingEmptySubsequences: false)
         let path = String(parts[0])
         let accept = parts.count > 1 ? String(parts[1]) : nil
+        // What the service refuses before anything else: a path caches in front would rewrite.
+        if ProcessingPath.dotSegment(in: path) != nil { return }
         guard let key else { return }
         var unsafe = ThumbnailService.Configuration(keys: [], requiresSignature: false)
         unsafe.autoWebP = true
