@@ -102,14 +102,15 @@ struct MemoryLedgerTests {
 /// Whole pages for the largest buffers: grown without losing a byte, freed whole.
 @Suite("Page memory")
 struct PageMemoryTests {
-    @Test("pages keep their bytes as they grow and shrink, across page boundaries")
+    @Test("pages keep their bytes as they grow and shrink, across page boundaries and the heap's line")
     func resizeKeepsBytes() throws {
         var generator = SeededGenerator(seed: 0x9A6E)
-        let bytes = (0..<300_000).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        // 4 MiB is where the heap hands over to whole pages: growth and shrinking cross it.
+        let bytes = (0..<5_000_000).map { _ in UInt8.random(in: 0...255, using: &generator) }
         var pages = try #require(PageMemory.allocate(1000))
         pages.copyMemory(from: bytes, byteCount: 1000)
         var size = 1000
-        for next in [5000, 70_000, 300_000] {
+        for next in [5000, 70_000, 300_000, 4_194_304, 4_200_000, 5_000_000] {
             pages = try #require(PageMemory.resize(pages, from: size, to: next))
             (pages + size).copyMemory(from: Array(bytes[size..<next]), byteCount: next - size)
             size = next

@@ -492,12 +492,12 @@ cmsHTRANSFORM iec_cms_create_transform(cmsHPROFILE input, iec_cms_layout input_l
 
 // MARK: Pages
 
-/// `bytes` (rounded up to whole pages) of zeroed memory straight from the kernel (mmap on
-/// Linux, malloc elsewhere), or NULL.
+/// `bytes` of memory, or NULL: from 4 MiB on, whole pages straight from the kernel (mmap on
+/// Linux); below, and elsewhere than Linux, from malloc. Not necessarily zeroed.
 void *iec_pages_allocate(size_t bytes);
 
 /// `pages` (of `old_bytes`) made `new_bytes` long, contents kept, moved rather than copied
-/// (mremap); NULL, and `pages` untouched, on failure.
+/// where both sizes are pages (mremap); NULL, and `pages` untouched, on failure.
 void *iec_pages_resize(void *pages, size_t old_bytes, size_t new_bytes);
 
 /// Gives back memory of `bytes` from iec_pages_allocate or iec_pages_resize.

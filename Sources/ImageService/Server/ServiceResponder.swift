@@ -59,9 +59,12 @@ struct ServiceResponder: HTTPResponder {
     /// charged to the memory budget, shared with the result cache — and a window's worth more,
     /// whatever its size and however slowly it is read. The bytes (and their charge) go as soon
     /// as the last slice is handed over, or the connection closes and the write fails (a client
-    /// that stops reading meets the write deadline).
+    /// that stops reading meets the write deadline). A body of one slice or less goes as one
+    /// buffer, which Hummingbird writes with the head in one flush: a slice fits in any window,
+    /// and the writer's round trips cost a typical thumbnail two more syscalls.
     static func body(_ body: Data, window: OutboundWindow?) -> ResponseBody {
         guard !body.isEmpty else { return ResponseBody() }
+        guard body.count > sliceBytes else { return ResponseBody(byteBuffer: ByteBuffer(bytes: body)) } // small: one slice
         return ResponseBody(contentLength: body.count) { writer in
             var offset = body.startIndex
             while offset < body.endIndex {
