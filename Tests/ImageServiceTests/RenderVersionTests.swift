@@ -75,12 +75,25 @@ struct RenderVersionTests {
             "rs:fit:80:80/f:webp kite.jpg": "70493546b27e0214115754e70e371d6217a6b3a6b34719263c8ba18fcff3435e",
             "rs:fit:80:80/f:avif kite.jpg": "a10ab08221b530cc02a61a2151c21c632cf6d3792294732f0490a084f36d4bce",
             "rs:fit:300:300/mb:9000 kite.jpg": "f34089be862f4632eb4e76392eaf76a665c843b58e217139dd0e6561110d0026"
+        ],
+        // The encoder's forward DCT of its own (its column pass is the definition split by
+        // symmetry): the same coefficients within float rounding, which moves a few at q:95.
+        // The rest as in 8; "q:95 grey.jpg" is the request that shows it.
+        "9": [
+            "rs:fill:100:100/q:80 kite.jpg": "46a93e92eb0f4230fca5ca0442f2112e6484733fe6db69540666d17e35781e78",
+            "rs:fit:64:64 calla.png": "804e688c9f8312a14083250f932eb1ce0c71bc4fe13c3c5dba69e59e32d91b6a",
+            "rs:force:50:30/q:90 grey.jpg": "af5bbb8f9c8950eabe56fc65ac6c337154303b134d9037085e5b28426abe93f2",
+            "rs:fill:48:80/g:no ladybird.jpg": "8dbbb51152bc6af795358a68d085551fc2befe1a2a995beb20af75ed8c01ac4f",
+            "rs:fit:80:80/f:webp kite.jpg": "70493546b27e0214115754e70e371d6217a6b3a6b34719263c8ba18fcff3435e",
+            "rs:fit:80:80/f:avif kite.jpg": "a10ab08221b530cc02a61a2151c21c632cf6d3792294732f0490a084f36d4bce",
+            "rs:fit:300:300/mb:9000 kite.jpg": "f34089be862f4632eb4e76392eaf76a665c843b58e217139dd0e6561110d0026",
+            "q:95 grey.jpg": "7a546d54c2cbc2b2cfda5672720cf9b86f91cfba08ed64fc74bab7eccf6633ea"
         ]
     ]
 
     static let requests = [
         "rs:fill:100:100/q:80 kite.jpg", "rs:fit:64:64 calla.png", "rs:force:50:30/q:90 grey.jpg", "rs:fill:48:80/g:no ladybird.jpg",
-        "rs:fit:80:80/f:webp kite.jpg", "rs:fit:80:80/f:avif kite.jpg", "rs:fit:300:300/mb:9000 kite.jpg"
+        "rs:fit:80:80/f:webp kite.jpg", "rs:fit:80:80/f:avif kite.jpg", "rs:fit:300:300/mb:9000 kite.jpg", "q:95 grey.jpg"
     ]
 
     @Test("the thumbnails are the ones this render version stands for")
@@ -101,7 +114,7 @@ struct RenderVersionTests {
     func libjpegTurboReproducesOldBytes() async throws {
         let harness = try await ServiceHarness.start { $0.jpegEncoder = .libjpegTurbo }
         let current = try await ServiceHarness.start()
-        for request in Self.requests where request.contains(".jpg") && !request.contains("f:") && !request.contains("mb:") {
+        for request in Self.requests where Self.golden["3"]?[request] != nil && request.contains(".jpg") && !request.contains("f:") {
             let parts = request.split(separator: " ")
             let reply = try await harness.get(harness.path(String(parts[0]), harness.source(String(parts[1]))))
             #expect(reply.status == 200)
