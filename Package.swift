@@ -73,6 +73,13 @@ let package = Package(
             // the header and library are in the system's default paths.
             providers: [.apt(["libavif-dev"]), .brew(["libavif"])]
         ),
+        // GIF in: giflib's LZW decoder, handed one frame at a time by the engine's own block
+        // walker (GIFContainer), never the file. No pkgConfig: Debian's giflib ships no .pc on
+        // every release; the header and library are in the default paths.
+        .systemLibrary(
+            name: "CGIF",
+            providers: [.apt(["libgif-dev"]), .brew(["giflib"])]
+        ),
         // glibc's allocator settings, for the CLI's thumbnail batches and serve (MallocTuning).
         .systemLibrary(name: "CGlibcMalloc"),
         // The one lock of the package (a pthread mutex the thread sanitizer understands),
@@ -81,9 +88,11 @@ let package = Package(
 
         // Every setjmp/longjmp and library callback lives here; no image logic.
         .target(
-            name: "CImageCodecShim", dependencies: ["CJPEG", "CPNG", "CLCMS2", "CWebP", "CHEIF", "CAVIF"],
-            // CAVIF has no pkg-config entry (see above) to carry its link flag to this target.
-            linkerSettings: [.linkedLibrary("avif")]),
+            name: "CImageCodecShim", dependencies: ["CJPEG", "CPNG", "CLCMS2", "CWebP", "CHEIF", "CAVIF", "CGIF"],
+            // CAVIF and CGIF have no pkg-config entry (see above) to carry their link flags to
+            // this target, and libwebp's names libwebp alone (not libwebpmux, the animation
+            // encoder).
+            linkerSettings: [.linkedLibrary("avif"), .linkedLibrary("gif"), .linkedLibrary("webpmux")]),
 
         // Header probe, decode with DCT scaling and streaming resample, orientation, encode.
         .target(name: "ImageCodec", dependencies: ["CImageCodecShim", "Locking"]),

@@ -12,7 +12,7 @@ let fuzzTargets: [(name: String, library: String)] = [
     ("exif-orientation", "ImageCodec"), ("disk-cache-entry", "ImageCache"), ("journal-replay", "ImageCache"),
     ("encode-roundtrip", "ImageCodec"), ("webp-header", "ImageCodec"), ("webp-decode", "ImageCodec"),
     ("heif-header", "ImageCodec"), ("heif-decode", "ImageCodec"), ("heif-container", "ImageCodec"),
-    ("service-request", "ImageService"),
+    ("service-request", "ImageService"), ("gif-decode", "ImageCodec"), ("webp-animation", "ImageCodec"),
 ]
 
 let package = Package(

@@ -12,7 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-targets=(jpeg-header jpeg-decode png-header png-decode webp-header webp-decode heif-header heif-decode heif-container service-request exif-orientation disk-cache-entry journal-replay encode-roundtrip)
+targets=(jpeg-header jpeg-decode png-header png-decode webp-header webp-decode heif-header heif-decode heif-container gif-decode webp-animation service-request exif-orientation disk-cache-entry journal-replay encode-roundtrip)
 
 usage() {
     echo "usage: scripts/fuzz.sh --list | TARGET SECONDS [EXTRA_SEED_DIR]" >&2
@@ -53,7 +53,7 @@ mkdir -p "$findings"
 # allocates more than its bound (FuzzingEntryPoints.boundedHeader).
 case "$target" in
     *-header|heif-container) limits=(-max_len=16777216 -malloc_limit_mb=17 -rss_limit_mb=256) ;;
-    *-decode) limits=(-max_len=16777216 -malloc_limit_mb=17 -rss_limit_mb=384) ;;
+    *-decode|webp-animation) limits=(-max_len=16777216 -malloc_limit_mb=17 -rss_limit_mb=384) ;;
     *) limits=(-max_len=1048576 -rss_limit_mb=2560) ;;
 esac
 

@@ -6,7 +6,8 @@ set -euo pipefail
 
 # publicsuffix: the Public Suffix List, from which serve's per-origin shares (DNS lookups, memory)
 # take a host's registrable domain.
-packages=(pkg-config libjpeg-dev libpng-dev liblcms2-dev libwebp-dev libheif-dev libavif-dev publicsuffix)
+# libgif-dev: giflib, the LZW decoder GIF frames are handed to (the block walk is the engine's).
+packages=(pkg-config libjpeg-dev libpng-dev liblcms2-dev libwebp-dev libheif-dev libavif-dev libgif-dev publicsuffix)
 if [[ "${1:-}" == "--tests" ]]; then
     # transicc: Little CMS' own converter, the reference the colour-management tests check against.
     packages+=(liblcms2-utils)

@@ -190,3 +190,113 @@ iec_status iec_webp_encode(const iec_webp_encode_params *params, const uint8_t *
     WebPMemoryWriterClear(&writer);
     return IEC_OK;
 }
+
+// MARK: Animation
+
+struct iec_webp_animation {
+    WebPAnimEncoder *encoder;
+    WebPConfig config;
+    int width;
+    int height;
+};
+
+iec_webp_animation *iec_webp_animation_create(int width, int height, int loop_count,
+                                              const iec_webp_encode_params *params,
+                                              char message[IEC_MESSAGE_MAX]) {
+    struct iec_webp_animation *animation = calloc(1, sizeof(*animation));
+    if (animation == NULL) {
+        strncpy(message, "libwebp animation: out of memory", IEC_MESSAGE_MAX);
+        return NULL;
+    }
+    WebPAnimEncoderOptions options;
+    if (!WebPAnimEncoderOptionsInit(&options) || !WebPConfigInit(&animation->config)) {
+        strncpy(message, "libwebp: version mismatch", IEC_MESSAGE_MAX);
+        free(animation);
+        return NULL;
+    }
+    options.anim_params.loop_count = loop_count;
+    // Every frame whole (a key frame): libwebp's lossy sub-frames treat pixels within a few
+    // levels of the previous frame as unchanged (4 at quality 79), so a slow fade or a dimming
+    // background drifts further from its source with every frame. Thumbnails are small: a
+    // whole frame costs little more than a rectangle, and each frame is its source's.
+    options.kmin = 0;
+    options.kmax = 1;
+    // Transparent where nothing is drawn, as the frames are composited.
+    options.anim_params.bgcolor = 0x00000000;
+    animation->config.quality = params->quality;
+    animation->config.method = params->method;
+    animation->config.use_sharp_yuv = params->sharp_yuv;
+    if (!WebPValidateConfig(&animation->config)) {
+        strncpy(message, "libwebp: invalid encoder settings", IEC_MESSAGE_MAX);
+        free(animation);
+        return NULL;
+    }
+    animation->encoder = WebPAnimEncoderNew(width, height, &options);
+    if (animation->encoder == NULL) {
+        strncpy(message, "libwebp animation: cannot start (size at most 16383 a side, or out of memory)", IEC_MESSAGE_MAX);
+        free(animation);
+        return NULL;
+    }
+    animation->width = width;
+    animation->height = height;
+    return animation;
+}
+
+iec_status iec_webp_animation_add(iec_webp_animation *animation, const uint8_t *pixels,
+                                  size_t bytes_per_row, int timestamp_ms,
+                                  char message[IEC_MESSAGE_MAX]) {
+    WebPPicture picture;
+    if (!WebPPictureInit(&picture)) {
+        strncpy(message, "libwebp: version mismatch", IEC_MESSAGE_MAX);
+        return IEC_ERROR;
+    }
+    // WebPAnimEncoder compares frames in ARGB.
+    picture.use_argb = 1;
+    picture.width = animation->width;
+    picture.height = animation->height;
+    if (!WebPPictureImportRGBA(&picture, pixels, (int)bytes_per_row)) {
+        WebPPictureFree(&picture);
+        snprintf(message, IEC_MESSAGE_MAX, "libwebp animation: %s", iec_webp_encoding_error(picture.error_code));
+        return IEC_OUT_OF_MEMORY;
+    }
+    int added = WebPAnimEncoderAdd(animation->encoder, &picture, timestamp_ms, &animation->config);
+    WebPPictureFree(&picture);
+    if (!added) {
+        const char *error = WebPAnimEncoderGetError(animation->encoder);
+        snprintf(message, IEC_MESSAGE_MAX, "libwebp animation: %s", error != NULL && error[0] ? error : "cannot add the frame");
+        return IEC_ERROR;
+    }
+    return IEC_OK;
+}
+
+iec_status iec_webp_animation_finish(iec_webp_animation *animation, int end_ms, uint8_t **output,
+                                     size_t *output_length, char message[IEC_MESSAGE_MAX]) {
+    *output = NULL;
+    *output_length = 0;
+    WebPData data;
+    WebPDataInit(&data);
+    if (!WebPAnimEncoderAdd(animation->encoder, NULL, end_ms, NULL) ||
+        !WebPAnimEncoderAssemble(animation->encoder, &data)) {
+        const char *error = WebPAnimEncoderGetError(animation->encoder);
+        snprintf(message, IEC_MESSAGE_MAX, "libwebp animation: %s", error != NULL && error[0] ? error : "cannot assemble");
+        WebPDataClear(&data);
+        return IEC_ERROR;
+    }
+    // As for stills: a malloc'd copy Swift frees like every shim output.
+    *output = malloc(data.size > 0 ? data.size : 1);
+    if (*output == NULL) {
+        WebPDataClear(&data);
+        strncpy(message, "libwebp animation: out of memory", IEC_MESSAGE_MAX);
+        return IEC_OUT_OF_MEMORY;
+    }
+    memcpy(*output, data.bytes, data.size);
+    *output_length = data.size;
+    WebPDataClear(&data);
+    return IEC_OK;
+}
+
+void iec_webp_animation_free(iec_webp_animation *animation) {
+    if (animation == NULL) return;
+    WebPAnimEncoderDelete(animation->encoder);
+    free(animation);
+}

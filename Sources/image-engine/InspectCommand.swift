@@ -6,7 +6,7 @@ import ImageCodec
 struct InspectCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "inspect",
-        abstract: "Print each file's header (format, size, orientation, alpha, depth) as a JSON line, without decoding pixels.",
+        abstract: "Print each file's header (format, size, orientation, alpha, depth, frames) as a JSON line, without decoding pixels.",
         discussion: """
             The output is JSON lines only, one per file in argument order, so errors are JSON too: a \
             file that cannot be read gets a {"file", "error"} line in its place. The exit status is 1 \
@@ -18,7 +18,7 @@ struct InspectCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("JPEG, PNG, WebP, HEIC or AVIF files.", valueName: "file"))
+    @Argument(help: ArgumentHelp("JPEG, PNG, WebP, HEIC, AVIF or GIF files.", valueName: "file"))
     var files: [String]
 
     struct Report: Encodable {
@@ -33,6 +33,8 @@ struct InspectCommand: ParsableCommand {
         var bitDepth: Int
         var progressive: Bool
         var colorModel: String
+        /// 1 for a still image; an animated GIF's or WebP's frames.
+        var frames: Int
     }
 
     struct Failure: Encodable {
@@ -50,7 +52,7 @@ struct InspectCommand: ParsableCommand {
                         file: file, format: header.format.rawValue, width: header.width, height: header.height,
                         orientation: header.orientation.rawValue, displayWidth: header.displayWidth,
                         displayHeight: header.displayHeight, hasAlpha: header.hasAlpha, bitDepth: header.bitDepth,
-                        progressive: header.progressive, colorModel: header.colorModel.rawValue))
+                        progressive: header.progressive, colorModel: header.colorModel.rawValue, frames: header.frameCount))
             } catch {
                 failed = true
                 Output.jsonLine(Failure(file: file, error: error.description))

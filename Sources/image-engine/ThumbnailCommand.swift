@@ -14,6 +14,10 @@ struct ThumbnailCommand: AsyncParsableCommand {
             an {"input", "error"} line on stdout in the file's place. The exit status is 1 if any file \
             failed, 64 for a usage mistake.
 
+            An animated GIF or WebP becomes an animated WebP with --format webp (every frame \
+            composited as browsers show it, then resized; the same durations and number of \
+            plays), and its first frame in any other format or with --first-frame.
+
             Examples:
               image-engine thumbnail *.jpg --output thumbs --max-pixel-size 1080
               image-engine thumbnail a.jpg --output cells --size 400x400 --mode fill
@@ -21,7 +25,7 @@ struct ThumbnailCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("JPEG, PNG, WebP, HEIC or AVIF files.", valueName: "file"))
+    @Argument(help: ArgumentHelp("JPEG, PNG, WebP, HEIC, AVIF or GIF files.", valueName: "file"))
     var files: [String]
 
     @Option(name: .long, help: ArgumentHelp("Directory for the thumbnails (created if missing).", valueName: "dir"))
@@ -68,6 +72,12 @@ struct ThumbnailCommand: AsyncParsableCommand {
             "JPEG encoder: perceptual (fewer bytes for the same look) or libjpeg-turbo (byte for byte the engine's JPEGs before the perceptual encoder).",
             valueName: "perceptual|libjpeg-turbo"))
     var jpegEncoder: JPEGEncodingOptions.Encoder = .perceptual
+
+    @Flag(name: .long, help: "Write an animated source's first frame alone, whatever the format.")
+    var firstFrame = false
+
+    @Option(name: .long, help: ArgumentHelp("Most frames an animated output keeps, the first ones (default: 256).", valueName: "n"))
+    var maxFrames = 256
 
     @Option(name: .long, help: ArgumentHelp("Files processed at once (default: the number of cores).", valueName: "n"))
     var jobs: Int?
@@ -117,6 +127,7 @@ struct ThumbnailCommand: AsyncParsableCommand {
         if !format.isWritable { throw ValidationError("--format \(format.rawValue) is read, not written: use jpeg, png, webp or avif") }
         if let quality, !(1...100).contains(quality) { throw ValidationError("--quality must be between 1 and 100, got \(quality)") }
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1, got \(jobs)") }
+        if maxFrames < 1 { throw ValidationError("--max-frames must be at least 1, got \(maxFrames)") }
         _ = try canvas.canvas(size: size.resize(), gravity: size.gravity)
         _ = try region()
         _ = try trimming()
@@ -199,6 +210,8 @@ struct ThumbnailCommand: AsyncParsableCommand {
         if let quality { (options.jpeg.quality, options.webp.quality, options.avif.quality) = (quality, quality, quality) }
         options.jpeg.encoder = jpegEncoder
         options.keptMetadata = metadata
+        options.firstFrameOnly = firstFrame
+        options.maxFrames = maxFrames
         options.memoryBudget = maxMemory?.bytes
         options.fastShrinkOnLoad = size.fastShrinkOnLoad
         options.region = try region()

@@ -100,15 +100,15 @@ struct UploadCompressorTests {
         await #expect(throws: UploadBudgetError.noImages) { try await compressor.compress([]) }
         let good = UploadSource.data(SyntheticPhotos.jpeg(busyness: 0, seed: 1), name: "ok.jpg")
         let missing = URL(fileURLWithPath: "/nonexistent/photo.jpg")
-        let gif = Data("GIF89a".utf8) + Data(repeating: 0, count: 20)
+        let bmp = Data("BM".utf8) + Data(repeating: 0, count: 20)
         await #expect(
             throws: UploadBudgetError.sourceFailures([
                 UploadSourceFailure(index: 1, name: "junk.jpg", error: .unsupportedFormat(.unknown)),
                 UploadSourceFailure(index: 2, name: "photo.jpg", error: .io(path: "/nonexistent/photo.jpg", errno: ENOENT)),
-                UploadSourceFailure(index: 4, name: "anim.gif", error: .unsupportedFormat(.gif))
+                UploadSourceFailure(index: 4, name: "scan.bmp", error: .unsupportedFormat(.bmp))
             ])
         ) {
-            try await compressor.compress([good, .data(Data("hello".utf8), name: "junk.jpg"), .file(missing), good, .data(gif, name: "anim.gif")])
+            try await compressor.compress([good, .data(Data("hello".utf8), name: "junk.jpg"), .file(missing), good, .data(bmp, name: "scan.bmp")])
         }
     }
 

@@ -26,6 +26,19 @@ struct FuzzRegressionTests {
         }
     }
 
+    @Test("animations frame by frame: a typed error or frames within the decoder's plan", arguments: ["gif-decode", "webp-animation"])
+    func animation(_ target: String) throws {
+        let inputs = try FuzzInputs.files(for: target)
+        #expect(inputs.count >= 8, "the seed corpus is missing")
+        var animated = 0
+        for (_, data) in inputs {
+            guard let selector = data.first else { continue }
+            // Traps (a failed run) when the frames charge more than the plan or change size.
+            if FuzzingEntryPoints.boundedAnimation(data.dropFirst(), selector: selector) > 1 { animated += 1 }
+        }
+        #expect(animated >= 4, "the seeds' animations decode to several frames")
+    }
+
     @Test("the HEIF container walk: a typed error or counts within its limits")
     func heifContainer() throws {
         let inputs = try FuzzInputs.files(for: "heif-container")

@@ -32,9 +32,9 @@ struct HostileInputTests {
             guard bytes.first != 0xFF && bytes.first != 0x89 else { continue }
             #expect(throws: ImageCodecError.self) { try ImageDecoder().decode(bytes) }
         }
-        #expect(throws: ImageCodecError.unsupportedFormat(.gif)) {
-            try ImageDecoder().decode(Data("GIF89a\u{1}\u{0}\u{1}\u{0}".utf8))
-        }
+        #expect(throws: ImageCodecError.unsupportedFormat(.bmp)) { try ImageDecoder().decode(Data("BM\u{1}\u{0}\u{1}\u{0}".utf8)) }
+        // A GIF cut inside its logical screen descriptor.
+        #expect(throws: ImageCodecError.truncatedData) { try ImageDecoder().decode(Data("GIF89a\u{1}\u{0}\u{1}\u{0}".utf8)) }
     }
 
     @Test("valid signatures followed by garbage are corrupt data")

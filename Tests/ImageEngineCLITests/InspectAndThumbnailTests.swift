@@ -164,3 +164,44 @@ struct InspectAndThumbnailTests {
         }
     }
 }
+
+@Suite("CLI: animated sources")
+struct AnimatedSourceCLITests {
+    @Test("inspect reports frames: 1 for a still image, an animated GIF's and WebP's count")
+    func inspectFrames() async throws {
+        let files = [
+            CLIRunner.samples.appendingPathComponent("Kite.jpg").path, GIFFixtures.directory.appendingPathComponent("pan.gif").path,
+            WebPFixtures.directory.appendingPathComponent("kite-animated.webp").path
+        ]
+        let outcome = try await CLIRunner.run(["inspect"] + files)
+        #expect(outcome.status == 0)
+        let lines = outcome.jsonLines
+        try #require(lines.count == 3)
+        #expect(lines[0]["frames"] as? Int == 1)
+        #expect(lines[1]["format"] as? String == "gif" && lines[1]["frames"] as? Int == 12)
+        #expect(lines[1]["width"] as? Int == 112 && lines[1]["height"] as? Int == 80)
+        let webp = try ImageDecoder.header(of: WebPFixtures.data("kite-animated.webp"))
+        #expect(lines[2]["frames"] as? Int == webp.frameCount && webp.frameCount > 1)
+    }
+
+    @Test("thumbnail: WebP of a GIF is animated (--max-frames keeps the first N), --first-frame and JPEG are stills")
+    func thumbnailAnimation() async throws {
+        let directory = try TemporaryDirectory()
+        let gif = GIFFixtures.directory.appendingPathComponent("pan.gif").path
+        func run(_ name: String, _ extra: [String]) async throws -> ImageHeader {
+            let output = directory.url.appendingPathComponent(name)
+            let outcome = try await CLIRunner.run(["thumbnail", gif, "--output", output.path, "--size", "56x56"] + extra)
+            #expect(outcome.status == 0, "\(outcome.stderr)")
+            let file = try #require(try FileManager.default.contentsOfDirectory(atPath: output.path).first)
+            return try ImageDecoder.header(of: Data(contentsOf: output.appendingPathComponent(file)))
+        }
+        let animated = try await run("all", ["--format", "webp"])
+        #expect(animated.format == .webp && animated.frameCount == 12 && animated.width == 56)
+        #expect(try await run("some", ["--format", "webp", "--max-frames", "5"]).frameCount == 5)
+        #expect(try await run("first", ["--format", "webp", "--first-frame"]).frameCount == 1)
+        let jpeg = try await run("jpeg", [])
+        #expect(jpeg.format == .jpeg && jpeg.frameCount == 1 && jpeg.width == 56)
+        let refused = try await CLIRunner.run(["thumbnail", gif, "--output", directory.url.path, "--max-frames", "0"])
+        #expect(refused.status == 64 && refused.stderr.contains("--max-frames"))
+    }
+}

@@ -19,6 +19,8 @@
 #include <lcms2.h>
 #include <webp/decode.h>
 #include <webp/encode.h>
+#include <webp/mux.h>
+#include <gif_lib.h>
 #include <libheif/heif.h>
 #include <avif/avif.h>
 
@@ -330,6 +332,56 @@ typedef struct {
 iec_status iec_webp_encode(const iec_webp_encode_params *params, const uint8_t *pixels,
                            size_t bytes_per_row, uint8_t **output, size_t *output_length,
                            char message[IEC_MESSAGE_MAX]);
+
+/// An animated WebP being written: libwebp's WebPAnimEncoder, which keeps what it needs of
+/// the previous frames (to encode only what changed) and the encoded frames until the end.
+typedef struct iec_webp_animation iec_webp_animation;
+
+/// An encoder for frames of `width` × `height` that plays `loop_count` times (0: forever), each
+/// frame lossy at `params->quality` and `params->method` (alpha kept). NULL with a message on
+/// failure. `params->width`, `height` and `channels` are ignored (frames are RGBA).
+iec_webp_animation *iec_webp_animation_create(int width, int height, int loop_count,
+                                              const iec_webp_encode_params *params,
+                                              char message[IEC_MESSAGE_MAX]);
+
+/// Adds a frame (non-premultiplied RGBA, the encoder's size) shown from `timestamp_ms`.
+iec_status iec_webp_animation_add(iec_webp_animation *animation, const uint8_t *pixels,
+                                  size_t bytes_per_row, int timestamp_ms,
+                                  char message[IEC_MESSAGE_MAX]);
+
+/// Ends the animation at `end_ms` (the last frame's timestamp plus its duration) and writes the
+/// file. On success *output is malloc'd (free with iec_free).
+iec_status iec_webp_animation_finish(iec_webp_animation *animation, int end_ms, uint8_t **output,
+                                     size_t *output_length, char message[IEC_MESSAGE_MAX]);
+
+void iec_webp_animation_free(iec_webp_animation *animation);
+
+// MARK: - GIF (giflib)
+//
+// giflib reports errors by code (no longjmp). The file itself never reaches it: GIFContainer.swift
+// walks the blocks, checks every frame against the limits, and hands one frame's LZW data at a
+// time to a decoder here, which gives giflib a minimal stream (a screen the frame's size, one
+// image descriptor, the data) and returns rows of palette indices. Palettes, transparency,
+// interlacing, disposal and timing are Swift's.
+
+typedef struct iec_gif_frame iec_gif_frame;
+
+/// A decoder for one frame of `width` × `height` pixels whose LZW data (the minimum-code-size
+/// byte, the sub-blocks and their terminator) is `data`. With `check_overrun`, giflib is told
+/// of one more row, so that iec_gif_frame_finish can see whether the data makes more pixels
+/// than the frame holds. NULL with a message on failure. `data` must outlive the decoder.
+iec_gif_frame *iec_gif_frame_open(const uint8_t *data, size_t size, int width, int height,
+                                  int check_overrun, char message[IEC_MESSAGE_MAX]);
+
+/// The next row of the frame, in the order the data stores them (interlaced frames: by pass),
+/// `width` palette indices into `row`. IEC_TRUNCATED when the data ends first.
+iec_status iec_gif_frame_row(iec_gif_frame *frame, uint8_t *row, char message[IEC_MESSAGE_MAX]);
+
+/// After the last row: IEC_ERROR when the data goes on making pixels past the frame (only
+/// known with `check_overrun`), IEC_OK otherwise.
+iec_status iec_gif_frame_finish(iec_gif_frame *frame, char message[IEC_MESSAGE_MAX]);
+
+void iec_gif_frame_close(iec_gif_frame *frame);
 
 // MARK: - HEIC (libheif)
 //

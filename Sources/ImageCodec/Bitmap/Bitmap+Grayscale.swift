@@ -53,3 +53,23 @@ extension Bitmap {
         }
     }
 }
+
+extension Bitmap {
+    /// The bitmap with an alpha channel, opaque where it had none (gray becomes gray + alpha,
+    /// RGB becomes RGBA); a bitmap with alpha is returned unchanged.
+    func withAlphaChannel() throws(ImageCodecError) -> Bitmap {
+        guard !format.hasAlpha else { return self }
+        let channels = format.channels
+        let output: PixelFormat = format.isGray ? .grayAlpha : .rgba
+        return try Bitmap.make(width: width, height: height, format: output, iccProfile: iccProfile) { (pixels) throws(ImageCodecError) in
+            var checkpoint = CancellationCheckpoint()
+            for row in 0..<height {
+                try checkpoint.advance(by: width)
+                for pixel in row * width..<(row + 1) * width {
+                    for channel in 0..<channels { pixels[pixel * output.channels + channel] = self.pixels[pixel * channels + channel] }
+                    pixels[pixel * output.channels + channels] = 255
+                }
+            }
+        }
+    }
+}

@@ -152,7 +152,7 @@ public struct Canvas: Sendable, Hashable {
             format = image.format
             fill = format.isGray ? [background.red] : [background.red, background.green, background.blue]
         } else {
-            image = grown ? try Self.withAlpha(bitmap) : bitmap
+            image = grown ? try bitmap.withAlphaChannel() : bitmap
             format = image.format
             fill = [UInt8](repeating: 0, count: format.channels) // small: one pixel
         }
@@ -171,24 +171,6 @@ public struct Canvas: Sendable, Hashable {
                 for row in 0..<image.height {
                     let target = output.baseAddress! + ((y + row) * width + x) * channels
                     target.update(from: input.baseAddress! + row * rowBytes, count: rowBytes)
-                }
-            }
-        }
-    }
-
-    /// The bitmap with an alpha channel (opaque where it had none).
-    private static func withAlpha(_ bitmap: Bitmap) throws(ImageCodecError) -> Bitmap {
-        guard !bitmap.format.hasAlpha else { return bitmap }
-        let channels = bitmap.format.channels
-        let format: PixelFormat = bitmap.format.isGray ? .grayAlpha : .rgba
-        return try Bitmap.make(width: bitmap.width, height: bitmap.height, format: format, iccProfile: bitmap.iccProfile) {
-            (pixels) throws(ImageCodecError) in
-            var checkpoint = CancellationCheckpoint()
-            for row in 0..<bitmap.height {
-                try checkpoint.advance(by: bitmap.width)
-                for pixel in row * bitmap.width..<(row + 1) * bitmap.width {
-                    for channel in 0..<channels { pixels[pixel * format.channels + channel] = bitmap.pixels[pixel * channels + channel] }
-                    pixels[pixel * format.channels + channels] = 255
                 }
             }
         }

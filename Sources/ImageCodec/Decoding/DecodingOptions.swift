@@ -118,12 +118,17 @@ public struct DecodingLimits: Sendable, Hashable {
     /// engine does not use are skipped unread, but each costs a CRC pass and a dispatch; real
     /// files have a dozen or so.
     public var maxChunksBeforeImageData: Int
+    /// Most canvas pixels an animation's kept frames may add up to (frames × width × height):
+    /// ``AnimationDecoder`` keeps only the frames that fit (at least the first). Each frame is
+    /// composited and resized in turn, so this bounds the work, not the memory (a frame or two).
+    /// The default, 1 G, is 256 frames of 2048 × 2048.
+    public var maxAnimationPixels: Int
 
     /// Resource ceilings; the defaults admit any real photo and refuse bombs.
     public init(
         maxPixelCount: Int = 250_000_000, maxProgressiveScans: Int = 500, maxFileSize: Int = 512 << 20,
         maxDimension: Int = 100_000, maxICCProfileBytes: Int = 1 << 20, maxEXIFBytes: Int = 64 << 10,
-        maxChunksBeforeImageData: Int = 1_000
+        maxChunksBeforeImageData: Int = 1_000, maxAnimationPixels: Int = 1 << 30
     ) {
         self.maxPixelCount = maxPixelCount
         self.maxProgressiveScans = maxProgressiveScans
@@ -132,6 +137,7 @@ public struct DecodingLimits: Sendable, Hashable {
         self.maxICCProfileBytes = maxICCProfileBytes
         self.maxEXIFBytes = maxEXIFBytes
         self.maxChunksBeforeImageData = maxChunksBeforeImageData
+        self.maxAnimationPixels = maxAnimationPixels
     }
 
     /// Throws unless `width × height` is positive and within the limits (`tooLarge`,

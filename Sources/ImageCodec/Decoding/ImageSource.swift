@@ -1,7 +1,7 @@
 import Foundation
 import Locking
 
-/// An encoded JPEG, PNG, WebP, HEIC or AVIF whose header has been read once: format, size, orientation, and what
+/// An encoded JPEG, PNG, WebP, HEIC, AVIF or GIF whose header has been read once: format, size, orientation, and what
 /// the engine keeps of its metadata (the first EXIF block, an ICC profile within
 /// ``DecodingLimits/maxICCProfileBytes``).
 ///
@@ -44,6 +44,8 @@ public final class ImageSource: @unchecked Sendable, Equatable {
         /// libwebp keeps no reader between calls: the container scan is the header read.
         case webp(WebPDecoder.Layout)
         case heif(HEIFDecoder.Layout)
+        /// giflib keeps no reader between frames: the block walk is the header read.
+        case gif(GIFDecoder.Layout)
     }
 
     private enum Reader {
@@ -74,7 +76,7 @@ public final class ImageSource: @unchecked Sendable, Equatable {
     var holdsReader: Bool { lock.withLock { reader != nil } }
 
     /// Reads the header of `data` under `limits`. Throws `unsupportedFormat` for bytes that are
-    /// not JPEG, PNG, WebP, HEIC or AVIF, `truncatedData` when the header is cut short, `limitExceeded` for a PNG
+    /// not JPEG, PNG, WebP, HEIC, AVIF or GIF, `truncatedData` when the header is cut short, `limitExceeded` for a PNG
     /// with more chunks before its pixels than the limit, and `corruptData` for the rest.
     public convenience init(data: Data, limits: DecodingLimits = DecodingLimits()) throws(ImageCodecError) {
         try self.init(data: data, limits: limits, strict: true)
@@ -98,6 +100,9 @@ public final class ImageSource: @unchecked Sendable, Equatable {
             case .heic, .avif:
                 let (reader, header, layout) = try HEIFDecoder.open(bytes, format: format, limits: limits)
                 return (reader.map(Reader.heif), header, .heif(layout))
+            case .gif:
+                let (header, layout) = try GIFDecoder.open(bytes, limits: limits)
+                return (nil, header, .gif(layout))
             }
         }
         self.data = data
@@ -185,6 +190,7 @@ public final class ImageSource: @unchecked Sendable, Equatable {
         case .png: try PNGDecoder.plan(header, heldBytes: held, options: options)
         case .webp(let webp): try WebPDecoder.plan(header, webp, heldBytes: held, options: options)
         case .heif(let heif): try HEIFDecoder.plan(header, heif, heldBytes: held, options: options)
+        case .gif(let gif): try GIFDecoder.plan(header, gif, heldBytes: held, options: options)
         }
     }
 
@@ -217,6 +223,9 @@ public final class ImageSource: @unchecked Sendable, Equatable {
         var (decoded, memory) = try data.withBytes { (bytes) throws(ImageCodecError) -> (DecodedImage, LibraryMemory) in
             if case .webp(let webp) = layout {
                 return (try WebPDecoder.decode(bytes, header, webp, options: options), LibraryMemory(current: 0, peak: 0, limit: 0))
+            }
+            if case .gif(let gif) = layout {
+                return (try GIFDecoder.decode(bytes, header, gif, options: options), LibraryMemory(current: 0, peak: 0, limit: 0))
             }
             // libavif keeps no reader (the decode parses these bytes again): under the header
             // read's limits its container walk holds; under others the header is read again,
@@ -253,7 +262,7 @@ public final class ImageSource: @unchecked Sendable, Equatable {
     /// The options with ``Gravity/smart`` replaced, in the region's gravity and then in the
     /// resize's, by the focus point ``AttentionFocus`` finds on a small decode: of the whole
     /// image for where the region goes, of the region for where the fill crops.
-    private func resolvingSmartGravity(_ options: DecodingOptions) throws(ImageCodecError) -> DecodingOptions {
+    func resolvingSmartGravity(_ options: DecodingOptions) throws(ImageCodecError) -> DecodingOptions {
         var options = options
         let upright = size(for: options)
         if var region = options.region, region.gravity == .smart, let analysis = attentionAnalysis(options) {
@@ -306,6 +315,7 @@ public final class ImageSource: @unchecked Sendable, Equatable {
         case .jpeg: return .jpeg(try JPEGDecoder.open(bytes, strict: !options.allowsPartialImages, limits: options.limits).0)
         case .png: return .png(try PNGDecoder.open(bytes, limits: options.limits).0)
         case .webp: throw .corruptData("libwebp keeps no reader to reopen")
+        case .gif: throw .corruptData("giflib keeps no reader to reopen")
         case .heif: return try HEIFDecoder.open(bytes, format: header.format, limits: options.limits).0.map(Reader.heif)
         }
     }

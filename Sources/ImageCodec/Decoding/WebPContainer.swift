@@ -27,6 +27,10 @@ struct WebPContainer: Sendable, Hashable {
     var iccProfile: Range<Int>?
     /// The EXIF chunk's payload, if any.
     var exif: Range<Int>?
+    /// ANMF chunks in the file (1 for a still image).
+    var frameCount = 1
+    /// ANIM's loop count: how many times the animation plays (0: forever).
+    var plays = 0
 
     private struct Chunk {
         var tag: String
@@ -48,6 +52,7 @@ struct WebPContainer: Sendable, Hashable {
         var first: Chunk?
         var vp8x: Range<Int>?
         var (iccProfile, exif): (Range<Int>?, Range<Int>?) = (nil, nil)
+        var (frames, anim) = (0, Range<Int>?.none)
         while offset + 8 <= end {
             let tag = Self.tag(bytes, at: offset)
             let size = Int(Self.uint32(bytes, at: offset + 4))
@@ -58,14 +63,20 @@ struct WebPContainer: Sendable, Hashable {
             case "ICCP" where iccProfile == nil: iccProfile = payload
             case "EXIF" where exif == nil: exif = payload
             case "ANMF" where first == nil, "VP8 " where first == nil, "VP8L" where first == nil: first = Chunk(tag: tag, payload: payload)
+            case "ANIM" where anim == nil: anim = payload
             default: break
             }
+            if tag == "ANMF" { frames += 1 }
             offset = payload.upperBound + (size & 1)
         }
         guard let first else { throw .corruptData("no image data in the WebP container") }
         (self.iccProfile, self.exif) = (iccProfile, exif)
         declaresAlpha = false
         isAnimated = first.tag == "ANMF"
+        if isAnimated {
+            frameCount = frames
+            if let anim, anim.count >= 6 { plays = Int(bytes[anim.lowerBound + 4]) | Int(bytes[anim.lowerBound + 5]) << 8 }
+        }
         if let vp8x {
             guard vp8x.count >= 10 else { throw .corruptData("VP8X chunk too short") }
             let flags = bytes[vp8x.lowerBound]
@@ -94,15 +105,15 @@ struct WebPContainer: Sendable, Hashable {
         }
     }
 
-    private static func tag(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> String {
+    static func tag(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> String {
         String(decoding: bytes[offset..<offset + 4], as: UTF8.self)
     }
 
-    private static func uint32(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> UInt32 {
+    static func uint32(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> UInt32 {
         (0..<4).reduce(0) { $0 | UInt32(bytes[offset + $1]) << (8 * $1) }
     }
 
-    private static func uint24(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> UInt32 {
+    static func uint24(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> UInt32 {
         (0..<3).reduce(0) { $0 | UInt32(bytes[offset + $1]) << (8 * $1) }
     }
 }
@@ -132,5 +143,56 @@ extension WebPContainer {
         }
         body += exif.map { chunk("EXIF", $0) } ?? []
         return Data(Array("RIFF".utf8) + le(4 + body.count, 4) + Array("WEBP".utf8) + body)
+    }
+}
+
+/// One ANMF frame of an animated WebP, as its chunk describes it.
+struct WebPFrame: Sendable, Hashable {
+    var x: Int
+    var y: Int
+    var width: Int
+    var height: Int
+    var durationMilliseconds: Int
+    /// Alpha-blend over the canvas (else replace what the frame covers).
+    var blends: Bool
+    /// Clear the frame's area to transparent before the next frame.
+    var disposesToBackground: Bool
+    /// The frame's ALPH + VP8 / VP8L chunks, which libwebp decodes without a RIFF header.
+    var bitstream: Range<Int>
+}
+
+/// A cursor over an animated WebP's chunks: each `next` finds the next ANMF chunk.
+struct WebPFrameWalker: Sendable {
+    private var offset = 12
+    private let end: Int
+
+    /// Frames of `bytes`, a file `WebPContainer` has read (its RIFF size is checked there).
+    init(_ bytes: UnsafeRawBufferPointer) {
+        end = min(bytes.count, Int(WebPContainer.uint32(bytes, at: 4)) + 8)
+    }
+
+    /// The next frame, or nil after the last. Throws `corruptData` for a frame chunk too short
+    /// or reaching past the canvas.
+    mutating func next(_ bytes: UnsafeRawBufferPointer, canvas: (width: Int, height: Int)) throws(ImageCodecError) -> WebPFrame? {
+        while offset + 8 <= end {
+            let tag = WebPContainer.tag(bytes, at: offset)
+            let size = Int(WebPContainer.uint32(bytes, at: offset + 4))
+            let payload = offset + 8..<min(offset + 8 + size, end)
+            offset = offset + 8 + size + (size & 1)
+            guard tag == "ANMF" else { continue }
+            guard payload.count > 16 else { throw .corruptData("ANMF chunk too short") }
+            let at = payload.lowerBound
+            let frame = WebPFrame(
+                x: Int(WebPContainer.uint24(bytes, at: at)) * 2, y: Int(WebPContainer.uint24(bytes, at: at + 3)) * 2,
+                width: Int(WebPContainer.uint24(bytes, at: at + 6)) + 1, height: Int(WebPContainer.uint24(bytes, at: at + 9)) + 1,
+                durationMilliseconds: Int(WebPContainer.uint24(bytes, at: at + 12)), blends: bytes[at + 15] & 0x02 == 0,
+                disposesToBackground: bytes[at + 15] & 0x01 != 0, bitstream: at + 16..<payload.upperBound)
+            guard frame.x + frame.width <= canvas.width, frame.y + frame.height <= canvas.height else {
+                throw .corruptData(
+                    "a frame (\(frame.width)×\(frame.height) at \(frame.x),\(frame.y)) leaves the \(canvas.width)×\(canvas.height) canvas")
+            }
+            return frame
+        }
+        return nil
     }
 }

@@ -55,7 +55,7 @@ enum WebPDecoder {
         let header = ImageHeader(
             format: .webp, width: container.canvasWidth, height: container.canvasHeight, orientation: orientation ?? .up,
             hasAlpha: layout.bitstreamHasAlpha || container.declaresAlpha || !layout.coversCanvas, bitDepth: 8, colorModel: .rgb,
-            progressive: false)
+            progressive: false, frameCount: container.frameCount)
         return (header, layout)
     }
 

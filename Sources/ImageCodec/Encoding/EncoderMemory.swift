@@ -18,7 +18,7 @@ extension ImageEncoder {
             case .png: (max(1, channels), 1 << 20)
             case .webp: (14, 2 << 20)
             case .avif: (32, 16 << 20)
-            case .heic: (0, 0)
+            case .heic, .gif: (0, 0)
             }
         let (bytes, overflow) = pixels.partialValue.multipliedReportingOverflow(by: perPixel)
         return overflow ? .max : bytes.addingReportingOverflow(fixed).overflow ? .max : bytes + fixed

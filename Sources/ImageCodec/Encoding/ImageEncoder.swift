@@ -182,7 +182,7 @@ public enum ImageEncoder {
 
     /// Encodes as `format`: JPEG with `jpegOptions`, PNG with `pngOptions`, WebP with
     /// `webpOptions` or AVIF with `avifOptions`; the options of the other formats are ignored.
-    /// For callers that choose the format at run time. HEIC is read, not written.
+    /// For callers that choose the format at run time. HEIC and GIF are read, not written.
     public static func encode(
         _ bitmap: Bitmap, as format: ImageFormat, jpegOptions: JPEGEncodingOptions = JPEGEncodingOptions(),
         pngOptions: PNGEncodingOptions = PNGEncodingOptions(), webpOptions: WebPEncodingOptions = WebPEncodingOptions(),
@@ -193,7 +193,8 @@ public enum ImageEncoder {
         case .png: try png(bitmap, options: pngOptions, metadata: metadata)
         case .webp: try webp(bitmap, options: webpOptions, metadata: metadata)
         case .avif: try avif(bitmap, options: avifOptions, metadata: metadata)
-        case .heic: throw .invalidArgument("HEIC is read, not written: encode as JPEG, PNG, WebP or AVIF")
+        case .heic, .gif:
+            throw .invalidArgument("\(format.rawValue.uppercased()) is read, not written: encode as JPEG, PNG, WebP or AVIF")
         }
     }
 

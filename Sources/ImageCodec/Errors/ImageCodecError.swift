@@ -10,7 +10,7 @@ import Darwin
 /// these cases, with enough detail to tell a user what is wrong with which file, and cases a
 /// program can branch on (which format, which `errno`).
 public enum ImageCodecError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The bytes are not a JPEG, PNG, WebP, HEIC or AVIF this build can decode.
+    /// The bytes are not a JPEG, PNG, WebP, HEIC, AVIF or GIF this build can decode.
     case unsupportedFormat(UnsupportedFormat)
     /// The library rejected the data; the message is the library's own.
     case corruptData(String)
@@ -47,8 +47,6 @@ public enum ImageCodecError: Error, Sendable, Hashable, CustomStringConvertible 
     public enum UnsupportedFormat: Sendable, Hashable, CustomStringConvertible {
         /// No bytes at all (an empty file or body).
         case empty
-        /// A GIF (GIF87a or GIF89a).
-        case gif
         /// A Windows bitmap.
         case bmp
         /// A TIFF (or a camera raw file built on TIFF).
@@ -67,10 +65,9 @@ public enum ImageCodecError: Error, Sendable, Hashable, CustomStringConvertible 
         public var description: String {
             switch self {
             case .empty: "empty data"
-            case .gif: "GIF is not supported"
             case .bmp: "BMP is not supported"
             case .tiff: "TIFF is not supported"
-            case .unknown: "not a JPEG, PNG, WebP, HEIC or AVIF file"
+            case .unknown: "not a JPEG, PNG, WebP, HEIC, AVIF or GIF file"
             case .jpegVariant(let message): "JPEG: \(message)"
             case .webpVariant(let message): "WebP: \(message)"
             case .heifVariant(let message): "HEIF: \(message)"

@@ -109,6 +109,32 @@ public enum FuzzingEntryPoints {
         }
     }
 
+    /// Every frame (at most 16) of an animation, composited and resized with the options the
+    /// selector picks, under a ledger: traps when what the frames charged passes the decoder's
+    /// ``AnimationDecoder/plannedBytes``, or a frame is not the size the first one was.
+    public static func boundedAnimation(_ data: Data, selector: UInt8) -> Int {
+        let options = decodingOptions(selector: selector)
+        guard let source = try? ImageSource(data: data, limits: options.limits) else { return 0 }
+        checkHeaderBound(source)
+        let ledger = MemoryLedger(budget: MemoryBudget(capacity: 1 << 40))
+        return ledger.charging { () -> Int in
+            guard var decoder = try? AnimationDecoder(source: source, options: options, maxFrames: 16) else { return 0 }
+            var frames = 0
+            var size: (Int, Int)?
+            while let frame = try? decoder.next() {
+                let bitmap = frame.bitmap
+                precondition(size.map { $0 == (bitmap.width, bitmap.height) } ?? true, "frames of different sizes")
+                size = (bitmap.width, bitmap.height)
+                frames += 1
+            }
+            precondition(frames <= decoder.frameCount, "more frames than the decoder planned")
+            precondition(
+                ledger.peakBytesCharged <= decoder.plannedBytes,
+                "the frames charged \(ledger.peakBytesCharged) bytes, over the plan's \(decoder.plannedBytes)")
+            return frames
+        }
+    }
+
     private static func checkHeaderBound(_ source: ImageSource) {
         let bound = DecodePlan.headerOverheadBytes + 2 * min(source.profileBytes, source.limits.maxICCProfileBytes)
         precondition(source.headerPeakBytes <= bound, "the header read allocated \(source.headerPeakBytes) bytes, over its bound of \(bound)")

@@ -6,6 +6,6 @@ public enum ColorModel: String, Sendable, Hashable {
     case rgb
     /// Four-channel print colour (JPEG CMYK or YCCK, typically from Adobe software).
     case cmyk
-    /// Indexed colour with a palette (PNG).
+    /// Indexed colour with a palette (PNG, GIF).
     case palette
 }

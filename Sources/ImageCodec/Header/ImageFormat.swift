@@ -10,6 +10,9 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
     case heic
     /// AVIF: HEIF with AV1-coded images.
     case avif
+    /// GIF (GIF87a, GIF89a), still or animated (read only: a still image's output, or the
+    /// frames of an animated WebP).
+    case gif
 
     /// File-name extension for outputs in this format.
     public var fileExtension: String {
@@ -19,10 +22,12 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
         case .webp: "webp"
         case .heic: "heic"
         case .avif: "avif"
+        case .gif: "gif"
         }
     }
 
-    /// The media type: `image/jpeg`, `image/png`, `image/webp`, `image/heic` or `image/avif`.
+    /// The media type: `image/jpeg`, `image/png`, `image/webp`, `image/heic`, `image/avif` or
+    /// `image/gif`.
     public var mimeType: String {
         switch self {
         case .jpeg: "image/jpeg"
@@ -30,6 +35,7 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
         case .webp: "image/webp"
         case .heic: "image/heic"
         case .avif: "image/avif"
+        case .gif: "image/gif"
         }
     }
 
@@ -40,13 +46,14 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
         if head.starts(with: [0xFF, 0xD8, 0xFF]) { return .jpeg }
         if head.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .png }
         if head.count >= 12, head[0..<4].elementsEqual("RIFF".utf8), head[8..<12].elementsEqual("WEBP".utf8) { return .webp }
+        if head.count >= 6, head[0..<6].elementsEqual("GIF87a".utf8) || head[0..<6].elementsEqual("GIF89a".utf8) { return .gif }
         if let heif = try heifFormat(Array(bytes.prefix(64))) { return heif }
         if head.isEmpty { throw .unsupportedFormat(.empty) }
         throw .unsupportedFormat(knownOtherFormat(head))
     }
 
     /// True for the formats ``ImageEncoder`` writes.
-    public var isWritable: Bool { self != .heic }
+    public var isWritable: Bool { self != .heic && self != .gif }
 
     /// HEIC or AVIF from an ISO-BMFF `ftyp` box: its major brand, else its compatible brands
     /// (`mif1` files name the codec there). Nil for anything else, MP4 video included.
@@ -74,7 +81,6 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
             guard head.count >= range.upperBound else { return nil }
             return String(decoding: head[range], as: UTF8.self)
         }
-        if ascii(0..<3) == "GIF" { return .gif }
         if ascii(0..<2) == "BM" { return .bmp }
         if head.starts(with: [0x49, 0x49, 0x2A, 0x00]) || head.starts(with: [0x4D, 0x4D, 0x00, 0x2A]) {
             return .tiff

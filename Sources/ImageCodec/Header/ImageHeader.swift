@@ -1,4 +1,4 @@
-/// What the header of a JPEG, PNG, WebP, HEIC or AVIF says, read without decoding any pixels.
+/// What the header of a JPEG, PNG, WebP, HEIC, AVIF or GIF says, read without decoding any pixels.
 public struct ImageHeader: Sendable, Hashable {
     /// JPEG, PNG, WebP, HEIC or AVIF.
     public var format: ImageFormat
@@ -14,8 +14,11 @@ public struct ImageHeader: Sendable, Hashable {
     public var bitDepth: Int
     /// Gray, RGB, palette (PNG) or CMYK (JPEG), as stored.
     public var colorModel: ColorModel
-    /// Progressive JPEG or Adam7-interlaced PNG.
+    /// Progressive JPEG, Adam7-interlaced PNG or interlaced GIF (its first frame).
     public var progressive: Bool
+    /// Frames in the file: 1 for a still image of any format; an animated GIF's or WebP's whole
+    /// frames (a GIF cut short counts those before the cut).
+    public var frameCount: Int
 
     /// Width as displayed, after orientation.
     public var displayWidth: Int { orientation.swapsDimensions ? height : width }
@@ -25,7 +28,7 @@ public struct ImageHeader: Sendable, Hashable {
     /// A header with these facts, e.g. for a test double.
     public init(
         format: ImageFormat, width: Int, height: Int, orientation: ExifOrientation, hasAlpha: Bool,
-        bitDepth: Int, colorModel: ColorModel, progressive: Bool
+        bitDepth: Int, colorModel: ColorModel, progressive: Bool, frameCount: Int = 1
     ) {
         self.format = format
         self.width = width
@@ -35,5 +38,6 @@ public struct ImageHeader: Sendable, Hashable {
         self.bitDepth = bitDepth
         self.colorModel = colorModel
         self.progressive = progressive
+        self.frameCount = frameCount
     }
 }

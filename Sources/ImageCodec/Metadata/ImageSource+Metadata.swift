@@ -21,6 +21,8 @@ extension ImageSource {
                 case .png: (try? PNGChunkScan(bytes, limits: limits))?.exif
                 case .webp(let webp): webp.container.exif.map { Self.droppingSignature(bytes, $0) }
                 case .heif(let heif): heif.exif.flatMap { Self.heifEXIF(bytes, $0) }
+                // GIF has no EXIF.
+                case .gif: nil
                 }
             guard let exif, exif.count <= limit else { return nil }
             return Array(bytes[exif])

@@ -39,6 +39,13 @@ public struct ThumbnailOptions: Sendable, Hashable {
     public var colorManagement: ColorManagement
     /// Ceilings checked before any large allocation.
     public var limits: DecodingLimits
+    /// An animated source (GIF, WebP) written as WebP is an animated WebP of its frames, each
+    /// composited, resized and finished like a still image, with the source's durations and
+    /// number of plays; true writes its first frame alone. JPEG, PNG and AVIF outputs are
+    /// always the first frame.
+    public var firstFrameOnly = false
+    /// Most frames an animated output keeps (the first ones): 256 by default.
+    public var maxFrames = 256
     /// JPEG and WebP inputs decode at the smallest scale that covers the output
     /// (`DecodingOptions.fastShrinkOnLoad`); off by default.
     public var fastShrinkOnLoad = false

@@ -26,9 +26,23 @@ public struct Thumbnailer: Sendable {
     /// A decoded, resampled image waiting to be encoded, and the time it took.
     struct Decoded: Sendable {
         var input: URL
-        var bitmap: Bitmap
+        /// The thumbnail, or, for an animation, its file (made frame by frame while decoding).
+        var content: Content
         var metadata: ImageMetadata
         var elapsed: Duration
+
+        enum Content: Sendable {
+            case bitmap(Bitmap)
+            case encoded(Data, width: Int, height: Int)
+        }
+
+        init(input: URL, bitmap: Bitmap, metadata: ImageMetadata, elapsed: Duration) {
+            (self.input, content, self.metadata, self.elapsed) = (input, .bitmap(bitmap), metadata, elapsed)
+        }
+
+        init(input: URL, size: (width: Int, height: Int), encoded: Data, elapsed: Duration) {
+            (self.input, content, metadata, self.elapsed) = (input, .encoded(encoded, width: size.width, height: size.height), .none, elapsed)
+        }
     }
 
     /// What the batch's decodes may plan to hold together: the options', or the pipeline's rule.
@@ -60,9 +74,20 @@ public struct Thumbnailer: Sendable {
         }
     }
 
-    /// The plan's peak and the canvas the bitmap is then put on.
+    /// The plan's peak and the canvas the bitmap is then put on; for an animation written
+    /// whole, its canvas and the writer as well (see `AnimationDecoder.plannedBytes`).
     private func planned(_ plan: DecodePlan) throws(ImageCodecError) -> Int {
-        plan.memoryBytes + (try options.finishing.plannedBytes(width: plan.width, height: plan.height, limits: options.limits))
+        let finishing = try options.finishing.plannedBytes(width: plan.width, height: plan.height, limits: options.limits)
+        guard writesAnimation(plan.header) else { return plan.memoryBytes + finishing }
+        let size = try options.finishing.outputSize(width: plan.width, height: plan.height, limits: options.limits)
+        let canvas = plan.header.width * plan.header.height * 4
+        return plan.memoryBytes + 2 * canvas + finishing
+            + WebPAnimationWriter.plannedBytes(width: size.width, height: size.height, frames: min(plan.header.frameCount, options.maxFrames))
+    }
+
+    /// True when a source with `header` becomes an animated WebP.
+    private func writesAnimation(_ header: ImageHeader) -> Bool {
+        options.format == .webp && !options.firstFrameOnly && options.maxFrames > 1 && header.frameCount > 1
     }
 
     /// Read, decode, resample and put on the canvas: the first half of a thumbnail.
@@ -70,6 +95,12 @@ public struct Thumbnailer: Sendable {
         let start = ContinuousClock.now
         let decoder = decoder
         let source = try decoder.source(FileBytes.read(input, maximumSize: options.limits.maxFileSize))
+        if writesAnimation(source.header) {
+            // Frame by frame: memory is a frame or two and the writer's state.
+            var frames = try AnimationDecoder(source: source, options: decoder.options, maxFrames: options.maxFrames)
+            let made = try WebPAnimationWriter.encode(&frames, finishing: options.finishing, options: options.webp, limits: options.limits)
+            return Decoded(input: input, size: (made.width, made.height), encoded: made.data, elapsed: ContinuousClock.now - start)
+        }
         let bitmap = try options.finishing.apply(to: source.decode(decoder.options).bitmap, limits: options.limits)
         return Decoded(input: input, bitmap: bitmap, metadata: options.keptMetadata.metadata(of: source), elapsed: ContinuousClock.now - start)
     }
@@ -77,14 +108,20 @@ public struct Thumbnailer: Sendable {
     /// Encode and write atomically: the second half.
     func encode(_ decoded: Decoded, to output: URL) throws(ImageCodecError) -> ThumbnailResult {
         let start = ContinuousClock.now
-        let bitmap = decoded.bitmap
-        let data = try ImageEncoder.encode(
-            bitmap, as: options.format, jpegOptions: options.jpeg, pngOptions: options.png, webpOptions: options.webp,
-            avifOptions: options.avif, metadata: decoded.metadata)
+        let (data, width, height): (Data, Int, Int)
+        switch decoded.content {
+        case .encoded(let encoded, let encodedWidth, let encodedHeight):
+            (data, width, height) = (encoded, encodedWidth, encodedHeight)
+        case .bitmap(let bitmap):
+            data = try ImageEncoder.encode(
+                bitmap, as: options.format, jpegOptions: options.jpeg, pngOptions: options.png, webpOptions: options.webp,
+                avifOptions: options.avif, metadata: decoded.metadata)
+            (width, height) = (bitmap.width, bitmap.height)
+        }
         try FileBytes.writeAtomically(data, to: output)
         let elapsed = decoded.elapsed + (ContinuousClock.now - start)
         return ThumbnailResult(
-            input: decoded.input.path, output: output.path, width: bitmap.width, height: bitmap.height,
+            input: decoded.input.path, output: output.path, width: width, height: height,
             bytes: data.count, milliseconds: elapsed / .milliseconds(1))
     }
 

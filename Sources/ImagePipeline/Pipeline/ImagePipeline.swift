@@ -100,7 +100,7 @@ public final class ImagePipeline: Sendable {
 
     /// Loads the image's original bytes, through the same caches and coalesced with every other
     /// request for the URL, for callers that decode themselves (`resize` is ignored). The bytes
-    /// are a JPEG, PNG, WebP, HEIC or AVIF whose header is within the decoding limits; a caller that then finds
+    /// are a JPEG, PNG, WebP, HEIC, AVIF or GIF whose header is within the decoding limits; a caller that then finds
     /// them undecodable should `removeCachedData(for:)`.
     public nonisolated(nonsending) func data(for request: ImageRequest) async throws(ImagePipelineError) -> DataResponse {
         try Task.checkCancellation(or: ImagePipelineError.cancelled)
@@ -126,6 +126,32 @@ public final class ImagePipeline: Sendable {
         return DataResponse(
             image: image, source: original.source, bytesDownloaded: original.bytesDownloaded,
             etag: original.info?.etag, lastModified: original.info?.lastModified, contentType: original.info?.contentType)
+    }
+
+    /// The frames of the request's image, for a view that plays animations: its original bytes
+    /// loaded as ``data(for:)`` loads them (the same caches, coalesced), then each frame
+    /// composited as browsers show it and resized as `request.resize` says when asked for with
+    /// `next()` — off the main thread, as a decode. ``image(for:)`` gives the first frame alone,
+    /// which is what a cell shows unless it plays; a still image is one frame either way. At
+    /// most `maxFrames` (the first ones).
+    ///
+    /// ```swift
+    /// var frames = try await pipeline.animation(for: ImageRequest(url: url, maxPixelSize: 400))
+    /// while let frame = try frames.next() { show(frame.bitmap, for: frame.durationMilliseconds) }
+    /// ```
+    public nonisolated(nonsending) func animation(
+        for request: ImageRequest, maxFrames: Int = 256
+    ) async throws(ImagePipelineError)
+        -> AnimationDecoder
+    {
+        let response = try await data(for: request)
+        do throws(ImageCodecError) {
+            return try AnimationDecoder(source: response.image, options: decodingOptions(request.resize), maxFrames: maxFrames)
+        } catch .invalidArgument {
+            throw .invalidRequest(.invalidArgument("maxFrames must be at least 1, got \(maxFrames)"))
+        } catch {
+            throw .decodingFailed(error)
+        }
     }
 
     /// The bytes a disk-cache hit for `request`'s original would read (its entry as the disk
