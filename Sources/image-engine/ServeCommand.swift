@@ -154,6 +154,13 @@ struct ServeCommand: AsyncParsableCommand {
             valueName: "perceptual|libjpeg-turbo"))
     var jpegEncoder: JPEGEncodingOptions.Encoder = .perceptual
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Most frames of an animated GIF or WebP answered as WebP: 1 (the default, as imgproxy's) answers its first frame, still; N > 1 an animated WebP of the first N frames. The frames kept count against --max-src-pixels.",
+            valueName: "n"))
+    var maxAnimationFrames = 1
+
     @Flag(
         name: .long,
         help: "A URL without a format gets WebP when the request's Accept names image/webp (JPEG or PNG otherwise); such answers carry Vary: Accept.")
@@ -178,6 +185,9 @@ struct ServeCommand: AsyncParsableCommand {
         if let queue, queue < 0 { throw ValidationError("--queue must be 0 or more, got \(queue)") }
         if !(1...255).contains(memoryCacheMinUses) {
             throw ValidationError("--memory-cache-min-uses must be 1 to 255, got \(memoryCacheMinUses)")
+        }
+        if !(1...1024).contains(maxAnimationFrames) {
+            throw ValidationError("--max-animation-frames must be 1 to 1024, got \(maxAnimationFrames)")
         }
         if maxDownloads < 1 { throw ValidationError("--max-downloads must be at least 1, got \(maxDownloads)") }
         if maxDownloadsPerHost < 1 { throw ValidationError("--max-downloads-per-host must be at least 1, got \(maxDownloadsPerHost)") }
@@ -274,6 +284,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.minimumDownloadRate = minDownloadRate.bytes
         configuration.fastShrinkOnLoad = fastShrinkOnLoad
         configuration.jpegEncoder = jpegEncoder
+        configuration.maxAnimationFrames = maxAnimationFrames
         configuration.autoWebP = autoWebp
         configuration.autoAVIF = autoAvif
         configuration.requestTimeout = requestTimeout

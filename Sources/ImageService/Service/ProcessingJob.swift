@@ -14,6 +14,7 @@ struct ProcessingJob: Sendable {
     let fastShrinkOnLoad: Bool
     /// The instance's JPEG encoder: the old one makes other bytes, so other keys and ETags.
     let jpegEncoder: JPEGEncodingOptions.Encoder
+    let maxAnimationFrames: Int
     /// The format was chosen from `Accept` (`--auto-webp`, no format in the URL): the answer
     /// carries `Vary: Accept`, whichever format it is.
     let negotiatesFormat: Bool
@@ -94,6 +95,7 @@ struct ProcessingJob: Sendable {
         maxOutputSide = configuration.maxOutputSide
         fastShrinkOnLoad = configuration.fastShrinkOnLoad
         jpegEncoder = configuration.jpegEncoder
+        maxAnimationFrames = configuration.maxAnimationFrames
     }
 
     /// The canonical options with what else the instance decides about the pixels: the same
@@ -101,6 +103,7 @@ struct ProcessingJob: Sendable {
     var renderOptions: String {
         options.canonical + (fastShrinkOnLoad ? "/shrink-on-load:fast" : "")
             + (jpegEncoder == .perceptual ? "" : "/jpeg-encoder:\(jpegEncoder.rawValue)")
+            + (maxAnimationFrames > 1 ? "/animation-frames:\(maxAnimationFrames)" : "")
     }
 
     /// The result cache's key for an output `format`: canonical options (with the effective

@@ -152,14 +152,39 @@ extension ThumbnailService {
             return .failure(
                 .outputTooLarge(width: output.width, height: output.height, format: input.format.rawValue, limit: Self.maximumAVIFOutputPixels))
         }
+        // An animated source: its frames count against --max-src-pixels as imgproxy counts them
+        // (width × height × the frames an answer may keep), whatever the output; answered as
+        // WebP with --max-animation-frames above 1 (and no byte cap), it is an animated WebP of
+        // its first frames, each decoded, finished and encoded in turn.
+        let keptFrames = min(input.header.frameCount, configuration.maxAnimationFrames)
+        let (sourcePixels, pixelsOverflow) = (input.header.width * input.header.height).multipliedReportingOverflow(by: keptFrames)
+        guard !pixelsOverflow, sourcePixels <= configuration.maxSourcePixels else {
+            return .failure(
+                ServiceError(.tooLarge(width: input.header.width, height: input.header.height * keptFrames, limit: configuration.maxSourcePixels)))
+        }
+        let animated = input.format == .webp && keptFrames > 1 && input.options.maxBytes == nil
+        let frames: (count: Int, memoryBytes: Int)
+        do {
+            frames = animated ? try AnimationDecoder.plan(input.image, options: decoding, maxFrames: keptFrames) : (1, plan.memoryBytes)
+        } catch {
+            return .failure(ServiceError(error))
+        }
+        // Every frame is encoded: the frames' output pixels together stay within one large
+        // output's.
+        if animated, outputPixels.multipliedReportingOverflow(by: frames.count).partialValue > Self.maximumLossyOutputPixels {
+            return .failure(.outputTooLarge(width: output.width, height: output.height * frames.count, format: "animated webp"))
+        }
         // The decode's planned memory, the canvas's and the encoder's, prepaid as the render is
         // admitted (so a worker never waits for memory): what sources, decodes and encodes hold
         // never passes --max-memory, and a render that does not fit yet waits its turn while
         // others run. A byte cap holds one more output at a time: the best that fit so far.
         let channels = input.header.hasAlpha || (canvas.background == nil && !canvas.isIdentity) ? 4 : 3
-        let encoding = ImageEncoder.plannedBytes(width: output.width, height: output.height, channels: channels, format: input.format.codecFormat)
+        let encoding =
+            animated
+            ? WebPAnimationWriter.plannedBytes(width: output.width, height: output.height, frames: frames.count)
+            : ImageEncoder.plannedBytes(width: output.width, height: output.height, channels: channels, format: input.format.codecFormat)
         let candidates = input.options.maxBytes.map { min($0, encoding) } ?? 0
-        let (decodeAndAfter, firstOverflow) = plan.memoryBytes.addingReportingOverflow(afterDecodeBytes)
+        let (decodeAndAfter, firstOverflow) = frames.memoryBytes.addingReportingOverflow(afterDecodeBytes)
         let (withEncoder, secondOverflow) = decodeAndAfter.addingReportingOverflow(encoding)
         let (needed, thirdOverflow) = withEncoder.addingReportingOverflow(candidates)
         let overflow = firstOverflow || secondOverflow || thirdOverflow
@@ -184,6 +209,16 @@ extension ThumbnailService {
         let outcome = await withTaskExecutorPreference(CodecExecutor.shared) { () async -> Result<(Data, Double, Double), ByteCapFailure> in
             do throws(ByteCapFailure) {
                 let decodeStarted = ContinuousClock.now
+                if animated {
+                    // Decoding and encoding interleave, a frame at a time: all of it is the decode's.
+                    let data = try Result { () throws(ImageCodecError) -> Data in
+                        var decoder = try AnimationDecoder(source: input.image, options: decoding, maxFrames: frames.count)
+                        return try WebPAnimationWriter.encode(
+                            &decoder, finishing: finishing, options: WebPEncodingOptions(quality: quality), limits: limits
+                        ).data
+                    }.mapError(ByteCapFailure.codec).get()
+                    return .success((data, (ContinuousClock.now - decodeStarted).milliseconds, 0))
+                }
                 let bitmap = try Result { () throws(ImageCodecError) -> Bitmap in
                     try finishing.apply(to: input.image.decode(decoding).bitmap, limits: limits)
                 }.mapError(ByteCapFailure.codec).get()

@@ -78,6 +78,14 @@ extension ThumbnailService {
         /// The JPEG encoder (`--jpeg-encoder`): the perceptual one by default; `.libjpegTurbo`
         /// reproduces the bytes of earlier releases. Part of every result key and ETag.
         public var jpegEncoder: JPEGEncodingOptions.Encoder = .perceptual
+        /// Most frames of an animated source (GIF, WebP) answered as WebP
+        /// (`--max-animation-frames`, imgproxy's `IMGPROXY_MAX_ANIMATION_FRAMES`): 1, the
+        /// default, answers the first frame as a still image; N > 1 an animated WebP of at most
+        /// the first N frames. The frames kept count against `maxSourcePixels` (width × height ×
+        /// frames, as imgproxy counts them). JPEG, PNG and AVIF answers are always the first
+        /// frame; a byte cap (`mb:`) makes a still one. Part of every result key and ETag when
+        /// above 1.
+        public var maxAnimationFrames = 1
         /// WebP quality when the URL does not say: imgproxy's default, 79.
         public var defaultWebPQuality = 79
         /// A URL without a format gets WebP when the request's `Accept` names `image/webp`

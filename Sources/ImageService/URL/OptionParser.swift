@@ -170,8 +170,9 @@ enum OptionParser {
                     case "webp": options.skipProcessing.insert(.webp)
                     case "avif": options.skipProcessing.insert(.avif)
                     case "heic", "heif": options.skipProcessing.insert(.heic)
+                    case "gif": options.skipProcessing.insert(.gif)
                     // imgproxy's other formats: the service never reads them, so never skips them.
-                    case "gif", "svg", "ico", "bmp", "tiff", "jxl": break
+                    case "svg", "ico", "bmp", "tiff", "jxl": break
                     default: throw Failure(message: "\(name): unknown image format \(format.prefix(32))")
                     }
                 }
