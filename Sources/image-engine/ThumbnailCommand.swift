@@ -193,6 +193,9 @@ struct ThumbnailCommand: AsyncParsableCommand {
         var height: Int
         var bytes: Int
         var milliseconds: Double
+        var frames: Int
+        /// Omitted when empty.
+        var warnings: [String]?
     }
 
     func run() async throws {
@@ -230,11 +233,15 @@ struct ThumbnailCommand: AsyncParsableCommand {
         for (file, result) in zip(files, results) {
             switch result {
             case .success(let made):
+                let warnings = made.warnings.map(\.message)
                 if json {
                     Output.jsonLine(
                         Success(
                             input: file, output: made.output, width: made.width, height: made.height,
-                            bytes: made.bytes, milliseconds: (made.milliseconds * 10).rounded() / 10))
+                            bytes: made.bytes, milliseconds: (made.milliseconds * 10).rounded() / 10, frames: made.frames,
+                            warnings: warnings.isEmpty ? nil : warnings))
+                } else {
+                    for warning in warnings { Output.error("\(file): warning: \(warning)") }
                 }
             case .failure(let error):
                 failed = true

@@ -12,7 +12,7 @@ func snippet_Sources_ImageCodec_Documentation_docc_AnimatedImages_1() async thro
 
     // Every frame at 240 px, as an animated WebP with the GIF's durations and plays.
     var frames = try AnimationDecoder(source: source, options: DecodingOptions(maxPixelSize: 240), maxFrames: 256)
-    let webp = try WebPAnimationWriter.encode(&frames, options: WebPEncodingOptions(quality: 79, method: 4))
+    let webp = try WebPAnimationWriter.encode(&frames, options: WebPEncodingOptions(quality: 79))
     try webp.data.write(to: URL(fileURLWithPath: "banner.webp"))
 
     // Or play them: each frame with how long it shows.

@@ -116,14 +116,17 @@ struct GIFDecodingTests {
             source: ImageSource(data: GIFFixtures.data("pan.gif")), options: DecodingOptions(limits: DecodingLimits(maxAnimationPixels: 112 * 80 * 3))
         )
         #expect(limited.frameCount == 3, "maxAnimationPixels keeps the frames that fit")
+        #expect(limited.warnings.map(\.message) == ["3 of 12 frames kept: more would pass the animation pixel limit"])
+        #expect(decoder.warnings.isEmpty, "maxFrames is asked for: no warning")
     }
 
     @Test("a cut file keeps its whole frames; cut before the first, it is truncated")
     func truncation() throws {
         let header = try ImageDecoder.header(of: try GIFFixtures.data("truncated.gif"))
         #expect(header.frameCount == 2)
-        let (_, frames) = try frames("truncated.gif")
+        let (decoder, frames) = try frames("truncated.gif")
         #expect(frames.count == 2 && pixel(frames[1].bitmap, 3, 3) == Self.green)
+        #expect(decoder.warnings.map(\.message) == ["the file ends inside frame 3: the 2 whole frames before it kept"])
         #expect(throws: ImageCodecError.truncatedData) { try ImageDecoder.header(of: try GIFFixtures.data("truncated-first.gif")) }
     }
 

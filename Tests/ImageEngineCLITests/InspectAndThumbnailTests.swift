@@ -204,4 +204,18 @@ struct AnimatedSourceCLITests {
         let refused = try await CLIRunner.run(["thumbnail", gif, "--output", directory.url.path, "--max-frames", "0"])
         #expect(refused.status == 64 && refused.stderr.contains("--max-frames"))
     }
+
+    @Test("thumbnail: a cut GIF keeps its whole frames and says so, on stderr or in its JSON line")
+    func truncatedAnimation() async throws {
+        let directory = try TemporaryDirectory()
+        let gif = GIFFixtures.directory.appendingPathComponent("truncated.gif").path
+        let warning = "the file ends inside frame 3: the 2 whole frames before it kept"
+        let plain = try await CLIRunner.run(["thumbnail", gif, "--output", directory.url.path, "--format", "webp"])
+        #expect(plain.status == 0 && plain.stderr == "image-engine: \(gif): warning: \(warning)\n", "\(plain.stderr)")
+        let json = try await CLIRunner.run(["thumbnail", gif, "--output", directory.url.path, "--format", "webp", "--json"])
+        let line = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        #expect(json.status == 0 && json.stderr.isEmpty && line["frames"] as? Int == 2 && line["warnings"] as? [String] == [warning])
+        let written = try ImageDecoder.header(of: Data(contentsOf: directory.url.appendingPathComponent("truncated.webp")))
+        #expect(written.frameCount == 2)
+    }
 }

@@ -45,6 +45,9 @@ public struct AnimationDecoder: Sendable {
     /// pixels, the resampler, the output bitmap): what a caller admits, as it does a
     /// ``DecodePlan``'s.
     public let plannedBytes: Int
+    /// What the decoder left out and why: the frames past ``DecodingLimits/maxAnimationPixels``,
+    /// or a GIF cut inside a frame (its whole frames kept). Empty when every frame is given.
+    public let warnings: [DecodingWarning]
 
     private var state: State
     private var index = 0
@@ -64,6 +67,7 @@ public struct AnimationDecoder: Sendable {
         self.options = resolved
         let plan = try Self.plan(source, options: resolved, maxFrames: maxFrames)
         (frameCount, plannedBytes) = (plan.frameCount, plan.memoryBytes)
+        warnings = Self.warnings(source, frameCount: plan.frameCount, maxFrames: maxFrames)
         switch source.layout {
         case .gif(let gif) where source.header.frameCount > 1:
             state = .gif(gif.container, GIFWalker(offset: gif.container.blocksStart), nil)
@@ -75,6 +79,24 @@ public struct AnimationDecoder: Sendable {
             state = .still
             plays = 0
         }
+    }
+
+    /// The frames a decoder leaves out that its caller did not ask it to (`maxFrames` is asked).
+    private static func warnings(_ source: ImageSource, frameCount: Int, maxFrames: Int) -> [DecodingWarning] {
+        var warnings: [DecodingWarning] = []
+        if case .gif(let gif) = source.layout, gif.container.truncated {
+            let whole = gif.container.frameCount
+            warnings.append(
+                DecodingWarning(
+                    code: 0, message: "the file ends inside frame \(whole + 1): the \(whole) whole frame\(whole == 1 ? "" : "s") before it kept"))
+        }
+        if frameCount < min(source.header.frameCount, maxFrames) {
+            warnings.append(
+                DecodingWarning(
+                    code: 0,
+                    message: "\(frameCount) of \(source.header.frameCount) frames kept: more would pass the animation pixel limit"))
+        }
+        return warnings
     }
 
     /// How many frames a decoder of `source` with `options` gives, and the most it holds while
@@ -98,8 +120,10 @@ public struct AnimationDecoder: Sendable {
         let window = RowWindow(rowWidth: header.width, rowCount: header.height, crop: plan.crop)
         let resample = RowSinks.plannedBytes(window: window, target: (plan.width, plan.height), format: .rgba)
         // The canvas, a "restore" frame's copy or a WebP frame's pixels (each at most a
-        // canvas), a GIF row or libwebp's decoder, the resampler and the frame's bitmap.
-        let memory = 2 * canvas + max(GIFDecoder.libraryBytes + header.width, 256 << 10) + resample + output
+        // canvas), a GIF row or libwebp's decoder, the resampler, the frame's bitmap and its
+        // gray copy (2 bytes a pixel) when asked.
+        let gray = options.grayscale ? output / 2 : 0
+        let memory = 2 * canvas + max(GIFDecoder.libraryBytes + header.width, 256 << 10) + resample + output + gray
         let (pixels, overflow) = header.width.multipliedReportingOverflow(by: header.height)
         let fitting = overflow ? 1 : max(1, options.limits.maxAnimationPixels / max(1, pixels))
         return (max(1, min(header.frameCount, maxFrames, fitting)), memory)

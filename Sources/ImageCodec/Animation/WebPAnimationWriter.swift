@@ -2,7 +2,7 @@ import CImageCodecShim
 import Foundation
 
 /// Writes an animated WebP a frame at a time, through libwebp's `WebPAnimEncoder`: each frame
-/// lossy at the options' quality and method (alpha kept), and only what changed from the
+/// lossy at the options' quality and ``WebPEncodingOptions/animationMethod`` (alpha kept), and only what changed from the
 /// previous frame stored, as libwebp decides.
 ///
 /// The encoder keeps a few canvases of its own and the encoded frames until ``finish()``;
@@ -41,13 +41,15 @@ public final class WebPAnimationWriter {
             throw .invalidArgument("an animated WebP is 1-16383 pixels a side, got \(width)×\(height)")
         }
         guard (1...100).contains(options.quality) else { throw .invalidArgument("WebP quality must be 1...100, got \(options.quality)") }
-        guard (0...6).contains(options.method) else { throw .invalidArgument("WebP method must be 0...6, got \(options.method)") }
+        guard (0...6).contains(options.animationMethod) else {
+            throw .invalidArgument("WebP animation method must be 0...6, got \(options.animationMethod)")
+        }
         (self.width, self.height) = (width, height)
         charge = try MemoryLedger.current?.charge(Self.plannedBytes(width: width, height: height, frames: 1))
         var message = ShimMessage.buffer()
         var parameters = iec_webp_encode_params(
-            width: UInt32(width), height: UInt32(height), channels: 4, quality: Float(options.quality), method: Int32(options.method),
-            sharp_yuv: options.sharpYUV ? 1 : 0, stop: nil)
+            width: UInt32(width), height: UInt32(height), channels: 4, quality: Float(options.quality),
+            method: Int32(options.animationMethod), sharp_yuv: options.sharpYUV ? 1 : 0, stop: nil)
         guard let encoder = iec_webp_animation_create(Int32(width), Int32(height), Int32(min(max(0, plays), 65535)), &parameters, &message)
         else { throw .encodingFailed(message.shimMessage) }
         self.encoder = encoder

@@ -48,13 +48,17 @@ public struct DecodePlan: Sendable, Hashable {
     }
 
     /// From a decoder's plan in stored coordinates, for a result of `channels` bytes a pixel
-    /// that is then turned upright (one more copy of it) unless `appliesOrientation` is off.
-    init(header: ImageHeader, plan: ResizePlan, scaleNumerator: Int, decodeBytes: Int, channels: Int, appliesOrientation: Bool) {
-        let rotates = appliesOrientation && header.orientation != .up
+    /// that is then turned upright (one more copy of it) unless `options.appliesOrientation` is
+    /// off, and made gray (a copy of 1 byte a pixel, 2 with alpha) when `options.grayscale` asks
+    /// it of a colour result.
+    init(header: ImageHeader, plan: ResizePlan, scaleNumerator: Int, decodeBytes: Int, channels: Int, options: DecodingOptions) {
+        let rotates = options.appliesOrientation && header.orientation != .up
         let swaps = rotates && header.orientation.swapsDimensions
+        let pixels = plan.width * plan.height
+        let gray = options.grayscale && channels >= 3 ? pixels * (channels == 4 ? 2 : 1) : 0
         self.init(
             header: header, width: swaps ? plan.height : plan.width, height: swaps ? plan.width : plan.height,
-            scaleNumerator: scaleNumerator, memoryBytes: decodeBytes + (rotates ? plan.width * plan.height * channels : 0))
+            scaleNumerator: scaleNumerator, memoryBytes: decodeBytes + (rotates ? pixels * channels : 0) + gray)
     }
 }
 

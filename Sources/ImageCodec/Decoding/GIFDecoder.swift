@@ -39,7 +39,7 @@ enum GIFDecoder {
         let sink = RowSinks.plannedBytes(window: window, target: (plan.width, plan.height), format: format)
         return DecodePlan(
             header: header, plan: plan, scaleNumerator: 8, decodeBytes: heldBytes + libraryBytes + canvas + row + sink,
-            channels: format.channels, appliesOrientation: options.appliesOrientation)
+            channels: format.channels, options: options)
     }
 
     /// The first frame, composited and then cropped and resized as `options` say.

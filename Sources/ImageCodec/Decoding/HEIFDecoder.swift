@@ -207,7 +207,7 @@ enum HEIFDecoder {
             + RowSinks.plannedBytes(window: window, target: (plan.width, plan.height), format: format)
         var decodePlan = DecodePlan(
             header: stored, plan: plan, scaleNumerator: 8, decodeBytes: memory, channels: format.channels,
-            appliesOrientation: storedOptions.appliesOrientation)
+            options: storedOptions)
         decodePlan.header = header
         return decodePlan
     }

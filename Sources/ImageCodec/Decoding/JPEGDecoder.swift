@@ -100,7 +100,7 @@ enum JPEGDecoder {
             + RowSinks.plannedBytes(window: setup.window, target: (setup.plan.width, setup.plan.height), format: setup.format)
         return DecodePlan(
             header: header, plan: setup.plan, scaleNumerator: setup.numerator, decodeBytes: memory,
-            channels: setup.format.channels, appliesOrientation: options.appliesOrientation)
+            channels: setup.format.channels, options: options)
     }
 
     static func decode(

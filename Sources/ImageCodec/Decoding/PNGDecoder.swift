@@ -57,7 +57,7 @@ enum PNGDecoder {
         if setup.passes > 1 { memory += setup.rowBytes * (setup.window.rows.count + 1) }
         return DecodePlan(
             header: header, plan: setup.plan, scaleNumerator: 8, decodeBytes: memory,
-            channels: setup.format.channels, appliesOrientation: options.appliesOrientation)
+            channels: setup.format.channels, options: options)
     }
 
     static func decode(_ reader: PNGReader, _ header: ImageHeader, options: DecodingOptions) throws(ImageCodecError) -> DecodedImage {

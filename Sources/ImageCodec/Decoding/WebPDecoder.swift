@@ -127,7 +127,7 @@ enum WebPDecoder {
         let memory = heldBytes + libraryBytes(layout, setup) + setup.decodedRowBytes * setup.decodedHeight + canvasRow + sink
         return DecodePlan(
             header: header, plan: setup.plan, scaleNumerator: 8, decodeBytes: memory, channels: setup.format.channels,
-            appliesOrientation: options.appliesOrientation)
+            options: options)
     }
 
     static func decode(

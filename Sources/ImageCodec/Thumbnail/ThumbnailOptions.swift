@@ -101,9 +101,19 @@ public struct ThumbnailResult: Sendable, Hashable {
     public var bytes: Int
     /// Wall time for read, decode, resample, encode and write.
     public var milliseconds: Double
+    /// Frames written: 1 for a still image, the animation's kept frames for an animated WebP.
+    public var frames: Int
+    /// What the decode left out or could not honour (a truncated GIF's partial frame, frames
+    /// past the animation pixel limit, an ICC profile ignored), for the caller to report.
+    public var warnings: [DecodingWarning]
 
     /// Builds a result, e.g. a fake for an app's own tests; `Thumbnailer` makes the real ones.
-    public init(input: String, output: String, width: Int, height: Int, bytes: Int, milliseconds: Double) {
+    public init(
+        input: String, output: String, width: Int, height: Int, bytes: Int, milliseconds: Double, frames: Int = 1,
+        warnings: [DecodingWarning] = []
+    ) {
+        self.frames = frames
+        self.warnings = warnings
         self.input = input
         self.output = output
         self.width = width

@@ -30,6 +30,8 @@ public struct Thumbnailer: Sendable {
         var content: Content
         var metadata: ImageMetadata
         var elapsed: Duration
+        var frames = 1
+        var warnings: [DecodingWarning] = []
 
         enum Content: Sendable {
             case bitmap(Bitmap)
@@ -99,10 +101,15 @@ public struct Thumbnailer: Sendable {
             // Frame by frame: memory is a frame or two and the writer's state.
             var frames = try AnimationDecoder(source: source, options: decoder.options, maxFrames: options.maxFrames)
             let made = try WebPAnimationWriter.encode(&frames, finishing: options.finishing, options: options.webp, limits: options.limits)
-            return Decoded(input: input, size: (made.width, made.height), encoded: made.data, elapsed: ContinuousClock.now - start)
+            var decoded = Decoded(input: input, size: (made.width, made.height), encoded: made.data, elapsed: ContinuousClock.now - start)
+            (decoded.frames, decoded.warnings) = (frames.frameCount, frames.warnings)
+            return decoded
         }
-        let bitmap = try options.finishing.apply(to: source.decode(decoder.options).bitmap, limits: options.limits)
-        return Decoded(input: input, bitmap: bitmap, metadata: options.keptMetadata.metadata(of: source), elapsed: ContinuousClock.now - start)
+        let image = try source.decode(decoder.options)
+        let bitmap = try options.finishing.apply(to: image.bitmap, limits: options.limits)
+        var decoded = Decoded(input: input, bitmap: bitmap, metadata: options.keptMetadata.metadata(of: source), elapsed: ContinuousClock.now - start)
+        decoded.warnings = image.warnings
+        return decoded
     }
 
     /// Encode and write atomically: the second half.
@@ -122,7 +129,7 @@ public struct Thumbnailer: Sendable {
         let elapsed = decoded.elapsed + (ContinuousClock.now - start)
         return ThumbnailResult(
             input: decoded.input.path, output: output.path, width: width, height: height,
-            bytes: data.count, milliseconds: elapsed / .milliseconds(1))
+            bytes: data.count, milliseconds: elapsed / .milliseconds(1), frames: decoded.frames, warnings: decoded.warnings)
     }
 
     /// Makes thumbnails for all inputs with at most `jobs` decodes running at once, and only
@@ -133,6 +140,7 @@ public struct Thumbnailer: Sendable {
     /// A file's encode runs beside the next file's decode, so even `jobs: 1` keeps a second
     /// core busy, as vipsthumbnail's thread pool does; at most `jobs` decoded bitmaps wait for
     /// their encode, which bounds memory.
+
     public func run(
         _ inputs: [URL], outputDirectory: URL, jobs: Int,
         progress: @escaping @Sendable (_ finished: Int, _ total: Int) -> Void = { _, _ in }
