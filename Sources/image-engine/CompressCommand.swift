@@ -179,10 +179,13 @@ struct CompressCommand: AsyncParsableCommand {
             var chroma: String?
             /// The quality of the chroma tables; null with `chroma`.
             var chromaQuality: Int?
+            /// Tenths of a step added to both qualities (0-0.9); left out with `quality`.
+            var qualityFraction: Double?
 
             enum CodingKeys: String, CodingKey {
                 case input, output, width, height, quality, bytes, score, ssimulacra2, chroma
                 case chromaQuality = "chroma_quality"
+                case qualityFraction = "quality_fraction"
             }
 
             // `chroma` is null, not missing, for a PNG; `quality` is left out, as it always was.
@@ -193,6 +196,7 @@ struct CompressCommand: AsyncParsableCommand {
                 try container.encode(width, forKey: .width)
                 try container.encode(height, forKey: .height)
                 try container.encodeIfPresent(quality, forKey: .quality)
+                try container.encodeIfPresent(qualityFraction, forKey: .qualityFraction)
                 try container.encode(bytes, forKey: .bytes)
                 try container.encode(score, forKey: .score)
                 try container.encode(ssimulacra2, forKey: .ssimulacra2)
@@ -215,7 +219,7 @@ struct CompressCommand: AsyncParsableCommand {
                         input: file, output: output.path, width: image.width,
                         height: image.height, quality: image.quality, bytes: image.bytes, score: (image.score * 10000).rounded() / 10000,
                         ssimulacra2: (image.ssimulacra2 * 100).rounded() / 100, chroma: image.chroma?.rawValue,
-                        chromaQuality: image.chromaQuality)
+                        chromaQuality: image.chromaQuality, qualityFraction: image.quality == nil ? nil : image.qualityFraction)
                 }))
     }
 

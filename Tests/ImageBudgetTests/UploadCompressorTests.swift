@@ -81,6 +81,21 @@ struct UploadCompressorTests {
         #expect(first.images.allSatisfy { $0.mimeType == "image/jpeg" && $0.quality != nil })
     }
 
+    @Test("the worst image spends what the integer qualities leave in tenths of a step; libjpeg-turbo's tables have none")
+    func fractionalQuality() async throws {
+        let sources: [UploadSource] = [
+            .data(SyntheticPhotos.jpeg(busyness: 0.5, seed: 1), name: "busy.jpg"),
+            .data(SyntheticPhotos.jpeg(busyness: 0.1, seed: 3), name: "plain.jpg")
+        ]
+        let set = try await UploadCompressor(options: SyntheticPhotos.options).compress(sources)
+        #expect(set.totalBytes <= SyntheticPhotos.options.budget)
+        let raised = try #require(set.images.first { $0.qualityFraction > 0 }, "\(set.images.map { ($0.quality, $0.qualityFraction, $0.bytes) })")
+        #expect((0.1...0.9).contains(raised.qualityFraction))
+        var turbo = SyntheticPhotos.options
+        turbo.jpegEncoder = .libjpegTurbo
+        #expect(try await UploadCompressor(options: turbo).compress(sources).images.allSatisfy { $0.qualityFraction == 0 })
+    }
+
     @Test("an unreachable budget is a typed error that names the smallest achievable total")
     func unreachable() async throws {
         let sources: [UploadSource] = (0..<3).map { .data(SyntheticPhotos.jpeg(busyness: 0.6, seed: UInt64($0 + 5)), name: "p\($0).jpg") }

@@ -159,6 +159,24 @@ struct PerceptualJPEGTests {
         #expect(withProfile.iccProfile == profile)
     }
 
+    @Test("a quality fraction lies between its two integer qualities; 0 changes nothing; 1 and NaN are refused")
+    func qualityFraction() throws {
+        let photo = try Self.photo()
+        func encoded(_ quality: Int, _ fraction: Double = 0) throws -> Data {
+            try ImageEncoder.jpeg(photo, options: JPEGEncodingOptions(quality: quality, qualityFraction: fraction))
+        }
+        let (q90, q91, half) = (try encoded(90), try encoded(91), try encoded(90, 0.5))
+        #expect(try encoded(90, 0) == q90)
+        #expect(q90.count < half.count && half.count < q91.count, "\(q90.count) < \(half.count) < \(q91.count)")
+        let tables = JPEGSegments.quantizationTables(half)[0] ?? []
+        #expect(zip(tables, JPEGSegments.quantizationTables(q90)[0] ?? []).allSatisfy { $0 <= $1 })
+        #expect(tables != JPEGSegments.quantizationTables(q90)[0] && tables != JPEGSegments.quantizationTables(q91)[0])
+        for bad in [1.0, -0.1, .nan] {
+            #expect(throws: ImageCodecError.self) { try encoded(90, bad) }
+        }
+        #expect(throws: ImageCodecError.self) { try encoded(100, 0.5) }
+    }
+
     @Test("an output past its limit fails as out of memory, through the shim")
     func outputLimit() throws {
         let photo = try Self.photo(side: 200)

@@ -8,6 +8,9 @@ struct Candidate: Hashable, Sendable {
     var chroma: JPEGEncodingOptions.ChromaSubsampling = .s420
     /// Chroma tables at `quality + chromaOffset` (clamped to `chromaQualities`); 0: the same.
     var chromaOffset = 0
+    /// Tenths of a quality step added to `quality` and the chroma quality (0...9): how
+    /// `FractionalQuality` spends the bytes between two integer qualities.
+    var tenths = 0
 
     /// Chroma qualities the search uses: below 20 chroma blocks go flat, above 95 the bytes
     /// explode for a fraction of a point.

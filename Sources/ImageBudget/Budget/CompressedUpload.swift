@@ -17,6 +17,10 @@ public struct CompressedUpload: Sendable, Hashable {
     public var height: Int
     /// JPEG quality, or nil for PNG.
     public var quality: Int?
+    /// The fraction of a quality step (0 ..< 1, in tenths) the perceptual encoder added to
+    /// `quality` and `chromaQuality` to spend what the integer qualities left of the budget
+    /// (see ``JPEGEncodingOptions/qualityFraction``); 0 for most images and every PNG.
+    public var qualityFraction: Double
     /// `image/jpeg` or `image/png`.
     public var mimeType: String
     /// SSIM on luma against the source at display size (longest side `maxPixelSize`), both
@@ -40,8 +44,9 @@ public struct CompressedUpload: Sendable, Hashable {
     public init(
         fileName: String, sourceName: String, sourceBytes: Int, data: Data, width: Int, height: Int, quality: Int?,
         mimeType: String, score: Double, ssimulacra2: Double = 0, chroma: JPEGEncodingOptions.ChromaSubsampling? = nil,
-        chromaQuality: Int? = nil
+        chromaQuality: Int? = nil, qualityFraction: Double = 0
     ) {
+        self.qualityFraction = qualityFraction
         self.fileName = fileName
         self.sourceName = sourceName
         self.sourceBytes = sourceBytes

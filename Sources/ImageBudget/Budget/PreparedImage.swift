@@ -60,7 +60,7 @@ extension PreparedImage {
                 options: JPEGEncodingOptions(
                     quality: quality, chromaSubsampling: candidate.chroma, progressive: true,
                     preservesICCProfile: false, quantization: encoding.quantization,
-                    chromaQuality: candidate.chromaQuality, encoder: encoding.encoder))
+                    chromaQuality: candidate.chromaQuality, encoder: encoding.encoder, qualityFraction: Double(candidate.tenths) / 10))
         } else {
             data = try ImageEncoder.png(bitmap, options: PNGEncodingOptions(compressionLevel: 9, preservesICCProfile: false))
         }

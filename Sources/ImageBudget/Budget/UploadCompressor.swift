@@ -34,6 +34,7 @@ public struct UploadCompressor: Sendable {
         if options.metric == .ssimulacra2 {
             chosen = try await ChromaRefinement(options: options, store: store).refine(chosen, measured: allocation.measured)
         }
+        chosen = try await FractionalQuality(options: options, store: store).fill(chosen)
         if options.keepsPNGWhenSmaller {
             chosen = try await preferPNG(chosen, store: store)
         }
@@ -47,7 +48,8 @@ public struct UploadCompressor: Sendable {
                 width: pair.0.width, height: pair.0.height, quality: pair.0.candidate.quality,
                 mimeType: pair.0.candidate.quality == nil ? "image/png" : "image/jpeg", score: pair.0.ssim,
                 ssimulacra2: pair.0.ssimulacra2 ?? 0, chroma: chroma,
-                chromaQuality: chroma == nil ? nil : pair.0.candidate.chromaQuality ?? pair.0.candidate.quality)
+                chromaQuality: chroma == nil ? nil : pair.0.candidate.chromaQuality ?? pair.0.candidate.quality,
+                qualityFraction: Double(pair.0.candidate.tenths) / 10)
         }
         return CompressedUploadSet(images: uploads, budget: options.budget, encodeCount: store.encodeCount)
     }

@@ -29,6 +29,11 @@ public struct JPEGEncodingOptions: Sendable, Hashable {
 
     /// 1...100.
     public var quality: Int
+    /// A fraction of a quality step (0 ..< 1) the perceptual encoder adds to `quality` and to
+    /// `chromaQuality`: its tables are continuous in quality, so a search for a byte size (the
+    /// upload budget) can spend what lies between two integer qualities. 0 by default;
+    /// libjpeg-turbo's integer tables ignore it.
+    public var qualityFraction: Double
     /// Quality of the chroma quantization (1...100), when it should differ from `quality`:
     /// colour-aware metrics such as SSIMULACRA2 often gain more from finer chroma than from
     /// finer luma at the same bytes, and a busy photo can give chroma bytes away cheaply.
@@ -53,9 +58,11 @@ public struct JPEGEncodingOptions: Sendable, Hashable {
     public init(
         quality: Int = 85, optimizesHuffmanCoding: Bool = true, chromaSubsampling: ChromaSubsampling = .s420,
         progressive: Bool = false, background: RGBColor = .white, preservesICCProfile: Bool = true,
-        quantization: JPEGQuantization = .annexK, chromaQuality: Int? = nil, encoder: Encoder = .perceptual
+        quantization: JPEGQuantization = .annexK, chromaQuality: Int? = nil, encoder: Encoder = .perceptual,
+        qualityFraction: Double = 0
     ) {
         self.encoder = encoder
+        self.qualityFraction = qualityFraction
         self.quality = quality
         self.chromaQuality = chromaQuality
         self.optimizesHuffmanCoding = optimizesHuffmanCoding

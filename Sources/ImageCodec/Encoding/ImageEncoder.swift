@@ -54,6 +54,9 @@ public enum ImageEncoder {
         guard (1...100).contains(options.quality) else {
             throw .invalidArgument("JPEG quality must be 1...100, got \(options.quality)")
         }
+        guard options.qualityFraction >= 0, options.qualityFraction < 1, Double(options.quality) + options.qualityFraction <= 100 else {
+            throw .invalidArgument("JPEG quality fraction must be in 0..<1 with the quality at most 100, got \(options.qualityFraction)")
+        }
         if let chroma = options.chromaQuality, !(1...100).contains(chroma) {
             throw .invalidArgument("JPEG chroma quality must be 1...100, got \(chroma)")
         }

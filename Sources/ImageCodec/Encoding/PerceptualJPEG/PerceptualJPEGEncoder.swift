@@ -17,7 +17,8 @@ enum PerceptualJPEGEncoder {
         let colour = bitmap.format.channels >= 3
         let (hSamp, vSamp) = colour ? options.chromaSubsampling.lumaSamplingFactors : (1, 1)
         let quantization = PerceptualQuantization(
-            quality: options.quality, chromaQuality: options.chromaQuality ?? options.quality, tuning: tuning)
+            quality: Float(options.quality) + Float(options.qualityFraction),
+            chromaQuality: Float(options.chromaQuality ?? options.quality) + Float(options.qualityFraction), tuning: tuning)
         let field = try MaskingField(bitmap, tuning: tuning)
         let profile = options.preservesICCProfile ? bitmap.iccProfile ?? [] : []
         let created = quantization.lumaTable.withUnsafeBufferPointer { luma in

@@ -21,12 +21,12 @@ struct PerceptualQuantization {
     /// libjpeg's quality curve (jcparam.c): the percentage a quality scales a table by, so that a
     /// quality means what users know from every other JPEG encoder: 50 is the table itself,
     /// below it 5000/q %, above it 200 − 2q %.
-    static func scale(quality: Int) -> Float {
-        let q = Float(min(max(quality, 1), 100))
+    static func scale(quality: Float) -> Float {
+        let q = min(max(quality, 1), 100)
         return q < 50 ? 50 / q : (200 - 2 * q) / 100
     }
 
-    init(quality: Int, chromaQuality: Int, tuning: PerceptualJPEGTuning) {
+    init(quality: Float, chromaQuality: Float, tuning: PerceptualJPEGTuning) {
         func table(dc: Float, slope: Float, power: Float, scale: Float) -> [UInt32] {
             (0..<64).map { index in
                 let radius = Float((index / 8) * (index / 8) + (index % 8) * (index % 8)).squareRoot()
