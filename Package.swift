@@ -10,11 +10,31 @@ let package = Package(
         .library(name: "ImageBudget", targets: ["ImageBudget"]),
         .library(name: "MultipartForm", targets: ["MultipartForm"]),
         .library(name: "ImagePipeline", targets: ["ImagePipeline"]),
+        // imgproxy-style URL signing alone, for API servers that sign and do not serve.
+        .library(name: "URLSigning", targets: ["URLSigning"]),
         .library(name: "ImageService", targets: ["ImageService"]),
         .executable(name: "image-engine", targets: ["image-engine"]),
     ],
+    // The thumbnail service and the command-line tool, and only they, need the packages below
+    // swift-collections: Hummingbird, SwiftNIO, AsyncHTTPClient, swift-crypto (BoringSSL),
+    // ArgumentParser, and the tests' servers. Every use of them is behind the `Server` trait, on
+    // by default: this package builds and tests whole as it is. An app that wants only the
+    // client products depends with `traits: []`, and SwiftPM then neither fetches nor builds
+    // any of them (see the README's "Install"). A trait rather than a second package, because a
+    // package in a subdirectory cannot be depended on by Git URL, and rather than a second
+    // repository, because the service's tests need the client modules as they are in this
+    // commit.
+    traits: [
+        .trait(
+            name: "Server",
+            description: "ImageService and the image-engine tool: Hummingbird, SwiftNIO, AsyncHTTPClient, swift-crypto, ArgumentParser."
+        ),
+        .default(enabledTraits: ["Server"]),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // ImageService only: its ETags (SHA-256 through BoringSSL on Linux, already in the
+        // server's graph through swift-nio-ssl). Client products hash with Hashing instead.
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
         // The pipeline's work queues: waiting work ordered by priority in a heap.
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
@@ -103,8 +123,16 @@ let package = Package(
         // multipart/form-data request bodies (RFC 7578), for uploading what ImageBudget made.
         .target(name: "MultipartForm"),
 
+        // SHA-256 and HMAC-SHA-256 from FIPS 180-4 and RFC 2104, written here: the disk cache's
+        // file names and the URL signatures, without a TLS library in a client's build.
+        .target(name: "Hashing"),
+
         // Memory (LRU) and disk caches; generic over keys and values, they know nothing of images.
-        .target(name: "ImageCache", dependencies: ["Locking", .product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "ImageCache", dependencies: ["Locking", "Hashing"]),
+
+        // imgproxy's URL signatures (URLSigner, SigningKey): what an API server needs to sign
+        // the thumbnail URLs it hands out, and nothing of the service.
+        .target(name: "URLSigning", dependencies: ["Hashing"]),
 
         // Loads images over HTTP through memory and disk caches: coalescing, cancellation,
         // priorities, prefetching, HTTP revalidation, selectable cache strategies.
@@ -119,21 +147,21 @@ let package = Package(
             dependencies: [
                 // ImageBudget: `mb:` (max_bytes) fits an output under its cap with the upload
                 // budget's search.
-                "ImagePipeline", "ImageCodec", "ImageCache", "ImageBudget", "Locking",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdCore", package: "hummingbird"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
-                .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                "ImagePipeline", "ImageCodec", "ImageCache", "ImageBudget", "Locking", "URLSigning",
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Server"])),
+                .product(name: "HummingbirdCore", package: "hummingbird", condition: .when(traits: ["Server"])),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Server"])),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle", condition: .when(traits: ["Server"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Server"])),
+                .product(name: "Metrics", package: "swift-metrics", condition: .when(traits: ["Server"])),
+                .product(name: "Prometheus", package: "swift-prometheus", condition: .when(traits: ["Server"])),
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["Server"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Server"])),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["Server"])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["Server"])),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras", condition: .when(traits: ["Server"])),
+                .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras", condition: .when(traits: ["Server"])),
+                .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["Server"])),
             ]
         ),
 
@@ -146,9 +174,10 @@ let package = Package(
                 "ImageBudget",
                 "MultipartForm",
                 "ImagePipeline",
+                "URLSigning",
                 "ImageService",
                 "CGlibcMalloc",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Server"])),
             ]
         ),
 
@@ -159,7 +188,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         // The loopback image server of the pipeline tests (and, through a link, the benchmarks):
         // ETag, Last-Modified, Cache-Control, conditional requests, throttling and fault modes.
-        .target(name: "ImageServer", dependencies: [.product(name: "FlyingFox", package: "FlyingFox")], path: "Tests/ImageServer"),
+        .target(name: "ImageServer", dependencies: [.product(name: "FlyingFox", package: "FlyingFox", condition: .when(traits: ["Server"]))], path: "Tests/ImageServer"),
         .testTarget(name: "ImageCodecTests", dependencies: ["ImageCodec", "CTestImageWriter", "TestSupport"]),
         .testTarget(
             name: "ImageBudgetTests",
@@ -168,7 +197,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MultipartFormTests",
-            dependencies: ["MultipartForm", "TestSupport", .product(name: "MultipartKit", package: "multipart-kit")]
+            dependencies: ["MultipartForm", "TestSupport", .product(name: "MultipartKit", package: "multipart-kit", condition: .when(traits: ["Server"]))]
         ),
         .testTarget(name: "ImageCacheTests", dependencies: ["ImageCache", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "ImagePipelineTests", dependencies: ["ImagePipeline", "ImageCodec", "ImageCache", "ImageServer", "TestSupport"]),
@@ -176,21 +205,31 @@ let package = Package(
             name: "ImageServiceTests",
             dependencies: [
                 "ImageService", "ImagePipeline", "ImageCodec", "ImageCache", "ImageServer", "TestSupport", "Locking",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "Logging", package: "swift-log"),
+                "URLSigning", "Hashing",
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["Server"])),
+                // Hashing's SHA-256 and HMAC checked against BoringSSL's on seeded random input.
+                .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["Server"])),
+                .product(name: "Prometheus", package: "swift-prometheus", condition: .when(traits: ["Server"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Server"])),
+                // ThumbnailServer.services run in a ServiceGroup of the test's own.
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Server"])),
                 // A connection's handlers driven byte by byte, without a socket.
-                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio", condition: .when(traits: ["Server"])),
                 // An answer's body written to a writer the test holds (the outbound window).
-                .product(name: "HummingbirdCore", package: "hummingbird"),
-                .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
+                .product(name: "HummingbirdCore", package: "hummingbird", condition: .when(traits: ["Server"])),
+                .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras", condition: .when(traits: ["Server"])),
             ]
         ),
         // The Swift blocks of the README and the DocC articles, generated by scripts/snippets.py:
         // compiled with the tests so an API change cannot leave an example that no longer builds.
         .testTarget(
             name: "DocumentationSnippets",
-            dependencies: ["ImageCodec", "ImageCache", "ImagePipeline", "ImageBudget", "MultipartForm", "ImageService"]
+            dependencies: [
+                "ImageCodec", "ImageCache", "ImagePipeline", "ImageBudget", "MultipartForm", "URLSigning", "ImageService",
+                // "Embedding the service" runs the service in a ServiceGroup of its own.
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Server"])),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Server"])),
+            ]
         ),
         // Drives the built executable, as outside checks do.
         .testTarget(name: "ImageEngineCLITests", dependencies: ["image-engine", "ImageCodec", "ImageCache", "ImageServer", "TestSupport"]),

@@ -21,6 +21,8 @@ find Sources Tests -name '*.swift' -not -path 'Tests/DocumentationSnippets/*' -p
 scripts/check-docs.sh
 # The memory ledger's gate: no buffer in the render path is made around the charged types.
 scripts/check-allocations.sh
+# An app using every client product with `traits: []` resolves no server or TLS package.
+scripts/check-embedding.sh
 # The CLI's fetch tests talk to a loopback server in the test process: kept apart from the CLI
 # tests that run CPU-heavy children (thumbnails and uploads of every sample photo). So are the
 # service's connection tests, which wait seconds at most for answers and deadlines, from the

@@ -19,8 +19,11 @@ struct ImageEngineCommand: AsyncParsableCommand {
         ]
     )
 
-    /// The release this tool is built from; printed by `--version`.
-    static let version = "0.6.0"
+    /// Printed by `--version`: the last release, and whether this build is past it. A build
+    /// from `main` after a release says so (SemVer's build metadata, `+main`), so a bug report
+    /// never passes off unreleased code as the release. The release commit sets it to the bare
+    /// version; the next commit adds `+main` again.
+    static let version = "0.6.0+main (unreleased changes after 0.6.0; see CHANGELOG.md)"
 
     /// ArgumentParser's `main`, but a usage mistake is one line on stderr naming the option
     /// (`image-engine: ...`, exit 64) rather than a message, a help line and a usage block.

@@ -1,3 +1,4 @@
+import URLSigning
 import ArgumentParser
 import ImageService
 

@@ -2,7 +2,7 @@
 // Compiled with the tests so that an API change cannot leave an example that no longer
 // builds: run `scripts/snippets.py generate` after changing a block.
 import Foundation
-import ImageService
+import URLSigning
 
 func snippet_Sources_ImageService_Documentation_docc_RunningTheService_1() async throws {
 

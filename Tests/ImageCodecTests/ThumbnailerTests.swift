@@ -51,6 +51,25 @@ struct ThumbnailerTests {
         }
         #expect(progress.values == (1...inputs.count).map { ($0, inputs.count) }.map { "\($0.0)/\($0.1)" })
     }
+
+    @Test("a missing output directory is made, with its parents; one that cannot be is every result's error")
+    func outputDirectory() async throws {
+        let directory = try TemporaryDirectory()
+        let inputs = try Self.inputs(in: directory).filter { $0.lastPathComponent != "broken.jpg" }
+        let thumbnailer = Thumbnailer(options: ThumbnailOptions(resize: .fit(width: 50, height: 50)))
+        let nested = directory.file("thumbs/of/today")
+        let results = await thumbnailer.run(inputs, outputDirectory: nested, jobs: 2)
+        for result in results {
+            let made = try result.get()
+            #expect(URL(fileURLWithPath: made.output).deletingLastPathComponent().path == nested.path && made.width <= 50)
+        }
+        // A file where a directory must go: no decode starts, every input gets the same error.
+        let blocked = directory.file("blocked")
+        try Data("a file".utf8).write(to: blocked)
+        let refused = await thumbnailer.run(inputs, outputDirectory: blocked.appendingPathComponent("sub"), jobs: 2)
+        #expect(refused.count == inputs.count)
+        #expect(refused.allSatisfy { if case .failure(.io(let path, _)) = $0 { path.hasSuffix("blocked/sub") } else { false } })
+    }
 }
 
 /// The batch order by planned memory.

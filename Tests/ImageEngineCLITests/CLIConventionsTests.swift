@@ -6,10 +6,10 @@ import TestSupport
 /// naming the file (or one JSON record in JSON mode), exit 64 for usage and 1 for failures.
 @Suite("CLI: conventions")
 struct CLIConventionsTests {
-    @Test("--version prints the version and exits 0")
+    @Test("--version prints the last release and that this build is past it, and exits 0")
     func version() async throws {
         let outcome = try await CLIRunner.run(["--version"])
-        #expect(outcome.status == 0 && outcome.stdout == "0.6.0\n")
+        #expect(outcome.status == 0 && outcome.stdout == "0.6.0+main (unreleased changes after 0.6.0; see CHANGELOG.md)\n")
     }
 
     /// The help text of one option or argument: its first line and the indented lines after it.

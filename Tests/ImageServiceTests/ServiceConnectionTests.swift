@@ -1,5 +1,7 @@
 import Foundation
 import ImageCodec
+import Logging
+import ServiceLifecycle
 import ImageServer
 @testable import ImageService
 import Testing
@@ -245,6 +247,53 @@ struct ServiceConnectionTests {
             #expect(connection.serverClosed, "an idle connection to /metrics stayed open")
         }
         await harness.stop()
+    }
+
+    @Test("a running instance reports its disk caches' size and entries on /metrics, as cache stats would")
+    func diskCacheMetrics() async throws {
+        let harness = try await ServiceHarness.start(diskCache: true)
+        let made = try await harness.get(harness.path("w:70", harness.source("kite.jpg")))
+        #expect(made.status == 200)
+        await harness.service.flush()
+        let metrics = try await harness.get("/metrics", metrics: true).text
+        func value(_ name: String, _ cache: String) -> Double? {
+            metrics.split(separator: "\n").first { $0.hasPrefix("\(name){cache=\"\(cache)\"}") }
+                .flatMap { $0.split(separator: " ").last }.flatMap { Double($0) }
+        }
+        for cache in ["results", "sources"] {
+            #expect(value("image_engine_disk_cache_entries", cache) == 1, "\(cache): \(metrics)")
+            #expect((value("image_engine_disk_cache_bytes", cache) ?? 0) > 0)
+            #expect((value("image_engine_disk_cache_limit_bytes", cache) ?? 0) >= Double(1 << 20))
+        }
+        // The result's entry holds at least the answer's bytes.
+        #expect(try #require(value("image_engine_disk_cache_bytes", "results")) >= Double(made.body.count))
+        await harness.stop()
+    }
+
+    @Test("ThumbnailServer.services in a group of one's own: the same guards, and SIGTERM-style shutdown drains")
+    func embeddedServices() async throws {
+        let service = try ThumbnailService(configuration: ThumbnailService.Configuration(keys: [], requiresSignature: false))
+        let (ports, continuation) = AsyncStream<Int>.makeStream()
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: ThumbnailServer.services(
+                    serving: service, configuration: ThumbnailServer.Configuration(address: ServerAddress(host: "127.0.0.1", port: 0)),
+                    onListening: { continuation.yield($0) }),
+                logger: Logger(label: "test")))
+        let running = Task { try await group.run() }
+        var iterator = ports.makeAsyncIterator()
+        let port = try #require(await iterator.next())
+        let health = try RawConnection(port: port, path: "/health")
+        #expect(await health.answer().hasPrefix("HTTP/1.1 200"))
+        // The responder's refusal of a GET with a body, and the watcher closing the connection.
+        let chunked = try RawConnection(
+            port: port, request: "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n")
+        for _ in 0..<20 { try? chunked.send("1000\r\n" + String(repeating: "x", count: 4096) + "\r\n") }
+        #expect(await chunked.answer().hasPrefix("HTTP/1.1 400"))
+        #expect(chunked.serverClosed)
+        await group.triggerGracefulShutdown()
+        try await running.value
+        #expect(!service.isReady, "the drain started with the shutdown")
     }
 
     @Test("a request not answered within --request-timeout is 504, and the service answers the next one")

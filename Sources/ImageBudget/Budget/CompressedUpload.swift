@@ -19,7 +19,7 @@ public struct CompressedUpload: Sendable, Hashable {
     public var quality: Int?
     /// The fraction of a quality step (0 ..< 1, in tenths) the perceptual encoder added to
     /// `quality` and `chromaQuality` to spend what the integer qualities left of the budget
-    /// (see ``JPEGEncodingOptions/qualityFraction``); 0 for most images and every PNG.
+    /// (see `JPEGEncodingOptions.qualityFraction`); 0 for most images and every PNG.
     public var qualityFraction: Double
     /// `image/jpeg` or `image/png`.
     public var mimeType: String

@@ -1,4 +1,4 @@
-import Crypto
+import Hashing
 import Foundation
 
 /// File names for cache keys: the SHA-256 of the key in hex. Keys are URLs or arbitrary
@@ -6,7 +6,7 @@ import Foundation
 /// name-length and character limits.
 enum DiskCacheKey {
     static func fileName(for key: String) -> String {
-        let digest = SHA256.hash(data: Data(key.utf8))
+        let digest = SHA256.hash(key.utf8)
         let hex: [UInt8] = Array("0123456789abcdef".utf8)
         var name = [UInt8]()
         name.reserveCapacity(64)

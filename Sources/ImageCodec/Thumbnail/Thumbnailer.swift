@@ -140,11 +140,18 @@ public struct Thumbnailer: Sendable {
     /// A file's encode runs beside the next file's decode, so even `jobs: 1` keeps a second
     /// core busy, as vipsthumbnail's thread pool does; at most `jobs` decoded bitmaps wait for
     /// their encode, which bounds memory.
-
+    ///
+    /// `outputDirectory` is created (with its parents) when missing, as the CLI does; when it
+    /// cannot be, every result is that error and no file is read.
     public func run(
         _ inputs: [URL], outputDirectory: URL, jobs: Int,
         progress: @escaping @Sendable (_ finished: Int, _ total: Int) -> Void = { _, _ in }
     ) async -> [Result<ThumbnailResult, ImageCodecError>] {
+        do throws(ImageCodecError) {
+            _ = try FileBytes.createDirectory(outputDirectory)
+        } catch {
+            return inputs.map { _ in .failure(error) }
+        }
         var results = [Result<ThumbnailResult, ImageCodecError>?](repeating: nil, count: inputs.count)
         var claimed: [String: String] = [:]
         var work: [(item: (index: Int, input: URL, output: URL), cost: Int)] = []

@@ -1,4 +1,5 @@
 import CoreMetrics
+import ImageCache
 import Locking
 import Metrics
 
@@ -65,6 +66,16 @@ final class ServiceMetrics: @unchecked Sendable {
     func recordDownload(bytes: Int, duration: Duration) {
         if bytes > 0 { sourceBytes.increment(by: bytes) }
         downloadDuration.record(duration: duration)
+    }
+
+    /// A disk cache's size, entries and limit (`cache="sources"` or `"results"`).
+    func recordDiskCache(_ name: String, _ statistics: DiskCacheStatistics) {
+        for (label, value) in [
+            ("image_engine_disk_cache_bytes", statistics.totalBytes), ("image_engine_disk_cache_entries", statistics.count),
+            ("image_engine_disk_cache_limit_bytes", statistics.sizeLimit)
+        ] {
+            Meter(label: label, dimensions: [("cache", name)], factory: factory).set(value)
+        }
     }
 
     /// One finished request: its status and how long it took.

@@ -91,30 +91,14 @@ public final class ThumbnailServer: Sendable {
         var quiet = logger
         // Hummingbird's own messages ("server started"...) only when something is wrong.
         quiet.logLevel = max(logger.logLevel, .warning)
-        // Request heads are small (a signed path, a few headers): 16 KiB a field, 32 KiB in all,
-        // 100 fields, where NIO would allow 80 KiB and 1,000.
-        let limits = ConnectionDeadlines.Limits(
-            idle: Self.timeAmount(configuration.idleTimeout), requestRead: Self.timeAmount(configuration.requestReadTimeout),
-            responseWrite: Self.timeAmount(configuration.responseWriteTimeout))
-        let shedder = ConnectionShedder(maximum: configuration.maximumConnections)
-        // No idle timeout of Hummingbird's: ConnectionDeadlines keeps every timer, and
-        // Hummingbird's starts once an answer's end is handed over, before it is written.
-        let http = HTTP1Channel.Configuration(
-            additionalChannelHandlers: [DisconnectWatcher(), ConnectionDeadlines(limits: limits, shedder: shedder)],
-            idleTimeout: nil,
-            httpDecoderConfiguration: .init(maxHeaderFieldSize: 16 << 10, maxHeaderListSize: 32 << 10, maxHeaderFieldCount: 100))
-        let app = Application(
-            responder: ServiceResponder(service: service), server: .http1(configuration: http),
-            configuration: ApplicationConfiguration(
-                address: .hostname(configuration.address.host, port: configuration.address.port),
-                availableConnectionsDelegate: MaximumAvailableConnections(configuration.maximumConnections)),
-            onServerRunning: { onListening($0.localAddress?.port ?? 0) }, logger: quiet)
+        let limits = Self.deadlines(configuration)
         var services: [any Service] = []
         if let metricsAddress = configuration.metricsAddress {
             let registry = registry ?? PrometheusCollectorRegistry()
             let router = Router()
-            router.get("metrics") { _, _ -> Response in
-                Response(
+            router.get("metrics") { [service] _, _ -> Response in
+                service.updateCacheMetrics()
+                return Response(
                     status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                     body: ResponseBody(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer()))) // small: the metrics text
             }
@@ -133,7 +117,7 @@ public final class ThumbnailServer: Sendable {
         }
         // Shut down in reverse order: drain first, then the service's listener and its
         // requests, and the metrics listener last, so the drain can be watched.
-        services += [app, DrainOnShutdown(service: service)]
+        services += Self.services(serving: service, configuration: configuration, logger: quiet, onListening: onListening)
         var groupConfiguration = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: configuration.shutdownSignals, logger: quiet)
         groupConfiguration.maximumGracefulShutdownDuration = configuration.shutdownTimeout
         let group = ServiceGroup(configuration: groupConfiguration)
@@ -145,6 +129,55 @@ public final class ThumbnailServer: Sendable {
         defer { lock.withLock { self.group = nil } }
         try await group.run()
         await service.flush()
+    }
+
+    /// What `run()` serves `service` with, for a server of your own: the Hummingbird
+    /// application on `configuration.address`, and the service that starts the drain when a
+    /// graceful shutdown begins, in the order a `ServiceGroup` should hold them (it shuts
+    /// down in reverse: the drain first, then the listener and its requests). Add them to your
+    /// group beside your own services; `/metrics` is yours to serve (`run()` adds a listener).
+    ///
+    /// The application carries every guard `run()` has:
+    /// - a request whose client goes away is cancelled and logged as 499, its render stopped
+    ///   (the disconnect watcher);
+    /// - `requestReadTimeout` for a request's head, `responseWriteTimeout` for writing an
+    ///   answer, `idleTimeout` between requests, each its own timer (the connection deadlines);
+    /// - past `maximumConnections`, the longest-idle or stalled connection is closed to let a
+    ///   new one in, and accepting pauses when none can go (the shedder);
+    /// - heads of at most 100 fields and 32 KiB, and a GET or HEAD with a body refused (400,
+    ///   connection closed): requests are a signed path and a few headers.
+    ///
+    /// ```swift
+    /// let services = ThumbnailServer.services(serving: service, configuration: ThumbnailServer.Configuration(
+    ///     address: ServerAddress(host: "127.0.0.1", port: 8080)))
+    /// try await ServiceGroup(services: services + myServices, logger: logger).run()
+    /// ```
+    public static func services(
+        serving service: ThumbnailService, configuration: Configuration, logger: Logger = Logger(label: "image-engine.server"),
+        onListening: @escaping @Sendable (Int) -> Void = { _ in }
+    ) -> [any Service] {
+        // Request heads are small (a signed path, a few headers): 16 KiB a field, 32 KiB in all,
+        // 100 fields, where NIO would allow 80 KiB and 1,000.
+        let shedder = ConnectionShedder(maximum: configuration.maximumConnections)
+        // No idle timeout of Hummingbird's: ConnectionDeadlines keeps every timer, and
+        // Hummingbird's starts once an answer's end is handed over, before it is written.
+        let http = HTTP1Channel.Configuration(
+            additionalChannelHandlers: [DisconnectWatcher(), ConnectionDeadlines(limits: deadlines(configuration), shedder: shedder)],
+            idleTimeout: nil,
+            httpDecoderConfiguration: .init(maxHeaderFieldSize: 16 << 10, maxHeaderListSize: 32 << 10, maxHeaderFieldCount: 100))
+        let app = Application(
+            responder: ServiceResponder(service: service), server: .http1(configuration: http),
+            configuration: ApplicationConfiguration(
+                address: .hostname(configuration.address.host, port: configuration.address.port),
+                availableConnectionsDelegate: MaximumAvailableConnections(configuration.maximumConnections)),
+            onServerRunning: { onListening($0.localAddress?.port ?? 0) }, logger: logger)
+        return [app, DrainOnShutdown(service: service)]
+    }
+
+    private static func deadlines(_ configuration: Configuration) -> ConnectionDeadlines.Limits {
+        ConnectionDeadlines.Limits(
+            idle: timeAmount(configuration.idleTimeout), requestRead: timeAmount(configuration.requestReadTimeout),
+            responseWrite: timeAmount(configuration.responseWriteTimeout))
     }
 
     /// Connections to the metrics listener at once.

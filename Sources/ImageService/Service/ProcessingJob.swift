@@ -1,3 +1,4 @@
+import URLSigning
 import Foundation
 import ImageCodec
 

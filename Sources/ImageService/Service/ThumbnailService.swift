@@ -1,3 +1,4 @@
+import URLSigning
 import CoreMetrics
 import Foundation
 import NIOCore
@@ -32,6 +33,8 @@ public final class ThumbnailService: Sendable {
     public let signer: URLSigner
     let pipeline: ImagePipeline
     let results: ResultCache
+    /// The disk caches under `--cache-dir`, by name, for their metrics.
+    private let diskCaches: [(String, DiskCache)]
     let admission: CPUAdmission
     /// What requests hold: source bodies and the decodes' planned memory (`--max-memory`).
     let memory: MemoryBudget
@@ -82,6 +85,7 @@ public final class ThumbnailService: Sendable {
                 directory: directory.appendingPathComponent("results"),
                 configuration: DiskCacheConfiguration(sizeLimit: resultShare))
         }
+        diskCaches = [("sources", sourceDisk), ("results", resultDisk)].compactMap { name, cache in cache.map { (name, $0) } }
         let memory = MemoryBudget(capacity: configuration.memoryBudget) { metrics.memoryInUse.set($0) }
         self.memory = memory
         let loader = GuardedDataLoader(
@@ -180,6 +184,17 @@ public final class ThumbnailService: Sendable {
 
     /// Counters since the service started.
     public var statistics: Statistics { counters.snapshot }
+
+    /// Sets `image_engine_disk_cache_bytes`, `image_engine_disk_cache_entries` and
+    /// `image_engine_disk_cache_limit_bytes` (`cache="sources"` and `"results"`) from the disk
+    /// caches' own accounting: what `image-engine cache stats` prints, which cannot open a
+    /// directory a running instance holds. `ThumbnailServer` calls it at each `/metrics` scrape;
+    /// an embedder that serves its own metrics calls it before emitting them.
+    public func updateCacheMetrics() {
+        for (name, cache) in diskCaches {
+            metrics.recordDiskCache(name, cache.statistics)
+        }
+    }
 
     private func answer(_ request: ServiceRequest) async -> ServiceResponse {
         guard request.method == "GET" || request.isHead else { return .error(.methodNotAllowed, headers: [("Allow", "GET, HEAD")]) }

@@ -1,3 +1,4 @@
+import URLSigning
 import ImageCodec
 
 /// imgproxy's processing options: `name:arg:arg` segments with its long and short names.

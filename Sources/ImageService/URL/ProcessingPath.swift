@@ -1,3 +1,4 @@
+import URLSigning
 import Foundation
 
 /// A processing URL's path, taken apart: `/{signature}/{options}/plain/{percent-encoded
@@ -35,27 +36,7 @@ struct ProcessingPath: Sendable, Equatable {
     /// the entry of any other. A path with none of them is a fixed point of every such
     /// normalisation, so the service refuses the rest before anything else.
     static func dotSegment(in path: String) -> String? {
-        let (dot, slash, backslash) = (UInt8(ascii: "."), UInt8(ascii: "/"), UInt8(ascii: "\\"))
-        let escapes: [String: UInt8] = ["2E": dot, "2F": slash, "5C": backslash]
-        var segment: [UInt8] = []
-        var bytes = path.utf8[...]
-        while true {
-            var byte = bytes.popFirst()
-            if byte == UInt8(ascii: "%"), bytes.count >= 2,
-                let escaped = escapes[String(decoding: bytes.prefix(2), as: UTF8.self).uppercased()]
-            {
-                byte = escaped
-                bytes = bytes.dropFirst(2)
-            }
-            guard let byte, byte != slash, byte != backslash else {
-                if segment == [dot] || segment == [dot, dot] { return String(decoding: segment, as: UTF8.self) }
-                if byte == nil { return nil }
-                segment.removeAll(keepingCapacity: true)
-                continue
-            }
-            // Only "." and ".." matter: a longer segment is no dot segment whatever follows.
-            if segment.count < 3 { segment.append(byte) }
-        }
+        URLSigner.dotSegment(in: path)
     }
 
     /// True when `path` (and no query) is exactly this path's canonical spelling,

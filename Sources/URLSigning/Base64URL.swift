@@ -2,8 +2,8 @@ import Foundation
 
 /// URL-safe Base64 without padding (RFC 4648 §5), as imgproxy's signatures and encoded source
 /// URLs use it.
-enum Base64URL {
-    static func encode(_ data: some Sequence<UInt8>) -> String {
+package enum Base64URL {
+    package static func encode(_ data: some Sequence<UInt8>) -> String {
         Data(data).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
     }
@@ -11,13 +11,13 @@ enum Base64URL {
     /// The bytes, or nil unless `text` is exactly how `encode` writes them: no padding, and
     /// the unused low bits of the last character zero. Anything looser gives one value several
     /// spellings, and so several cache keys for one image.
-    static func decodeCanonical(_ text: some StringProtocol) -> Data? {
+    package static func decodeCanonical(_ text: some StringProtocol) -> Data? {
         guard let data = decode(text), encode(data) == String(text) else { return nil }
         return data
     }
 
     /// The bytes, or nil for anything but URL-safe Base64 (trailing padding optional).
-    static func decode(_ text: some StringProtocol) -> Data? {
+    package static func decode(_ text: some StringProtocol) -> Data? {
         var body = Substring(text)
         var padding = 0
         while body.last == "=" && padding < 2 {

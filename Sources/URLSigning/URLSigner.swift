@@ -1,5 +1,5 @@
-import Crypto
 import Foundation
+import Hashing
 
 /// imgproxy's URL signature: `base64url-without-padding(HMAC-SHA256(key, salt ‖ path))`, the
 /// path being everything after the signature segment, starting with `/`. Any imgproxy URL
@@ -55,10 +55,10 @@ public struct URLSigner: Sendable {
     }
 
     private static func mac(of path: String, key: SigningKey) -> [UInt8] {
-        var hmac = HMAC<SHA256>(key: SymmetricKey(data: key.key))
-        hmac.update(data: key.salt)
-        hmac.update(data: Array(path.utf8))
-        return Array(hmac.finalize())
+        var hmac = HMACSHA256(key: key.key)
+        hmac.update(key.salt)
+        hmac.update(path.utf8)
+        return hmac.finalize()
     }
 
     /// The signed path for a source and options (`rs:fill:400:400/g:no`, no slashes around):
@@ -77,7 +77,27 @@ public struct URLSigner: Sendable {
     /// The first `.` or `..` segment of `path`, reading `%2E`, `%2F` and `%5C` as `.`, `/` and
     /// `\`, or nil: what the service refuses (400) before checking a signature.
     public static func dotSegment(in path: String) -> String? {
-        ProcessingPath.dotSegment(in: path)
+        let (dot, slash, backslash) = (UInt8(ascii: "."), UInt8(ascii: "/"), UInt8(ascii: "\\"))
+        let escapes: [String: UInt8] = ["2E": dot, "2F": slash, "5C": backslash]
+        var segment: [UInt8] = []
+        var bytes = path.utf8[...]
+        while true {
+            var byte = bytes.popFirst()
+            if byte == UInt8(ascii: "%"), bytes.count >= 2,
+                let escaped = escapes[String(decoding: bytes.prefix(2), as: UTF8.self).uppercased()]
+            {
+                byte = escaped
+                bytes = bytes.dropFirst(2)
+            }
+            guard let byte, byte != slash, byte != backslash else {
+                if segment == [dot] || segment == [dot, dot] { return String(decoding: segment, as: UTF8.self) }
+                if byte == nil { return nil }
+                segment.removeAll(keepingCapacity: true)
+                continue
+            }
+            // Only "." and ".." matter: a longer segment is no dot segment whatever follows.
+            if segment.count < 3 { segment.append(byte) }
+        }
     }
 
     /// The path `signedPath` signs.
