@@ -68,6 +68,13 @@ struct CompressCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Form field name of the image parts.", valueName: "name"))
     var imageField: String = "images"
 
+    @Flag(
+        name: .customLong("budget-includes-body"),
+        help:
+            "Count the whole --multipart body against --budget: its framing and --field parts as well as the images (by default the budget counts the images alone)."
+    )
+    var budgetIncludesBody = false
+
     func validate() throws {
         if maxPixelSize < 1 { throw ValidationError("--max-pixel-size must be at least 1, got \(maxPixelSize)") }
         if minPixelSize < 1 || minPixelSize > maxPixelSize {
@@ -77,6 +84,7 @@ struct CompressCommand: AsyncParsableCommand {
             throw ValidationError("--field must be NAME=VALUE, got '\(item)'")
         }
         if multipart == nil && !field.isEmpty { throw ValidationError("--field needs --multipart") }
+        if multipart == nil && budgetIncludesBody { throw ValidationError("--budget-includes-body needs --multipart") }
         if imageField.isEmpty { throw ValidationError("--image-field must not be empty") }
     }
 
@@ -92,8 +100,20 @@ struct CompressCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // One boundary for the whole run: the framing measured before the search is the one written.
+        let boundary = MultipartFormData().boundary
+        var imageBudget = budget.bytes
+        if budgetIncludesBody {
+            let framing = try framingBytes(boundary: boundary)
+            guard framing < budget.bytes else {
+                throw fail(
+                    "the request body's framing and text parts alone take \(framing) of the \(budget.bytes) bytes",
+                    [Failure(input: nil, error: "the request body's framing and text parts alone take \(framing) of the \(budget.bytes) bytes")])
+            }
+            imageBudget -= framing
+        }
         var options = UploadBudgetOptions(
-            budget: budget.bytes, maxPixelSize: maxPixelSize, minPixelSize: minPixelSize, jpegEncoder: jpegEncoder)
+            budget: imageBudget, maxPixelSize: maxPixelSize, minPixelSize: minPixelSize, jpegEncoder: jpegEncoder)
         options.keepsPNGWhenSmaller = keepPNG
         options.metric = metric
         let set: CompressedUploadSet
@@ -109,8 +129,22 @@ struct CompressCommand: AsyncParsableCommand {
         } catch {
             throw fail(error.description, [Failure(input: nil, error: error.description)])
         }
-        let outputs = try write(set)
-        json ? printJSON(set, outputs: outputs) : printTable(set)
+        let (outputs, bodyBytes) = try write(set, boundary: boundary)
+        json ? printJSON(set, outputs: outputs, bodyBytes: bodyBytes) : printTable(set, bodyBytes: bodyBytes)
+    }
+
+    /// The bytes of the request body that are not image data: every boundary and part header,
+    /// and the text parts. The images' part headers name files as the compressor will (their
+    /// names do not depend on the search but for `.jpg`/`.png`, of one length) and the longer
+    /// of the two content types, so the figure can only be over, never under.
+    private func framingBytes(boundary: String) throws -> Int {
+        let names = UploadCompressor.outputNames(for: files.map { URL(fileURLWithPath: $0).lastPathComponent }, pngs: files.map { _ in false })
+        let empty = names.map { (fileName: $0, mimeType: "image/jpeg", data: Data()) }
+        do throws(ImageCodecError) {
+            return try requestBody(empty, boundary: boundary).body().count
+        } catch {
+            throw fail(error.description, [Failure(input: nil, error: error.description)])
+        }
     }
 
     /// Reports failures (one stderr line each, or one JSON record) and returns exit status 1.
@@ -125,19 +159,22 @@ struct CompressCommand: AsyncParsableCommand {
 
     /// Writes every output and the multipart body, all or nothing: each is staged beside its
     /// destination and renamed into place only when all were staged. Returns the outputs' paths.
-    private func write(_ set: CompressedUploadSet) throws -> [URL] {
+    private func write(_ set: CompressedUploadSet, boundary: String) throws -> (outputs: [URL], bodyBytes: Int?) {
         let directory = URL(fileURLWithPath: output, isDirectory: true)
         var created: [String] = []
         var staged: [FileBytes.StagedFile] = []
+        var bodyBytes: Int?
         do {
             created = try FileBytes.createDirectory(directory)
             for image in set.images {
                 staged.append(try FileBytes.stage(image.data, for: directory.appendingPathComponent(image.fileName)))
             }
             if let multipart {
-                let body = try requestBody(set)
-                staged.append(try FileBytes.stage(body.body(), for: URL(fileURLWithPath: multipart)))
-                if !json { Output.error("multipart body: \(multipart) (Content-Type: \(body.contentType))") }
+                let form = try requestBody(set.images.map { ($0.fileName, $0.mimeType, $0.data) }, boundary: boundary)
+                let body = form.body()
+                bodyBytes = body.count
+                staged.append(try FileBytes.stage(body, for: URL(fileURLWithPath: multipart)))
+                if !json { Output.error("multipart body: \(multipart) (Content-Type: \(form.contentType))") }
             }
             for file in staged { try file.commit() }
         } catch {
@@ -145,17 +182,20 @@ struct CompressCommand: AsyncParsableCommand {
             FileBytes.removeDirectories(created)
             throw fail("cannot write outputs", [Failure(input: nil, error: "cannot write outputs: \(error)")])
         }
-        return set.images.map { directory.appendingPathComponent($0.fileName) }
+        return (set.images.map { directory.appendingPathComponent($0.fileName) }, bodyBytes)
     }
 
-    private func requestBody(_ set: CompressedUploadSet) throws(ImageCodecError) -> MultipartFormData {
-        var form = MultipartFormData()
+    private func requestBody(
+        _ images: [(fileName: String, mimeType: String, data: Data)], boundary: String
+    ) throws(ImageCodecError) -> MultipartFormData {
+        var form: MultipartFormData
         do throws(MultipartFormDataError) {
+            form = try MultipartFormData(boundary: boundary)
             for item in field {
                 let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
                 try form.addText(name: String(parts[0]), value: String(parts[1]))
             }
-            for image in set.images {
+            for image in images {
                 try form.addFile(name: imageField, fileName: image.fileName, contentType: image.mimeType, data: image.data)
             }
         } catch {
@@ -206,13 +246,20 @@ struct CompressCommand: AsyncParsableCommand {
         }
         var budget: Int
         var total: Int
+        /// The multipart body's size, with --multipart.
+        var bodyBytes: Int?
         var images: [Image]
+
+        enum CodingKeys: String, CodingKey {
+            case budget, total, images
+            case bodyBytes = "body_bytes"
+        }
     }
 
-    private func printJSON(_ set: CompressedUploadSet, outputs: [URL]) {
+    private func printJSON(_ set: CompressedUploadSet, outputs: [URL], bodyBytes: Int?) {
         Output.pretty(
             Report(
-                budget: set.budget, total: set.totalBytes,
+                budget: budget.bytes, total: set.totalBytes, bodyBytes: bodyBytes,
                 images: zip(files, zip(set.images, outputs)).map { file, pair in
                     let (image, output) = pair
                     return Report.Image(
@@ -223,7 +270,7 @@ struct CompressCommand: AsyncParsableCommand {
                 }))
     }
 
-    private func printTable(_ set: CompressedUploadSet) {
+    private func printTable(_ set: CompressedUploadSet, bodyBytes: Int?) {
         let header = ["file", "source → output", "size", "quality", "chroma", "bytes", "score", "ssimulacra2"]
         var rows = [header]
         for image in set.images {
@@ -237,7 +284,10 @@ struct CompressCommand: AsyncParsableCommand {
         for row in rows {
             print(zip(row, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  "))
         }
-        print("total \(set.totalBytes) of \(set.budget) bytes (\(String(format: "%.1f", 100 * Double(set.totalBytes) / Double(set.budget)))%)")
+        let counted = budgetIncludesBody ? bodyBytes ?? set.totalBytes : set.totalBytes
+        let what = budgetIncludesBody ? "request body" : "total"
+        print("\(what) \(counted) of \(budget.bytes) bytes (\(String(format: "%.1f", 100 * Double(counted) / Double(budget.bytes)))%)")
+        if let bodyBytes, !budgetIncludesBody { print("request body \(bodyBytes) bytes (images \(set.totalBytes), framing and text parts included)") }
     }
 }
 

@@ -51,7 +51,9 @@ struct CompressCommandTests {
             // `chroma_quality` is the quality whose standard chroma table the file carries.
             if let chromaQuality = image["chroma_quality"] as? Int {
                 let gray = try Bitmap(width: 8, height: 8, format: .rgb, pixels: [UInt8](repeating: 128, count: 192))
-                let standard = try ImageEncoder.jpeg(gray, options: JPEGEncodingOptions(quality: chromaQuality))
+                // With the tenths of a step the budget's last step may add to both qualities.
+                let fraction = try #require(image["quality_fraction"] as? Double)
+                let standard = try ImageEncoder.jpeg(gray, options: JPEGEncodingOptions(quality: chromaQuality, qualityFraction: fraction))
                 #expect(JPEGSegments.quantizationTables(data)[1] == JPEGSegments.quantizationTables(standard)[1], "\(path)")
             } else {
                 #expect(image["chroma_quality"] is NSNull && image["chroma"] is NSNull, "\(path)")
@@ -66,6 +68,43 @@ struct CompressCommandTests {
         #expect(directory.contents.contains("request.body"))
         let text = String(decoding: try Data(contentsOf: body), as: UTF8.self)
         #expect(text.contains(#"name="params""#) && text.contains(#"filename="Kite.jpg""#) && text.contains(#"{"title":"chair"}"#))
+    }
+
+    @Test("--budget-includes-body fits the whole request body; by default the images alone are counted")
+    func budgetIncludesBody() async throws {
+        let directory = try TemporaryDirectory()
+        let inputs = try Self.photos(in: directory)
+        // A long text part: the framing and fields are several KB of a 40 KB budget.
+        let title = "title=" + String(repeating: "a chair, ", count: 600)
+        func run(_ name: String, _ extra: [String]) async throws -> (total: Int, body: Int, reported: Int?) {
+            let body = directory.file("\(name).body")
+            let outcome = try await CLIRunner.run(
+                ["compress"] + inputs + [
+                    "--output", directory.file(name).path, "--budget", "40KB", "--max-pixel-size", "400", "--min-pixel-size", "200",
+                    "--json", "--multipart", body.path, "--field", title
+                ] + extra)
+            #expect(outcome.status == 0, "\(outcome.stderr)")
+            let document = try #require(try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [String: Any])
+            #expect(document["budget"] as? Int == 40_000)
+            let size = try Data(contentsOf: body).count
+            return (try #require(document["total"] as? Int), size, document["body_bytes"] as? Int)
+        }
+        let images = try await run("images", [])
+        #expect(images.total <= 40_000 && images.body > 40_000, "the images fit, the body does not: \(images)")
+        #expect(images.reported == images.body)
+        let whole = try await run("whole", ["--budget-includes-body"])
+        #expect(whole.body <= 40_000 && whole.reported == whole.body, "\(whole)")
+        #expect(whole.total < images.total)
+        // Framing and text alone over the budget: one line, exit 1, nothing written.
+        let tight = try await CLIRunner.run(
+            [
+                "compress", inputs[0], "--output", directory.file("tight").path, "--budget", "5KB", "--multipart",
+                directory.file("tight.body").path, "--field", title, "--budget-includes-body"
+            ])
+        #expect(tight.status == 1 && tight.stderr.contains("framing and text parts alone take"), "\(tight.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: directory.file("tight.body").path))
+        let usage = try await CLIRunner.run(["compress", inputs[0], "--output", directory.file("u").path, "--budget-includes-body"])
+        #expect(usage.status == 64 && usage.stderr.contains("--budget-includes-body needs --multipart"))
     }
 
     @Test("--metric ssim keeps every JPEG 4:2:0; an unknown metric is a usage error naming --metric")

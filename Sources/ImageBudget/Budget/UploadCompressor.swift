@@ -103,8 +103,10 @@ public struct UploadCompressor: Sendable {
         return evaluation.candidate.chroma
     }
 
-    /// `<source name without extension>.jpg|.png`, with `-2`, `-3`, ... added to repeats.
-    static func outputNames(for sources: [String], pngs: [Bool]) -> [String] {
+    /// `<source name without extension>.jpg|.png`, with `-2`, `-3`, ... added to repeats: the
+    /// outputs' ``CompressedUpload/fileName``s (the CLI sizes a request body's framing with them
+    /// before the search).
+    package static func outputNames(for sources: [String], pngs: [Bool]) -> [String] {
         var used = Set<String>()
         return zip(sources, pngs).map { source, isPNG in
             // Only the last path component: a name must never steer where a file is written.
