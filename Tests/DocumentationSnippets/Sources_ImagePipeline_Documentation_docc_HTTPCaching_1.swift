@@ -8,9 +8,13 @@ func snippet_Sources_ImagePipeline_Documentation_docc_HTTPCaching_1() async thro
 
     let pipeline = ImagePipeline()
     let url = URL(string: "https://images.example.com/p/1234.jpg")!
-    // Pull to refresh: download again and replace what the caches hold.
-    let fresh = try await pipeline.image(for: ImageRequest(url: url, maxPixelSize: 400, cachePolicy: .reloadIgnoringCache))
-    // Offline: whatever is cached, or .notCached.
-    let offline = try? await pipeline.image(for: ImageRequest(url: url, maxPixelSize: 400, cachePolicy: .returnCacheDataDontLoad))
-    print(fresh.source, offline?.source as Any)
+    do {
+        // Pull to refresh: download again and replace what the caches hold.
+        let fresh = try await pipeline.image(for: ImageRequest(url: url, maxPixelSize: 400, cachePolicy: .reloadIgnoringCache))
+        print(fresh.source)
+    } catch {
+        // Offline: whatever is cached, or .notCached.
+        let cached = try? await pipeline.image(for: ImageRequest(url: url, maxPixelSize: 400, cachePolicy: .returnCacheDataDontLoad))
+        print("refresh failed (\(error)); cached:", cached?.source as Any)
+    }
 }

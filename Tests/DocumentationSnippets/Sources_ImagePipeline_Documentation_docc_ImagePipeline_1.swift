@@ -10,6 +10,11 @@ func snippet_Sources_ImagePipeline_Documentation_docc_ImagePipeline_1() async th
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("images")
     let pipeline = ImagePipeline(configuration: .init(diskCache: try DiskCache(directory: directory)))
     let url = URL(string: "https://images.example.com/p/1234.jpg")!
-    let response = try await pipeline.image(for: ImageRequest(url: url, resize: .fill(width: 400, height: 400)))
-    print(response.bitmap.width, response.source)
+    do {
+        let response = try await pipeline.image(for: ImageRequest(url: url, resize: .fill(width: 400, height: 400)))
+        print(response.bitmap.width, response.source)
+    } catch {
+        // Offline, a 404, a file that is not an image, a cancelled request: one typed error.
+        print("no image: \(error)")
+    }
 }
