@@ -114,8 +114,12 @@ let package = Package(
             // encoder).
             linkerSettings: [.linkedLibrary("avif"), .linkedLibrary("gif"), .linkedLibrary("webpmux")]),
 
+        // Hot loops in C, each with a portable twin that gives the same bytes, the version chosen
+        // at run time from the CPU (no compiler flags: the package stays usable as a dependency).
+        .target(name: "CImageKernels"),
+
         // Header probe, decode with DCT scaling and streaming resample, orientation, encode.
-        .target(name: "ImageCodec", dependencies: ["CImageCodecShim", "Locking"]),
+        .target(name: "ImageCodec", dependencies: ["CImageCodecShim", "CImageKernels", "Locking"]),
 
         // Fits a set of images into an upload byte budget; SSIM; multipart request bodies.
         .target(name: "ImageBudget", dependencies: ["ImageCodec"]),
@@ -189,7 +193,7 @@ let package = Package(
         // The loopback image server of the pipeline tests (and, through a link, the benchmarks):
         // ETag, Last-Modified, Cache-Control, conditional requests, throttling and fault modes.
         .target(name: "ImageServer", dependencies: [.product(name: "FlyingFox", package: "FlyingFox", condition: .when(traits: ["Server"]))], path: "Tests/ImageServer"),
-        .testTarget(name: "ImageCodecTests", dependencies: ["ImageCodec", "CTestImageWriter", "TestSupport"]),
+        .testTarget(name: "ImageCodecTests", dependencies: ["ImageCodec", "CImageKernels", "CTestImageWriter", "TestSupport"]),
         .testTarget(
             name: "ImageBudgetTests",
             dependencies: ["ImageBudget", "ImageCodec", "TestSupport"],

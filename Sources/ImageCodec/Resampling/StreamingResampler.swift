@@ -1,3 +1,5 @@
+import CImageKernels
+
 /// Separable Lanczos-3 resampler that takes source rows one at a time, top to bottom.
 ///
 /// Each incoming row is resampled horizontally into a small ring of rows; as soon as the ring
@@ -218,10 +220,9 @@ struct StreamingResampler<P: ResamplePixel> {
 
     /// Vertical pass for one output row, from the rows in the ring, then conversion to 8 bits.
     ///
-    /// The pass does not care which channel a float is, so it runs over each row as plain floats,
-    /// 32 at a time (8 colour pixels, 32 gray ones): those sums stay in registers through every
-    /// tap and are written once, where a pixel-at-a-time sum went to memory and back per tap.
-    /// Eight independent vector sums, so the adds' latency does not set the pace.
+    /// The pass does not care which channel a float is, so it runs over each row as plain floats
+    /// in `iec_resample_vertical` (CImageKernels): AVX2 where the CPU has it, a portable twin
+    /// elsewhere, the same bytes from both (each product rounded, then added, in tap order).
     private mutating func produceRow(_ y: Int) {
         let (width, ringRows, format) = (targetWidth, ringRows, format)
         let floatsPerPixel = MemoryLayout<P>.stride / MemoryLayout<Float>.stride
@@ -232,44 +233,12 @@ struct StreamingResampler<P: ResamplePixel> {
             ring.elements.withUnsafeBytes { ringBytes in
                 tapOffsets.elements.withUnsafeMutableBufferPointer { tapOffsets in
                     vertical.weights.elements.withUnsafeBufferPointer { weights in
-                        let sum = sumBytes.baseAddress!.assumingMemoryBound(to: Float.self)
-                        let ring = ringBytes.baseAddress!.assumingMemoryBound(to: Float.self)
                         // Each tap's row, found once per output row: a `%` per tap per chunk cost
                         // more than the multiply-adds.
-                        let rows = tapOffsets.baseAddress!
-                        for tap in 0..<taps { rows[tap] = ((first + tap) % ringRows) * rowFloats }
-                        @inline(__always) func row(_ tap: Int) -> UnsafePointer<Float> { ring + rows[tap] }
-                        var x = 0
-                        while x + 32 <= floats {
-                            var (a, b, c, d) = (SIMD8<Float>.zero, SIMD8<Float>.zero, SIMD8<Float>.zero, SIMD8<Float>.zero)
-                            for tap in 0..<taps {
-                                let (weight, source) = (weights[tapBase + tap], UnsafeRawPointer(row(tap) + x))
-                                a += weight * source.loadUnaligned(as: SIMD8<Float>.self)
-                                b += weight * source.loadUnaligned(fromByteOffset: 32, as: SIMD8<Float>.self)
-                                c += weight * source.loadUnaligned(fromByteOffset: 64, as: SIMD8<Float>.self)
-                                d += weight * source.loadUnaligned(fromByteOffset: 96, as: SIMD8<Float>.self)
-                            }
-                            let destination = UnsafeMutableRawPointer(sum + x)
-                            destination.storeBytes(of: a, as: SIMD8<Float>.self)
-                            destination.storeBytes(of: b, toByteOffset: 32, as: SIMD8<Float>.self)
-                            destination.storeBytes(of: c, toByteOffset: 64, as: SIMD8<Float>.self)
-                            destination.storeBytes(of: d, toByteOffset: 96, as: SIMD8<Float>.self)
-                            x += 32
-                        }
-                        while x + 8 <= floats {
-                            var a = SIMD8<Float>.zero
-                            for tap in 0..<taps {
-                                a += weights[tapBase + tap] * UnsafeRawPointer(row(tap) + x).loadUnaligned(as: SIMD8<Float>.self)
-                            }
-                            UnsafeMutableRawPointer(sum + x).storeBytes(of: a, as: SIMD8<Float>.self)
-                            x += 8
-                        }
-                        while x < floats {
-                            var value: Float = 0
-                            for tap in 0..<taps { value += weights[tapBase + tap] * row(tap)[x] }
-                            sum[x] = value
-                            x += 1
-                        }
+                        for tap in 0..<taps { tapOffsets[tap] = ((first + tap) % ringRows) * rowFloats }
+                        iec_resample_vertical(
+                            ringBytes.baseAddress!.assumingMemoryBound(to: Float.self), tapOffsets.baseAddress!,
+                            weights.baseAddress! + tapBase, Int32(taps), sumBytes.baseAddress!.assumingMemoryBound(to: Float.self), floats)
                     }
                 }
             }

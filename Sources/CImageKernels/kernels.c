@@ -1,0 +1,41 @@
+// Which version of each kernel runs: decided once, on first use, from the CPU and the
+// IMAGE_ENGINE_PORTABLE_KERNELS override.
+#include "CImageKernels.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int level = 0;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+int iec_kernels_cpu_has_avx2(void) {
+#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") ? 1 : 0;
+#else
+    return 0;
+#endif
+}
+
+static void choose(void) {
+    const char *portable = getenv("IMAGE_ENGINE_PORTABLE_KERNELS");
+    if (portable != NULL && strcmp(portable, "0") != 0 && portable[0] != '\0') {
+        level = 0;
+        return;
+    }
+    level = iec_kernels_cpu_has_avx2();
+}
+
+int iec_kernels_level(void) {
+    pthread_once(&once, choose);
+    return level;
+}
+
+void iec_resample_vertical(const float *ring, const ptrdiff_t *offsets, const float *weights, int taps, float *sum, size_t count) {
+    if (iec_kernels_level() == 1) {
+        iec_resample_vertical_avx2(ring, offsets, weights, taps, sum, count);
+    } else {
+        iec_resample_vertical_portable(ring, offsets, weights, taps, sum, count);
+    }
+}
