@@ -10,6 +10,16 @@
 #include <immintrin.h>
 #endif
 
+/// One float of the pass: the tap-order sum every version's tail uses.
+static inline float one_float(const float *ring, const ptrdiff_t *offsets, const float *weights, int taps, size_t x) {
+    float s = 0;
+    for (int tap = 0; tap < taps; tap++) {
+        const float product = weights[tap] * ring[offsets[tap] + (ptrdiff_t)x];
+        s = s + product;
+    }
+    return s;
+}
+
 void iec_resample_vertical_portable(const float *ring, const ptrdiff_t *offsets, const float *weights, int taps, float *sum, size_t count) {
     size_t x = 0;
     // Eight independent sums, so the adds' latency does not set the pace.
@@ -25,14 +35,7 @@ void iec_resample_vertical_portable(const float *ring, const ptrdiff_t *offsets,
         }
         for (int lane = 0; lane < 8; lane++) sum[x + lane] = s[lane];
     }
-    for (; x < count; x++) {
-        float s = 0;
-        for (int tap = 0; tap < taps; tap++) {
-            const float product = weights[tap] * ring[offsets[tap] + (ptrdiff_t)x];
-            s = s + product;
-        }
-        sum[x] = s;
-    }
+    for (; x < count; x++) sum[x] = one_float(ring, offsets, weights, taps, x);
 }
 
 #if defined(__x86_64__)
@@ -62,14 +65,7 @@ void iec_resample_vertical_avx2(const float *ring, const ptrdiff_t *offsets, con
         }
         _mm256_storeu_ps(sum + x, a);
     }
-    for (; x < count; x++) {
-        float s = 0;
-        for (int tap = 0; tap < taps; tap++) {
-            const float product = weights[tap] * ring[offsets[tap] + (ptrdiff_t)x];
-            s = s + product;
-        }
-        sum[x] = s;
-    }
+    for (; x < count; x++) sum[x] = one_float(ring, offsets, weights, taps, x);
 }
 #else
 void iec_resample_vertical_avx2(const float *ring, const ptrdiff_t *offsets, const float *weights, int taps, float *sum, size_t count) {
