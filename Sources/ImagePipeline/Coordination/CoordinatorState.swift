@@ -40,6 +40,9 @@ struct CoordinatorState {
         var subscribers: [Int: Subscriber] = [:]
         var priority: ImageRequest.Priority
         var task: Task<Void, Never>?
+        /// The highest Swift task priority of a joiner that came before `task` was attached:
+        /// applied to the task when it is (see `PipelineCoordinator.start`).
+        var pendingEscalation: TaskPriority?
         /// Its subscriptions to the jobs it depends on.
         var dependencies: Set<SubscriberRef> = []
         /// Its waits for a slot.
@@ -105,10 +108,21 @@ struct CoordinatorState {
     }
 
     /// The job's task, once made; false when the job was abandoned meanwhile (cancel the task).
-    mutating func attach(_ task: Task<Void, Never>, to id: JobID) -> Bool {
-        guard jobs[id] != nil else { return false }
+    /// Attaches the job's task; false when the job is already gone. Returns the priority a
+    /// joiner asked for before the task was there, to raise the task to.
+    mutating func attach(_ task: Task<Void, Never>, to id: JobID) -> (attached: Bool, escalation: TaskPriority?) {
+        guard jobs[id] != nil else { return (false, nil) }
         jobs[id]?.task = task
-        return true
+        return (true, jobs[id]?.pendingEscalation)
+    }
+
+    /// The job's task, to raise to `priority`; without one yet, `priority` is kept for
+    /// `attach` (priorities only rise).
+    mutating func taskToEscalate(_ id: JobID, to priority: TaskPriority) -> Task<Void, Never>? {
+        guard let job = jobs[id] else { return nil }
+        if let task = job.task { return task }
+        jobs[id]?.pendingEscalation = max(job.pendingEscalation ?? priority, priority)
+        return nil
     }
 
     mutating func setPriority(_ priority: ImageRequest.Priority, of ref: SubscriberRef, effects: inout [Effect]) {

@@ -59,8 +59,11 @@ final class PipelineCoordinator: @unchecked Sendable {
     /// A joiner's Swift task priority reaches the job's task (priorities only ever rise): a job
     /// a prefetch started at `.low` runs on at the priority of the visible cell that joined
     /// it, as does the download it waits for, which it subscribed to from that task.
+    ///
+    /// A joiner can arrive between the job's registration and its task's attachment (`start`
+    /// makes the task outside the lock): its priority is then kept and applied on attachment.
     private func escalate(_ id: JobID, to priority: TaskPriority) {
-        guard let task = lock.withLock({ state.jobs[id]?.task }) else { return }
+        guard let task = lock.withLock({ state.taskToEscalate(id, to: priority) }) else { return }
         task.escalatePriority(to: priority)
     }
 
@@ -135,7 +138,9 @@ final class PipelineCoordinator: @unchecked Sendable {
             }
             self.mutate { state, effects in state.finish(id, with: result, effects: &effects) }
         }
-        if !lock.withLock({ state.attach(task, to: id) }) { task.cancel() }
+        let (attached, escalation) = lock.withLock { state.attach(task, to: id) }
+        if !attached { task.cancel() }
+        if let escalation { task.escalatePriority(to: escalation) }
     }
 
     // MARK: - Slots
