@@ -74,8 +74,16 @@ public struct URLSigner: Sendable {
         return Self.dotSegment(in: path) == nil ? sign(path) : nil
     }
 
-    /// The first `.` or `..` segment of `path`, reading `%2E`, `%2F` and `%5C` as `.`, `/` and
-    /// `\`, or nil: what the service refuses (400) before checking a signature.
+    /// The first `.` or `..` segment of `path` (as received, without its query), once the
+    /// spellings caches and proxies decode before they resolve dot segments are decoded too —
+    /// `%2E` as `.`, `%2F` as `/`, `%5C` as `\` (which some treat as `/`) — or nil when it has
+    /// none: what the service refuses (400) before checking a signature.
+    ///
+    /// nginx's `$uri`, and CDNs that normalise paths, resolve such segments: a signed path
+    /// `/sig/opts/plain/http://x/../../../<another signature>/<options>/plain/<source>` would be
+    /// *keyed* as the other path while the service renders its own, so one signed URL could fill
+    /// the entry of any other. A path with none of them is a fixed point of every such
+    /// normalisation, so the service refuses the rest before anything else.
     public static func dotSegment(in path: String) -> String? {
         let (dot, slash, backslash) = (UInt8(ascii: "."), UInt8(ascii: "/"), UInt8(ascii: "\\"))
         let escapes: [String: UInt8] = ["2E": dot, "2F": slash, "5C": backslash]

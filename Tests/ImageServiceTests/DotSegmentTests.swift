@@ -34,8 +34,8 @@ struct DotSegmentTests {
 
     @Test("a . or .. segment is found however it is spelled (%2E, %2F, %5C, \\), and no other dots are")
     func spellings() {
-        for path in Self.climbing { #expect(ProcessingPath.dotSegment(in: path) != nil, "\(path)") }
-        for path in Self.plain { #expect(ProcessingPath.dotSegment(in: path) == nil, "\(path)") }
+        for path in Self.climbing { #expect(URLSigner.dotSegment(in: path) != nil, "\(path)") }
+        for path in Self.plain { #expect(URLSigner.dotSegment(in: path) == nil, "\(path)") }
     }
 
     @Test("such a path is answered 400 before its signature is checked, valid or not, and nothing is fetched")

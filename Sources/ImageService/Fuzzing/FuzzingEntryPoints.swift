@@ -30,7 +30,7 @@ public enum ServiceFuzzing {
         let path = String(parts[0])
         let accept = parts.count > 1 ? String(parts[1]) : nil
         // What the service refuses before anything else: a path caches in front would rewrite.
-        if ProcessingPath.dotSegment(in: path) != nil { return }
+        if URLSigner.dotSegment(in: path) != nil { return }
         guard let key else { return }
         var unsafe = ThumbnailService.Configuration(keys: [], requiresSignature: false)
         unsafe.autoWebP = true

@@ -206,7 +206,7 @@ public final class ThumbnailService: Sendable {
         if isDraining { return .error(.draining) }
         guard request.path.utf8.count <= configuration.maxPathLength else { return .error(.pathTooLong) }
         // Before the signature: a path a cache in front would rewrite is nobody's to sign.
-        if let segment = ProcessingPath.dotSegment(in: request.path) { return .error(.dotSegment(segment)) }
+        if let segment = URLSigner.dotSegment(in: request.path) { return .error(.dotSegment(segment)) }
         do throws(ServiceError) {
             let job = try ProcessingJob(request, service: self)
             var response = await serve(job, request)

@@ -25,20 +25,6 @@ struct ProcessingPath: Sendable, Equatable {
         signed = Self.redenormalised(String(rest[slash...]))
     }
 
-    /// The first `.` or `..` segment of `path` (as received, without its query), once the
-    /// spellings caches and proxies decode before they resolve dot segments are decoded too —
-    /// `%2E` as `.`, `%2F` as `/`, `%5C` as `\` (which some treat as `/`) — or nil when it has
-    /// none.
-    ///
-    /// nginx's `$uri`, and CDNs that normalise paths, resolve such segments: a signed path
-    /// `/sig/opts/plain/http://x/../../../<another signature>/<options>/plain/<source>` would be
-    /// *keyed* as the other path while the service renders its own, so one signed URL could fill
-    /// the entry of any other. A path with none of them is a fixed point of every such
-    /// normalisation, so the service refuses the rest before anything else.
-    static func dotSegment(in path: String) -> String? {
-        URLSigner.dotSegment(in: path)
-    }
-
     /// True when `path` (and no query) is exactly this path's canonical spelling,
     /// `/signature` + what it signs: not a proxy's rewriting of it, and nothing the signature
     /// does not cover.
