@@ -108,7 +108,7 @@ let package = Package(
 
         // Every setjmp/longjmp and library callback lives here; no image logic.
         .target(
-            name: "CImageCodecShim", dependencies: ["CJPEG", "CPNG", "CLCMS2", "CWebP", "CHEIF", "CAVIF", "CGIF"],
+            name: "CImageCodecShim", dependencies: ["CJPEG", "CPNG", "CLCMS2", "CWebP", "CHEIF", "CAVIF", "CGIF", "CImageKernels"],
             // CAVIF and CGIF have no pkg-config entry (see above) to carry their link flags to
             // this target, and libwebp's names libwebp alone (not libwebpmux, the animation
             // encoder).

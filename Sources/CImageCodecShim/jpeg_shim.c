@@ -1,5 +1,6 @@
 // libjpeg-turbo error manager and call wrappers. See CImageCodecShim.h for the rules.
 #include "CImageCodecShim.h"
+#include "CImageKernels.h"
 #include "memory_budget.h"
 
 #include <jerror.h>
@@ -494,6 +495,28 @@ int iec_jpeg_replace_idct(iec_jpeg_decoder *decoder, int index, iec_jpeg_idct_me
     if (cinfo->comp_info[index].quant_table == NULL) return 0;
     cinfo->idct->inverse_DCT[index] = method;
     return 1;
+}
+
+/// The engine's scaled IDCT (CImageKernels) in libjpeg's shape, one per version so the choice is
+/// made once per decode: the size is the component's, the quantization table the one latched
+/// for it (replacement requires it).
+static void scaled_idct_avx2(j_decompress_ptr cinfo, jpeg_component_info *component, JCOEFPTR coefficients, JSAMPARRAY output,
+                             JDIMENSION output_column) {
+    (void)cinfo;
+    iec_idct_scaled_avx2(component->DCT_scaled_size, coefficients, component->quant_table->quantval, (unsigned char *const *)output,
+                         output_column);
+}
+
+static void scaled_idct_portable(j_decompress_ptr cinfo, jpeg_component_info *component, JCOEFPTR coefficients, JSAMPARRAY output,
+                                 JDIMENSION output_column) {
+    (void)cinfo;
+    iec_idct_scaled_portable(component->DCT_scaled_size, coefficients, component->quant_table->quantval,
+                             (unsigned char *const *)output, output_column);
+}
+
+iec_jpeg_idct_method iec_jpeg_scaled_idct(int size) {
+    if (!iec_idct_scaled_supports(size)) return NULL;
+    return iec_kernels_level() == 1 ? scaled_idct_avx2 : scaled_idct_portable;
 }
 
 // MARK: - Encoder

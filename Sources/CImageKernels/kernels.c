@@ -39,3 +39,19 @@ void iec_resample_vertical(const float *ring, const ptrdiff_t *offsets, const fl
         iec_resample_vertical_portable(ring, offsets, weights, taps, sum, count);
     }
 }
+
+void iec_resample_horizontal4(const float *source, const float *weights, const ptrdiff_t *starts, const ptrdiff_t *counts, int stride, float *destination, size_t width) {
+    if (iec_kernels_level() == 1) {
+        iec_resample_horizontal4_avx2(source, weights, starts, counts, stride, destination, width);
+    } else {
+        iec_resample_horizontal4_portable(source, weights, starts, counts, stride, destination, width);
+    }
+}
+
+void iec_idct_scaled(int n, const short *coefficients, const unsigned short *quantization, unsigned char *const *rows, unsigned column) {
+    if (iec_kernels_level() == 1) {
+        iec_idct_scaled_avx2(n, coefficients, quantization, rows, column);
+    } else {
+        iec_idct_scaled_portable(n, coefficients, quantization, rows, column);
+    }
+}

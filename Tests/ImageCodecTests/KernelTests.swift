@@ -3,10 +3,10 @@ import Foundation
 import Testing
 import TestSupport
 
-/// The C kernels' two versions give the same bits: the resampler's vertical pass over random
-/// rows, weights, tap counts and lengths (tails of every size), the AVX2 version against the
-/// portable one. CI runs the codec suite a second time with IMAGE_ENGINE_PORTABLE_KERNELS=1,
-/// so the golden hashes hold on both.
+/// The C kernels' two versions give the same bits: the resampler's passes over random rows,
+/// weights, tap counts and lengths (tails of every size), the AVX2 version against the portable
+/// one and both against the order of sums written here. CI runs the codec suite a second time
+/// with IMAGE_ENGINE_PORTABLE_KERNELS=1, so the golden hashes hold on both.
 @Suite("C kernels")
 struct KernelTests {
     @Test("the vertical pass: AVX2 and portable give identical floats, and the sums are the tap-order sums")
@@ -35,6 +35,49 @@ struct KernelTests {
                 #expect(portable[x].bitPattern == expected.bitPattern, "x \(x) of \(count), \(taps) taps, seed \(random.seed)")
                 if avx2 { #expect(fast[x].bitPattern == expected.bitPattern, "x \(x) of \(count), \(taps) taps, seed \(random.seed)") }
                 #expect(chosen[x].bitPattern == expected.bitPattern)
+            }
+        }
+    }
+
+    @Test("the horizontal pass: AVX2 and portable give identical floats: even taps plus odd taps, each in tap order")
+    func horizontalPass() throws {
+        var random = SeededGenerator()
+        let avx2 = iec_kernels_cpu_has_avx2() == 1
+        for _ in 0..<200 {
+            let width = Int.random(in: 1...70, using: &random)
+            let stride = Int.random(in: 1...20, using: &random)
+            let sourceWidth = Int.random(in: stride...(stride + 60), using: &random)
+            let source = (0..<(4 * sourceWidth)).map { _ in Float.random(in: -300...300, using: &random) }
+            // Counts differ from pixel to pixel (the kernel's shared run and each pixel's tail).
+            let counts = (0..<width).map { _ in Int.random(in: 1...stride, using: &random) }
+            let starts = counts.map { Int.random(in: 0...(sourceWidth - $0), using: &random) }
+            let weights = (0..<(width * stride)).map { _ in Float.random(in: -0.3...1.2, using: &random) }
+            // The colour kernel reads each weight four times, one per lane, as the resampler lays them out.
+            let weights4 = weights.flatMap { [Float](repeating: $0, count: 4) }
+            var portable = [Float](repeating: .nan, count: 4 * width)
+            var fast = [Float](repeating: .nan, count: 4 * width)
+            var gray = [Float](repeating: .nan, count: width)
+            iec_resample_horizontal4_portable(source, weights4, starts, counts, Int32(stride), &portable, width)
+            if avx2 { iec_resample_horizontal4_avx2(source, weights4, starts, counts, Int32(stride), &fast, width) }
+            iec_resample_horizontal1(source, weights, starts, counts, Int32(stride), &gray, width)
+            for x in 0..<width {
+                for lane in 0..<4 {
+                    var (even, odd): (Float, Float) = (0, 0)
+                    for tap in 0..<counts[x] {
+                        let product = weights[x * stride + tap] * source[4 * (starts[x] + tap) + lane]
+                        if tap % 2 == 0 { even = even + product } else { odd = odd + product }
+                    }
+                    let expected = even + odd
+                    let message: Comment = "pixel \(x) of \(width), lane \(lane), \(counts[x]) taps, seed \(random.seed)"
+                    #expect(portable[4 * x + lane].bitPattern == expected.bitPattern, message)
+                    if avx2 { #expect(fast[4 * x + lane].bitPattern == expected.bitPattern, message) }
+                }
+                var expectedGray: Float = 0
+                for tap in 0..<counts[x] {
+                    let product = weights[x * stride + tap] * source[starts[x] + tap]
+                    expectedGray = expectedGray + product
+                }
+                #expect(gray[x].bitPattern == expectedGray.bitPattern, "gray pixel \(x), seed \(random.seed)")
             }
         }
     }

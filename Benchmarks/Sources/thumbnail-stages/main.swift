@@ -27,7 +27,7 @@ struct Variant {
 let variants: [Variant] = [
     Variant(name: "engine") { _ in },
     Variant(name: "DCT headroom 1.0") { $0.dctHeadroom = 1.0; $0.boxScaleHeadroom = 1.0 },
-    Variant(name: "libjpeg's averaging 2/8, 4/8 (2× left there)") { $0.libjpegReducedIDCT = true },
+    Variant(name: "libjpeg's reduced-scale IDCTs (its averaging 2/8, 4/8: 2× left there)") { $0.libjpegReducedIDCT = true },
     Variant(name: "rule before: libjpeg's 2/8, 4/8, 1.5× elsewhere") { $0.libjpegReducedIDCT = true; $0.dctHeadroom = 1.5 },
     Variant(name: "DCT 1/2,1/4,1/8 only, 2× left (vips)") {
         $0.powerOfTwoScalesOnly = true
@@ -49,8 +49,8 @@ func median(_ body: () throws -> Void) rethrows -> Double {
     return Measure.median(times)
 }
 
-func score(_ bitmap: Bitmap, _ reference: StructuralSimilarity.Reference) -> Double {
-    try StructuralSimilarity.score(reference, LumaPlane(bitmap))
+func score(_ bitmap: Bitmap, _ reference: StructuralSimilarity.Reference) throws -> Double {
+    StructuralSimilarity.score(reference, try LumaPlane(bitmap))
 }
 
 print("Thumbnails to \(size) px: SSIM (luma) against a full decode + Lanczos alone; time in ms (median of 5)\n")
@@ -71,10 +71,10 @@ for name in names {
         var bitmap = try decoder.decode(data)
         let time = try median { bitmap = try decoder.decode(data) }
         if reference == nil {
-            reference = StructuralSimilarity.Reference(LumaPlane(try full.resampled(width: bitmap.width, height: bitmap.height,
-                                                                                      boxPreReduction: false)))
+            reference = StructuralSimilarity.Reference(
+                try LumaPlane(try full.resampled(width: bitmap.width, height: bitmap.height, boxPreReduction: false)))
         }
-        let value = score(bitmap, reference!)
+        let value = try score(bitmap, reference!)
         if index == 0 {
             engineBitmap = bitmap
             engineScore = value
@@ -86,7 +86,7 @@ for name in names {
     }
     for (offset, subsampling) in [JPEGEncodingOptions.ChromaSubsampling.s420, .s444].enumerated() {
         let encoded = try ImageEncoder.jpeg(engineBitmap!, options: JPEGEncodingOptions(quality: 85, chromaSubsampling: subsampling))
-        let value = score(try ImageDecoder().decode(encoded), reference!)
+        let value = try score(try ImageDecoder().decode(encoded), reference!)
         deltas[variants.count + offset].append(value - engineScore)
         cells.append(String(format: "%+.4f, %d KB", value - engineScore, encoded.count / 1000))
     }

@@ -139,6 +139,9 @@ typedef void (*iec_jpeg_idct_method)(j_decompress_ptr cinfo, jpeg_component_info
 /// iec_jpeg_start_decompress, which is where libjpeg chooses its own). Returns 0 and changes
 /// nothing when the component has no quantization table yet or the index is out of range.
 int iec_jpeg_replace_idct(iec_jpeg_decoder *decoder, int index, iec_jpeg_idct_method method);
+/// The engine's float IDCT for components libjpeg decodes at `size`×`size` per block
+/// (iec_idct_scaled in CImageKernels), or NULL for a size it does not make.
+iec_jpeg_idct_method iec_jpeg_scaled_idct(int size);
 
 // MARK: - JPEG encoding
 

@@ -17,8 +17,33 @@ int iec_kernels_level(void);
 /// each product rounded to float before it is added.
 void iec_resample_vertical(const float *ring, const ptrdiff_t *offsets, const float *weights, int taps, float *sum, size_t count);
 
-/// The two versions, for tests that compare them; `_avx2` only when `iec_kernels_level()` is 1
-/// without the override, i.e. the CPU has AVX2.
+/// The resampler's horizontal pass over pixels of four floats: output pixel x (four floats at
+/// `destination + 4x`) sums `counts[x]` taps, tap t being the four weights at
+/// `weights + 4·(stride·x + t)` times source pixel `starts[x] + t`, lane by lane: the even taps
+/// in tap order from 0, the odd taps likewise, then even + odd, each product rounded to float
+/// before it is added.
+void iec_resample_horizontal4(const float *source, const float *weights, const ptrdiff_t *starts, const ptrdiff_t *counts, int stride, float *destination, size_t width);
+
+/// The same for pixels of one float (gray), one weight per tap at `weights + stride·x + t`; one
+/// version on every CPU.
+void iec_resample_horizontal1(const float *source, const float *weights, const ptrdiff_t *starts, const ptrdiff_t *counts, int stride, float *destination, size_t width);
+
+/// A scaled inverse DCT: the n×n samples (n = 2, 3, 4, 5, 6, 7, 10, 12 or 14; others write
+/// nothing) of an 8×8 block from its lowest min(n, 8)² coefficients (natural order, dequantized
+/// by `quantization`), written at `column` of `rows[0..<n]`: the band-limited signal of T.81's
+/// IDCT sampled at the centres of n pixels across the block, in float, plus 128, rounded half
+/// up and clamped to 0...255 (see idct_scaled.c for the order of operations every version
+/// keeps). The scales where libjpeg-turbo averages (2/8, 4/8) or runs plain C (the others).
+void iec_idct_scaled(int n, const short *coefficients, const unsigned short *quantization, unsigned char *const *rows, unsigned column);
+/// Whether `iec_idct_scaled` has a basis for n.
+int iec_idct_scaled_supports(int n);
+
+/// The two versions of each kernel, for tests that compare them; `_avx2` only when
+/// `iec_kernels_level()` is 1 without the override, i.e. the CPU has AVX2.
+void iec_resample_horizontal4_portable(const float *source, const float *weights, const ptrdiff_t *starts, const ptrdiff_t *counts, int stride, float *destination, size_t width);
+void iec_resample_horizontal4_avx2(const float *source, const float *weights, const ptrdiff_t *starts, const ptrdiff_t *counts, int stride, float *destination, size_t width);
+void iec_idct_scaled_portable(int n, const short *coefficients, const unsigned short *quantization, unsigned char *const *rows, unsigned column);
+void iec_idct_scaled_avx2(int n, const short *coefficients, const unsigned short *quantization, unsigned char *const *rows, unsigned column);
 void iec_resample_vertical_portable(const float *ring, const ptrdiff_t *offsets, const float *weights, int taps, float *sum, size_t count);
 void iec_resample_vertical_avx2(const float *ring, const ptrdiff_t *offsets, const float *weights, int taps, float *sum, size_t count);
 int iec_kernels_cpu_has_avx2(void);

@@ -76,8 +76,9 @@ public struct DecodingOptions: Sendable, Hashable {
     /// The same at the coarse scales 1/8 and 2/8, and at 4/8 with `libjpegReducedIDCT`
     /// (`TargetSize.boxScaleHeadroom`).
     public var boxScaleHeadroom = TargetSize.boxScaleHeadroom
-    /// libjpeg-turbo's own 4×4 and 2×2 IDCTs (averages of 2 or 4 outputs) at 4/8 and 2/8,
-    /// instead of the engine's low-pass ones (`ReducedScaleIDCT`); libvips uses libjpeg's.
+    /// libjpeg-turbo's own IDCTs at every reduced scale (at 4/8 and 2/8 averages of 2 or 4
+    /// outputs; its integer ones at 3/8 to 7/8) instead of the engine's (`ReducedScaleIDCT`);
+    /// libvips uses libjpeg's.
     public var libjpegReducedIDCT = false
     /// Only the scales 1/8, 1/4, 1/2 and 1, as libvips uses.
     public var powerOfTwoScalesOnly = false

@@ -170,7 +170,7 @@ enum JPEGDecoder {
             progressive: info.progressive_mode != 0)
     }
 
-    /// The engine's low-pass IDCT for every component libjpeg decodes at 4×4 or 2×2 per block
+    /// The engine's IDCT for every component libjpeg decodes at a reduced scale other than 1/8
     /// (`ReducedScaleIDCT`). Before the first row is read or skipped: libjpeg chose its own
     /// methods in jpeg_start_decompress and reads them again for every iMCU row.
     ///

@@ -1,3 +1,5 @@
+import CImageKernels
+
 /// What the resampler computes with: one gray sample (`Float`) or up to four channels
 /// (`SIMD4<Float>`, alpha always in lane 3). Specialising on it keeps gray images from paying
 /// for four lanes.
@@ -13,10 +15,22 @@ protocol ResamplePixel: Sendable {
     /// A row of `width` pixels → bytes of `format`, undoing premultiplication; Lanczos lobes
     /// overshoot, so values are clamped to 0...255 before rounding.
     static func store(_ row: UnsafePointer<Self>, width: Int, format: PixelFormat, to out: UnsafeMutablePointer<UInt8>)
+    /// The horizontal pass over one row: output pixel x sums `counts[x]` taps (`taps` holds
+    /// `stride` per output pixel) times the source pixels from `starts[x]`, in tap order.
+    static func resampleRow(
+        _ source: UnsafePointer<Self>, taps: UnsafePointer<Self>, starts: UnsafePointer<Int>, counts: UnsafePointer<Int>, stride: Int,
+        into destination: UnsafeMutablePointer<Self>, width: Int)
 }
 
 extension Float: ResamplePixel {
     init(repeating value: Float) { self = value }
+
+    static func resampleRow(
+        _ source: UnsafePointer<Float>, taps: UnsafePointer<Float>, starts: UnsafePointer<Int>, counts: UnsafePointer<Int>, stride: Int,
+        into destination: UnsafeMutablePointer<Float>, width: Int
+    ) {
+        iec_resample_horizontal1(source, taps, starts, counts, Int32(stride), destination, width)
+    }
 
     static func load(_ row: UnsafePointer<UInt8>, width: Int, format: PixelFormat, into pixels: UnsafeMutablePointer<Float>) {
         for x in 0..<width { pixels[x] = Float(row[x]) }
@@ -37,6 +51,16 @@ extension Float: ResamplePixel {
 }
 
 extension SIMD4: ResamplePixel where Scalar == Float {
+    static func resampleRow(
+        _ source: UnsafePointer<SIMD4<Float>>, taps: UnsafePointer<SIMD4<Float>>, starts: UnsafePointer<Int>, counts: UnsafePointer<Int>,
+        stride: Int, into destination: UnsafeMutablePointer<SIMD4<Float>>, width: Int
+    ) {
+        // A SIMD4<Float> is four floats in a row (16 bytes, no padding), as the kernel reads them.
+        iec_resample_horizontal4(
+            UnsafeRawPointer(source).assumingMemoryBound(to: Float.self), UnsafeRawPointer(taps).assumingMemoryBound(to: Float.self), starts,
+            counts, Int32(stride), UnsafeMutableRawPointer(destination).assumingMemoryBound(to: Float.self), width)
+    }
+
     static func load(_ row: UnsafePointer<UInt8>, width: Int, format: PixelFormat, into pixels: UnsafeMutablePointer<SIMD4<Float>>) {
         switch format {
         case .gray:

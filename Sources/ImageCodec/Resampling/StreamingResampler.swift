@@ -175,42 +175,19 @@ struct StreamingResampler<P: ResamplePixel> {
         rowsInBox = 0
     }
 
-    /// Lanczos over the (possibly block-averaged) row in `sourcePixels`, into a ring slot.
+    /// Lanczos over the (possibly block-averaged) row in `sourcePixels`, into a ring slot, in
+    /// `iec_resample_horizontal4`/`1` (CImageKernels): each output pixel the tap-order sum of its
+    /// taps, AVX2 where the CPU has it for colour, the same bytes everywhere.
     private mutating func resampleHorizontally(intoSlot slot: Int) {
         let (stride, width, ringStride) = (horizontal.stride, targetWidth, ringStride)
         ring.elements.withUnsafeMutableBufferPointer { ring in
             sourcePixels.elements.withUnsafeBufferPointer { source in
-                horizontalTaps.elements.withUnsafeBufferPointer { weights in
+                horizontalTaps.elements.withUnsafeBufferPointer { taps in
                     horizontal.starts.elements.withUnsafeBufferPointer { starts in
                         horizontal.counts.elements.withUnsafeBufferPointer { counts in
-                            let destination = ring.baseAddress! + slot * ringStride
-                            // Two output pixels at a time, each with its own running sum: one
-                            // sum is a chain of dependent adds (one add's latency per tap), two
-                            // chains overlap.
-                            var x = 0
-                            while x + 1 < width {
-                                let (taps0, taps1) = (weights.baseAddress! + x * stride, weights.baseAddress! + (x + 1) * stride)
-                                let (pixels0, pixels1) = (source.baseAddress! + starts[x], source.baseAddress! + starts[x + 1])
-                                let (count0, count1) = (counts[x], counts[x + 1])
-                                var (sum0, sum1) = (P.zero, P.zero)
-                                let shared = min(count0, count1)
-                                for tap in 0..<shared {
-                                    sum0 += taps0[tap] * pixels0[tap]
-                                    sum1 += taps1[tap] * pixels1[tap]
-                                }
-                                for tap in shared..<count0 { sum0 += taps0[tap] * pixels0[tap] }
-                                for tap in shared..<count1 { sum1 += taps1[tap] * pixels1[tap] }
-                                destination[x] = sum0
-                                destination[x + 1] = sum1
-                                x += 2
-                            }
-                            if x < width {
-                                let taps = weights.baseAddress! + x * stride
-                                let pixels = source.baseAddress! + starts[x]
-                                var sum = P.zero
-                                for tap in 0..<counts[x] { sum += taps[tap] * pixels[tap] }
-                                destination[x] = sum
-                            }
+                            P.resampleRow(
+                                source.baseAddress!, taps: taps.baseAddress!, starts: starts.baseAddress!, counts: counts.baseAddress!,
+                                stride: stride, into: ring.baseAddress! + slot * ringStride, width: width)
                         }
                     }
                 }
