@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The JPEG encoder benchmark: the perceptual encoder against libjpeg-turbo (as the engine ran it
 # before) and jpegli (PyPI pyjpegli, in a virtualenv of its own), at equal bytes, on the photos
-# of outside-photos.sh (one per scene) at 640 and 1280 px, and encode times at 512 px. About 3
-# minutes on 2 cores.
+# of outside-photos.sh (one per scene) at 640 and 1280 px, and encode time and memory at 512 and
+# 1080 px. About 4 minutes on 2 cores.
 # Usage: Benchmarks/scripts/jpeg-encoder.sh [DIR|FILE...]   (default: the outside photos)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -31,11 +31,11 @@ mkdir -p "$work/references" "$work/jpegli"
     # The first table only (the score columns are empty at one quality). Baseline is how
     # thumbnails are written by default; progressive is how the budget writes.
     for scans in baseline progressive; do
-        echo "### Encode time at 512 px, $scans, quality 75 (median of 21, one encode at a time)"
+        echo "### Encode time and memory at 512 and 1080 px, $scans, quality 75 (time: median of 21, one encode at a time; memory: the peak charged to a ledger)"
         echo
         flags=()
         [[ $scans == baseline ]] && flags=(--baseline)
-        "$report" --sizes 512 --qualities 75 --repeat 21 "${flags[@]}" "$@" \
+        "$report" --sizes 512,1080 --qualities 75 --repeat 21 "${flags[@]}" "$@" \
             | sed -n '1,/\*\*all/p' | cut -d'|' -f1-3,7-
         echo
     done

@@ -55,3 +55,11 @@ void iec_idct_scaled(int n, const short *coefficients, const unsigned short *qua
         iec_idct_scaled_portable(n, coefficients, quantization, rows, column);
     }
 }
+
+void iec_rgb_to_ycbcr(const unsigned char *rgb, size_t count, float *y, float *cb, float *cr) {
+    if (iec_kernels_level() == 1) {
+        iec_rgb_to_ycbcr_avx2(rgb, count, y, cb, cr);
+    } else {
+        iec_rgb_to_ycbcr_portable(rgb, count, y, cb, cr);
+    }
+}

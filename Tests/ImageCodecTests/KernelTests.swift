@@ -82,6 +82,33 @@ struct KernelTests {
         }
     }
 
+    @Test("the encoder's colour conversion: AVX2 and portable give identical floats, the matrix summed left to right")
+    func colourConversion() throws {
+        var random = SeededGenerator()
+        let avx2 = iec_kernels_cpu_has_avx2() == 1
+        for _ in 0..<100 {
+            let count = Int.random(in: 0...70, using: &random)
+            // Exactly 3 × count bytes: the kernel must read none past the last pixel (ASan in CI).
+            let rgb = (0..<(3 * count)).map { _ in UInt8.random(in: 0...255, using: &random) }
+            var (y, cb, cr) = ([Float](repeating: .nan, count: count), [Float](repeating: .nan, count: count), [Float](repeating: .nan, count: count))
+            var (fastY, fastCb, fastCr) = (y, cb, cr)
+            iec_rgb_to_ycbcr_portable(rgb, count, &y, &cb, &cr)
+            if avx2 { iec_rgb_to_ycbcr_avx2(rgb, count, &fastY, &fastCb, &fastCr) }
+            let planes = [y, cb, cr, fastY, fastCb, fastCr]
+            for x in 0..<count {
+                let (r, g, b) = (Float(rgb[3 * x]), Float(rgb[3 * x + 1]), Float(rgb[3 * x + 2]))
+                let expected: [Float] = [
+                    ((0.299 * r + 0.587 * g) + 0.114 * b) - 128, (-0.168_735_9 * r - 0.331_264_1 * g) + 0.5 * b,
+                    (0.5 * r - 0.418_687_6 * g) - 0.081_312_4 * b
+                ]
+                for plane in 0..<3 {
+                    #expect(planes[plane][x].bitPattern == expected[plane].bitPattern, "pixel \(x) of \(count), plane \(plane), seed \(random.seed)")
+                    if avx2 { #expect(planes[3 + plane][x].bitPattern == expected[plane].bitPattern, "AVX2, pixel \(x), plane \(plane)") }
+                }
+            }
+        }
+    }
+
     @Test("IMAGE_ENGINE_PORTABLE_KERNELS=1 chooses the portable versions; otherwise AVX2 where the CPU has it")
     func choice() {
         let forced = ProcessInfo.processInfo.environment["IMAGE_ENGINE_PORTABLE_KERNELS"].map { !$0.isEmpty && $0 != "0" } ?? false

@@ -79,18 +79,20 @@ let benchmarks: @Sendable () -> Void = {
         Benchmark("SSIMULACRA2 1280x960 pair") { benchmark in
             let (reference, distorted) = pair()
             benchmark.startMeasurement()
-            for _ in benchmark.scaledIterations { blackHole(SSIMULACRA2.score(reference, distorted)) }
+            for _ in benchmark.scaledIterations { blackHole(try SSIMULACRA2.score(reference, distorted)) }
         }
         Benchmark("SSIMULACRA2 1280x960 against a prepared reference") { benchmark in
             let (reference, distorted) = pair()
-            let prepared = SSIMULACRA2.Reference(reference)
+            let prepared = try SSIMULACRA2.Reference(reference)
             benchmark.startMeasurement()
-            for _ in benchmark.scaledIterations { blackHole(SSIMULACRA2.score(prepared, distorted)) }
+            for _ in benchmark.scaledIterations { blackHole(try SSIMULACRA2.score(prepared, distorted)) }
         }
         Benchmark("SSIM (luma) 1280x960 pair") { benchmark in
             let (reference, distorted) = pair()
             benchmark.startMeasurement()
-            for _ in benchmark.scaledIterations { blackHole(StructuralSimilarity.score(LumaPlane(reference), LumaPlane(distorted))) }
+            for _ in benchmark.scaledIterations {
+                blackHole(StructuralSimilarity.score(try LumaPlane(reference), try LumaPlane(distorted)))
+            }
         }
     }
     if files.contains("Dragonfly-P3.jpg") {

@@ -56,6 +56,57 @@ if let assignments = option("--tune") {
         tuning[keyPath: constant] = value
     }
 }
+/// Peak memory of one encode, in bytes: a child process (this program with --encode-child)
+/// reads the raw pixels, restarts its peak RSS, encodes once and reports how far the peak rose
+/// above the RSS it started from. A process of its own because libjpeg allocates outside the
+/// engine's ledger, and a fresh one so that little memory freed earlier hides what the encode
+/// takes (large blocks go back to the kernel when freed; small ones may be reused).
+func childPeak(_ bitmap: Bitmap, encoder: String, quality: Int) throws -> Int {
+    let raw = FileManager.default.temporaryDirectory.appendingPathComponent("jpeg-encoder-report-\(UUID().uuidString).rgb")
+    defer { try? FileManager.default.removeItem(at: raw) }
+    try Data(bitmap.pixels).write(to: raw)
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+    process.arguments = [
+        "--encode-child", encoder, "\(bitmap.width)", "\(bitmap.height)", "\(quality)", progressive ? "1" : "0", raw.path,
+        bitmap.format == .gray ? "gray" : "rgb",
+    ]
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    try process.run()
+    let output = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0, let kilobytes = Int(String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+    else { throw CocoaError(.executableLoad) }
+    return kilobytes * 1024
+}
+
+/// --encode-child ENCODER WIDTH HEIGHT QUALITY PROGRESSIVE RAWFILE gray|rgb: prints the rise of this
+/// process's peak RSS (KiB) over one encode of the RGB pixels in RAWFILE.
+func encodeChild(_ arguments: [String]) throws -> Never {
+    /// A field of /proc/self/status, in KiB.
+    func status(_ field: String) -> Int {
+        let text = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+        let line = text.split(separator: "\n").first { $0.hasPrefix(field + ":") } ?? ""
+        return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+    }
+    let (width, height, quality) = (Int(arguments[1])!, Int(arguments[2])!, Int(arguments[3])!)
+    let pixels = [UInt8](try Data(contentsOf: URL(fileURLWithPath: arguments[5])))
+    let bitmap = try Bitmap(width: width, height: height, format: arguments[6] == "gray" ? .gray : .rgb, pixels: pixels)
+    let options = JPEGEncodingOptions(
+        quality: quality, progressive: arguments[4] == "1", encoder: arguments[0] == "perceptual" ? .perceptual : .libjpegTurbo)
+    // Writing 5 to clear_refs restarts the peak (VmHWM) at the current RSS (Linux 4.0+).
+    try "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
+    let before = status("VmRSS")
+    let data = try ImageEncoder.jpeg(bitmap, options: options)
+    let after = status("VmHWM")
+    withExtendedLifetime(data) { print(after - before) }
+    exit(0)
+}
+if let child = arguments.firstIndex(of: "--encode-child") {
+    try encodeChild(Array(arguments[(child + 1)...]))
+}
+
 let photos = Photos.files(arguments)
 guard !photos.isEmpty else {
     FileHandle.standardError.write(Data("usage: jpeg-encoder-report [--sizes 640,1280] [--qualities Q,...] [--references DIR] [--jpegli DIR] [--tune k=v,...] DIR|FILE...\n".utf8))
@@ -87,7 +138,7 @@ func differences(_ other: [Point], over base: [Point]) -> [Double] {
 
 final class Results: @unchecked Sendable {
     let lock = NSLock()
-    var rows: [(name: String, size: Int, turbo: [Point], perceptual: [Point], jpegli: [Point], times: (Double, Double))] = []
+    var rows: [(name: String, size: Int, turbo: [Point], perceptual: [Point], jpegli: [Point], times: (Double, Double), peaks: (Int, Int))] = []
 }
 let results = Results()
 var jobs: [(URL, Int)] = []
@@ -118,9 +169,10 @@ func run(_ photoIndex: Int, size: Int) throws {
         return
     }
     let reference = try SSIMULACRA2.Reference(bitmap)
-    func score(_ data: Data) throws -> Double { SSIMULACRA2.score(reference, try ImageDecoder().decode(data)) }
+    func score(_ data: Data) throws -> Double { try SSIMULACRA2.score(reference, try ImageDecoder().decode(data)) }
     var turbo: [Point] = [], perceptual: [Point] = [], jpegli: [Point] = []
     var turboTimes: [Double] = [], perceptualTimes: [Double] = []
+    var peaks = (0, 0)
     for quality in qualities {
         let old = JPEGEncodingOptions(quality: quality, progressive: progressive, encoder: .libjpegTurbo)
         let new = JPEGEncodingOptions(quality: quality, progressive: progressive, encoder: .perceptual)
@@ -134,6 +186,10 @@ func run(_ photoIndex: Int, size: Int) throws {
             newData = try ImageEncoder.jpeg(bitmap, options: new, tuning: tuning)
             perceptualTimes.append(Double(Measure.now() - start) / 1e6)
         }
+        if repeats > 1 {
+            peaks = (max(peaks.0, try childPeak(bitmap, encoder: "libjpeg-turbo", quality: quality)),
+                     max(peaks.1, try childPeak(bitmap, encoder: "perceptual", quality: quality)))
+        }
         turbo.append(Point(quality: quality, bytes: oldData.count, score: try score(oldData)))
         perceptual.append(Point(quality: quality, bytes: newData.count, score: try score(newData)))
         if let jpegliDirectory {
@@ -142,7 +198,7 @@ func run(_ photoIndex: Int, size: Int) throws {
         }
     }
     results.lock.withLock {
-        results.rows.append((name, size, turbo, perceptual, jpegli, (Measure.median(turboTimes), Measure.median(perceptualTimes))))
+        results.rows.append((name, size, turbo, perceptual, jpegli, (Measure.median(turboTimes), Measure.median(perceptualTimes)), peaks))
     }
 }
 }
@@ -165,9 +221,9 @@ func summary(_ values: [Double]) -> String {
     let range = Measure.range(values)
     return String(format: "%+.2f (%+.2f…%+.2f)", Measure.median(values), range.min, range.max)
 }
-print("| photo | px | perceptual − libjpeg-turbo | jpegli − libjpeg-turbo | perceptual − jpegli | ms turbo | ms perceptual | time ratio |")
-print("|---|---|---|---|---|---|---|---|")
-var all = (overTurbo: [Double](), jpegliOverTurbo: [Double](), overJpegli: [Double](), timeRatios: [Double]())
+print("| photo | px | perceptual − libjpeg-turbo | jpegli − libjpeg-turbo | perceptual − jpegli | ms turbo | ms perceptual | time ratio | KB peak turbo | KB peak perceptual | memory ratio |")
+print("|---|---|---|---|---|---|---|---|---|---|---|")
+var all = (overTurbo: [Double](), jpegliOverTurbo: [Double](), overJpegli: [Double](), timeRatios: [Double](), memoryRatios: [Double]())
 for row in results.rows.sorted(by: { ($0.name, $0.size) < ($1.name, $1.size) }) {
     let overTurbo = differences(row.perceptual, over: row.turbo)
     let jpegliOverTurbo = differences(row.jpegli, over: row.turbo)
@@ -176,10 +232,12 @@ for row in results.rows.sorted(by: { ($0.name, $0.size) < ($1.name, $1.size) }) 
     all.jpegliOverTurbo += jpegliOverTurbo
     all.overJpegli += overJpegli
     all.timeRatios.append(row.times.1 / row.times.0)
-    print("| \(row.name) | \(row.size) | \(summary(overTurbo)) | \(summary(jpegliOverTurbo)) | \(summary(overJpegli)) | \(String(format: "%.2f", row.times.0)) | \(String(format: "%.2f", row.times.1)) | \(String(format: "%.2f×", row.times.1 / row.times.0)) |")
+    all.memoryRatios.append(Double(row.peaks.1) / Double(max(1, row.peaks.0)))
+    print("| \(row.name) | \(row.size) | \(summary(overTurbo)) | \(summary(jpegliOverTurbo)) | \(summary(overJpegli)) | \(String(format: "%.2f", row.times.0)) | \(String(format: "%.2f", row.times.1)) | \(String(format: "%.2f×", row.times.1 / row.times.0)) | \(row.peaks.0 / 1000) | \(row.peaks.1 / 1000) | \(String(format: "%.2f×", Double(row.peaks.1) / Double(max(1, row.peaks.0)))) |")
 }
 let timeRange = Measure.range(all.timeRatios)
-print("| **all** | | \(summary(all.overTurbo)) | \(summary(all.jpegliOverTurbo)) | \(summary(all.overJpegli)) | | | \(String(format: "%.2f× (%.2f…%.2f)", Measure.median(all.timeRatios), timeRange.min, timeRange.max)) |")
+let memoryRange = Measure.range(all.memoryRatios)
+print("| **all** | | \(summary(all.overTurbo)) | \(summary(all.jpegliOverTurbo)) | \(summary(all.overJpegli)) | | | \(String(format: "%.2f× (%.2f…%.2f)", Measure.median(all.timeRatios), timeRange.min, timeRange.max)) | | | \(String(format: "%.2f× (%.2f…%.2f)", Measure.median(all.memoryRatios), memoryRange.min, memoryRange.max)) |")
 print("")
 // What a quality number means: the perceptual encoder against libjpeg-turbo at the same number.
 print("| quality | perceptual bytes / libjpeg-turbo's | perceptual SSIMULACRA2 − libjpeg-turbo's |")

@@ -38,12 +38,19 @@ void iec_idct_scaled(int n, const short *coefficients, const unsigned short *qua
 /// Whether `iec_idct_scaled` has a basis for n.
 int iec_idct_scaled_supports(int n);
 
+/// The perceptual JPEG encoder's colour conversion of `count` RGB8 pixels: y = 0.299R + 0.587G +
+/// 0.114B − 128, cb = −0.1687359R − 0.3312641G + 0.5B, cr = 0.5R − 0.4186876G − 0.0813124B, each
+/// summed left to right with every product rounded to float before it is added.
+void iec_rgb_to_ycbcr(const unsigned char *rgb, size_t count, float *y, float *cb, float *cr);
+
 /// The two versions of each kernel, for tests that compare them; `_avx2` only when
 /// `iec_kernels_level()` is 1 without the override, i.e. the CPU has AVX2.
 void iec_resample_horizontal4_portable(const float *source, const float *weights, const ptrdiff_t *starts, const ptrdiff_t *counts, int stride, float *destination, size_t width);
 void iec_resample_horizontal4_avx2(const float *source, const float *weights, const ptrdiff_t *starts, const ptrdiff_t *counts, int stride, float *destination, size_t width);
 void iec_idct_scaled_portable(int n, const short *coefficients, const unsigned short *quantization, unsigned char *const *rows, unsigned column);
 void iec_idct_scaled_avx2(int n, const short *coefficients, const unsigned short *quantization, unsigned char *const *rows, unsigned column);
+void iec_rgb_to_ycbcr_portable(const unsigned char *rgb, size_t count, float *y, float *cb, float *cr);
+void iec_rgb_to_ycbcr_avx2(const unsigned char *rgb, size_t count, float *y, float *cb, float *cr);
 void iec_resample_vertical_portable(const float *ring, const ptrdiff_t *offsets, const float *weights, int taps, float *sum, size_t count);
 void iec_resample_vertical_avx2(const float *ring, const ptrdiff_t *offsets, const float *weights, int taps, float *sum, size_t count);
 int iec_kernels_cpu_has_avx2(void);

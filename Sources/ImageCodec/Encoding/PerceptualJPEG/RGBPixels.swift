@@ -1,5 +1,5 @@
-/// Eight packed RGB8 pixels as three vectors, one per channel, for the encoder's passes over
-/// the bitmap.
+/// Eight packed RGB8 pixels as three vectors, one per channel, for the encoder's masking field
+/// (its colour conversion is `iec_rgb_to_ycbcr` in CImageKernels).
 ///
 /// The package is built for the baseline x86-64 (SSE2: no byte shuffle) as well as ARM, so the
 /// pixels are not deinterleaved with shuffles: pixel i's bytes are read as one little-endian
@@ -19,19 +19,5 @@ enum RGBPixels {
             SIMD8<Int32>(truncatingIfNeeded: words & 0xFF), SIMD8<Int32>(truncatingIfNeeded: (words &>> 8) & 0xFF),
             SIMD8<Int32>(truncatingIfNeeded: (words &>> 16) & 0xFF)
         )
-    }
-
-    /// The same as floats, exactly `Float(byte)`.
-    @inline(__always)
-    static func floats(_ start: UnsafePointer<UInt8>) -> (red: SIMD8<Float>, green: SIMD8<Float>, blue: SIMD8<Float>) {
-        let (red, green, blue) = integers(start)
-        return (float(red), float(green), float(blue))
-    }
-
-    /// `Float(n)` for 0 ≤ n < 2²³ lane by lane: 2²³ + n has n in its mantissa bits, so OR-ing n
-    /// into 2²³'s bits and subtracting 2²³ is exact. (The generic conversion goes lane by lane.)
-    @inline(__always)
-    static func float(_ integers: SIMD8<Int32>) -> SIMD8<Float> {
-        unsafeBitCast(integers | 0x4B00_0000, to: SIMD8<Float>.self) - 8_388_608
     }
 }

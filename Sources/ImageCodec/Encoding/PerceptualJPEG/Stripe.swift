@@ -1,3 +1,5 @@
+import CImageKernels
+
 /// One iMCU row of the image as level-shifted float planes: luma and full-resolution chroma
 /// (8 × vSamp rows, edges replicated out to whole MCUs), and chroma averaged down to its
 /// sampling (8 rows). Allocated once per encode and refilled for every iMCU row.
@@ -54,22 +56,8 @@ struct Stripe: ~Copyable {
                 if channels < 3 {
                     for x in 0..<sourceWidth { luma[at + x] = Float(source[x]) - 128 }
                 } else {
-                    // Eight pixels at a time, then one by one; the same operations in the same
-                    // order either way, so the samples do not depend on the pixel's column.
-                    var x = 0
-                    while x + 8 < sourceWidth {
-                        let (r, g, b) = RGBPixels.floats(source + 3 * x)
-                        Self.store(0.299 * r + 0.587 * g + 0.114 * b - 128, at: luma + at + x)
-                        Self.store(-0.168_735_9 * r - 0.331_264_1 * g + 0.5 * b, at: blue + at + x)
-                        Self.store(0.5 * r - 0.418_687_6 * g - 0.081_312_4 * b, at: red + at + x)
-                        x += 8
-                    }
-                    for x in x..<sourceWidth {
-                        let r = Float(source[x &* 3]), g = Float(source[x &* 3 &+ 1]), b = Float(source[x &* 3 &+ 2])
-                        luma[at + x] = 0.299 * r + 0.587 * g + 0.114 * b - 128
-                        blue[at + x] = -0.168_735_9 * r - 0.331_264_1 * g + 0.5 * b
-                        red[at + x] = 0.5 * r - 0.418_687_6 * g - 0.081_312_4 * b
-                    }
+                    // In CImageKernels: AVX2 where the CPU has it, the same floats everywhere.
+                    iec_rgb_to_ycbcr(source, sourceWidth, luma + at, blue + at, red + at)
                 }
                 for x in sourceWidth..<width {
                     luma[at + x] = luma[at + sourceWidth - 1]
@@ -131,11 +119,6 @@ struct Stripe: ~Copyable {
     @inline(__always)
     func chroma(_ component: Int, block: Int, into samples: UnsafeMutablePointer<SIMD8<Float>>) {
         Self.copy(chroma + (component - 1) * chromaWidth * 8 + block * 8, width: chromaWidth, into: samples)
-    }
-
-    @inline(__always)
-    private static func store(_ samples: SIMD8<Float>, at start: UnsafeMutablePointer<Float>) {
-        UnsafeMutableRawPointer(start).storeBytes(of: samples, as: SIMD8<Float>.self)
     }
 
     @inline(__always)
