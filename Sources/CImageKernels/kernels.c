@@ -63,3 +63,20 @@ void iec_rgb_to_ycbcr(const unsigned char *rgb, size_t count, float *y, float *c
         iec_rgb_to_ycbcr_portable(rgb, count, y, cb, cr);
     }
 }
+
+void iec_fdct(float *block, const float *transposedBasis, const float *cosines) {
+    if (iec_kernels_level() == 1) {
+        iec_fdct_avx2(block, transposedBasis, cosines);
+    } else {
+        iec_fdct_portable(block, transposedBasis, cosines);
+    }
+}
+
+void iec_fdct_quantize(float *block, const float *transposedBasis, const float *cosines, const float *reciprocals,
+                       const float *deadZone, const float *maskedDeadZone, float strength, short *coefficients) {
+    if (iec_kernels_level() == 1) {
+        iec_fdct_quantize_avx2(block, transposedBasis, cosines, reciprocals, deadZone, maskedDeadZone, strength, coefficients);
+    } else {
+        iec_fdct_quantize_portable(block, transposedBasis, cosines, reciprocals, deadZone, maskedDeadZone, strength, coefficients);
+    }
+}

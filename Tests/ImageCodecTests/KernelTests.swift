@@ -1,5 +1,6 @@
 import CImageKernels
 import Foundation
+@testable import ImageCodec
 import Testing
 import TestSupport
 
@@ -105,6 +106,40 @@ struct KernelTests {
                     #expect(planes[plane][x].bitPattern == expected[plane].bitPattern, "pixel \(x) of \(count), plane \(plane), seed \(random.seed)")
                     if avx2 { #expect(planes[3 + plane][x].bitPattern == expected[plane].bitPattern, "AVX2, pixel \(x), plane \(plane)") }
                 }
+            }
+        }
+    }
+
+    @Test("the encoder's DCT and quantization: AVX2 and portable give identical coefficients and floats")
+    func forwardDCT() throws {
+        var random = SeededGenerator()
+        let avx2 = iec_kernels_cpu_has_avx2() == 1
+        let (basis, cosines) = (ForwardDCT.transposedBasis, ForwardDCT.cosines)
+        for trial in 0..<300 {
+            let samples = (0..<64).map { _ in Float.random(in: -128...127, using: &random).rounded(trial % 2 == 0 ? .toNearestOrEven : .towardZero) }
+            let reciprocals = (0..<64).map { _ in 1 / Float.random(in: 1...120, using: &random) }
+            let deadZone = (0..<64).map { $0 == 0 ? 0 : Float.random(in: 0...0.7, using: &random) }
+            let masked = (0..<64).map { $0 == 0 ? 0 : Float.random(in: 0...0.5, using: &random) }
+            let strength = Float.random(in: 0...1.5, using: &random)
+            var (portable, fast) = (samples, samples)
+            iec_fdct_portable(&portable, basis, cosines)
+            if avx2 {
+                iec_fdct_avx2(&fast, basis, cosines)
+                #expect(zip(portable, fast).allSatisfy { $0.bitPattern == $1.bitPattern }, "transform, seed \(random.seed)")
+            }
+            // The quantized coefficients from the transform's floats, as the kernel defines them.
+            let expected: [Int16] = (0..<64).map { index in
+                let scaled = portable[index] * reciprocals[index]
+                let threshold = deadZone[index] + strength * masked[index]
+                return abs(scaled) < threshold ? 0 : Int16(scaled.rounded(.toNearestOrEven))
+            }
+            var (scratchA, scratchB) = (samples, samples)
+            var (quantizedPortable, quantizedFast) = ([Int16](repeating: 99, count: 64), [Int16](repeating: 99, count: 64))
+            iec_fdct_quantize_portable(&scratchA, basis, cosines, reciprocals, deadZone, masked, strength, &quantizedPortable)
+            #expect(quantizedPortable == expected, "seed \(random.seed)")
+            if avx2 {
+                iec_fdct_quantize_avx2(&scratchB, basis, cosines, reciprocals, deadZone, masked, strength, &quantizedFast)
+                #expect(quantizedFast == expected, "AVX2, seed \(random.seed)")
             }
         }
     }

@@ -43,6 +43,17 @@ int iec_idct_scaled_supports(int n);
 /// summed left to right with every product rounded to float before it is added.
 void iec_rgb_to_ycbcr(const unsigned char *rgb, size_t count, float *y, float *cb, float *cr);
 
+/// The perceptual JPEG encoder's forward DCT of one block (64 floats, row y at 8y: level-shifted
+/// samples), in ForwardDCT.swift's order of operations: afterwards block[8u + v] is F(u, v) times
+/// the column pass's scale (2√2 for u = 0, 2 otherwise). `transposedBasis` is Mᵀ's rows (64
+/// floats) and `cosines[n]` cos(nπ/16), both as the encoder computes them.
+void iec_fdct(float *block, const float *transposedBasis, const float *cosines);
+/// The same transform, then each coefficient times `reciprocals[i]`, rounded to nearest (ties
+/// to even), or 0 when its magnitude is below deadZone[i] + strength·maskedDeadZone[i], into
+/// `coefficients` (natural order). `block` is scratch afterwards.
+void iec_fdct_quantize(float *block, const float *transposedBasis, const float *cosines, const float *reciprocals,
+                       const float *deadZone, const float *maskedDeadZone, float strength, short *coefficients);
+
 /// The two versions of each kernel, for tests that compare them; `_avx2` only when
 /// `iec_kernels_level()` is 1 without the override, i.e. the CPU has AVX2.
 void iec_resample_horizontal4_portable(const float *source, const float *weights, const ptrdiff_t *starts, const ptrdiff_t *counts, int stride, float *destination, size_t width);
@@ -51,6 +62,12 @@ void iec_idct_scaled_portable(int n, const short *coefficients, const unsigned s
 void iec_idct_scaled_avx2(int n, const short *coefficients, const unsigned short *quantization, unsigned char *const *rows, unsigned column);
 void iec_rgb_to_ycbcr_portable(const unsigned char *rgb, size_t count, float *y, float *cb, float *cr);
 void iec_rgb_to_ycbcr_avx2(const unsigned char *rgb, size_t count, float *y, float *cb, float *cr);
+void iec_fdct_portable(float *block, const float *transposedBasis, const float *cosines);
+void iec_fdct_avx2(float *block, const float *transposedBasis, const float *cosines);
+void iec_fdct_quantize_portable(float *block, const float *transposedBasis, const float *cosines, const float *reciprocals,
+                                const float *deadZone, const float *maskedDeadZone, float strength, short *coefficients);
+void iec_fdct_quantize_avx2(float *block, const float *transposedBasis, const float *cosines, const float *reciprocals,
+                            const float *deadZone, const float *maskedDeadZone, float strength, short *coefficients);
 void iec_resample_vertical_portable(const float *ring, const ptrdiff_t *offsets, const float *weights, int taps, float *sum, size_t count);
 void iec_resample_vertical_avx2(const float *ring, const ptrdiff_t *offsets, const float *weights, int taps, float *sum, size_t count);
 int iec_kernels_cpu_has_avx2(void);

@@ -1,4 +1,5 @@
 import CImageCodecShim
+import CImageKernels
 import Foundation
 
 /// The engine's JPEG encoder: samples stay floats from RGB through YCbCr, chroma downsampling
@@ -85,25 +86,34 @@ enum PerceptualJPEGEncoder {
         try check(iec_jpeg_coefficient_row(encoder, Int32(component), UInt32(blockRow), &row), encoder)
         guard let row else { throw .encodingFailed("libjpeg returned no coefficient row") }
         let blocksWide = Int(iec_jpeg_coefficient_blocks_wide(encoder, Int32(component)))
-        let basis = ForwardDCT.transposedBasis
+        let (basis, cosines) = (ForwardDCT.transposedBasis, ForwardDCT.cosines)
         basis.withUnsafeBufferPointer { basis in
-            tables.0.withUnsafeBufferPointer { reciprocals in
-                tables.1.withUnsafeBufferPointer { deadZone in
-                    tables.2.withUnsafeBufferPointer { masked in
-                        withUnsafeTemporaryAllocation(of: SIMD8<Float>.self, capacity: 8) { scratch in
-                            let samples = scratch.baseAddress!
-                            for block in 0..<blocksWide {
-                                let strength = load(samples, block)
-                                ForwardDCT.transform(samples, transposedBasis: basis.baseAddress!)
-                                PerceptualQuantization.quantize(
-                                    samples, reciprocals: reciprocals.baseAddress!, deadZone: deadZone.baseAddress!,
-                                    maskedDeadZone: masked.baseAddress!, strength: strength, into: row + block * 64)
+            cosines.withUnsafeBufferPointer { cosines in
+                tables.0.withUnsafeBytes { reciprocals in
+                    tables.1.withUnsafeBytes { deadZone in
+                        tables.2.withUnsafeBytes { masked in
+                            withUnsafeTemporaryAllocation(of: SIMD8<Float>.self, capacity: 8) { scratch in
+                                let samples = scratch.baseAddress!
+                                let floats = UnsafeMutableRawPointer(samples).assumingMemoryBound(to: Float.self)
+                                for block in 0..<blocksWide {
+                                    let strength = load(samples, block)
+                                    // DCT and quantization in CImageKernels: AVX2 where the CPU
+                                    // has it, the same coefficients everywhere.
+                                    iec_fdct_quantize(
+                                        floats, basis.baseAddress!, cosines.baseAddress!, Self.floats(reciprocals), Self.floats(deadZone),
+                                        Self.floats(masked), strength, row + block * 64)
+                                }
                             }
                         }
                     }
                 }
             }
         }
+    }
+
+    /// A table of eight SIMD8<Float> rows as its 64 floats.
+    private static func floats(_ table: UnsafeRawBufferPointer) -> UnsafePointer<Float> {
+        table.baseAddress!.assumingMemoryBound(to: Float.self)
     }
 
     private static func check(_ status: iec_status, _ encoder: OpaquePointer) throws(ImageCodecError) {

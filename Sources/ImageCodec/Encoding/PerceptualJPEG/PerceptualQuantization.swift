@@ -2,7 +2,9 @@ import Foundation
 
 /// The perceptual encoder's quantization: one table per plane kind, shaped by a smooth function
 /// of radial frequency instead of Annex K's visibility thresholds, and a dead zone per block that
-/// the masking field widens where texture hides the error.
+/// the masking field widens where texture hides the error. The arithmetic (each coefficient
+/// times its reciprocal, rounded to nearest, zeroed below deadZone + strength · maskedDeadZone)
+/// runs with the DCT in CImageKernels' `iec_fdct_quantize`.
 struct PerceptualQuantization {
     /// 64 steps, natural order, for the shim.
     let lumaTable: [UInt32]
@@ -55,34 +57,5 @@ struct PerceptualQuantization {
                 : tuning.maskedDeadZoneLow + (tuning.maskedDeadZoneHigh - tuning.maskedDeadZoneLow) * radius(index) / maximumRadius
         }
         chromaMaskedDeadZone = rows { $0 == 0 ? 0 : tuning.chromaMaskedDeadZone }
-    }
-
-    /// Quantizes a transformed block (ForwardDCT's layout) into `coefficients` (natural order).
-    @inline(__always)
-    static func quantize(
-        _ transformed: UnsafePointer<SIMD8<Float>>, reciprocals: UnsafePointer<SIMD8<Float>>,
-        deadZone: UnsafePointer<SIMD8<Float>>, maskedDeadZone: UnsafePointer<SIMD8<Float>>, strength: Float,
-        into coefficients: UnsafeMutablePointer<Int16>
-    ) {
-        for u in 0..<8 {
-            let scaled = transformed[u] * reciprocals[u]
-            let threshold = deadZone[u] + strength * maskedDeadZone[u]
-            // Round to nearest by the magic-number trick: 1.5·2²³ + n is a float whose low bits
-            // are n (|n| < 2²²), so the bits minus the constant's are the rounded integer. Ties go
-            // to even, which no real coefficient lands on. The generic SIMD rounding and
-            // conversions are calls per lane.
-            let biased = unsafeBitCast(scaled + 12_582_912, to: SIMD8<Int32>.self) &- 0x4B40_0000
-            let kept = biased.replacing(with: 0, where: scaled.absolute .< threshold)
-            let row = coefficients + u &* 8
-            for v in 0..<8 { row[v] = Int16(truncatingIfNeeded: kept[v]) }
-        }
-    }
-}
-
-extension SIMD8 where Scalar == Float {
-    /// |x| lane by lane, by clearing the sign bits (the generic `abs` is not vectorised).
-    @inline(__always)
-    fileprivate var absolute: SIMD8<Float> {
-        unsafeBitCast(unsafeBitCast(self, to: SIMD8<UInt32>.self) & 0x7FFF_FFFF, to: SIMD8<Float>.self)
     }
 }
