@@ -80,3 +80,19 @@ void iec_fdct_quantize(float *block, const float *transposedBasis, const float *
         iec_fdct_quantize_portable(block, transposedBasis, cosines, reciprocals, deadZone, maskedDeadZone, strength, coefficients);
     }
 }
+
+void iec_rgb_to_luma256(const unsigned char *rgb, size_t count, int32_t *luma) {
+    if (iec_kernels_level() == 1) {
+        iec_rgb_to_luma256_avx2(rgb, count, luma);
+    } else {
+        iec_rgb_to_luma256_portable(rgb, count, luma);
+    }
+}
+
+void iec_masking_row(const int32_t *above, const int32_t *centre, const int32_t *below, size_t width, float *blocks) {
+    if (iec_kernels_level() == 1) {
+        iec_masking_row_avx2(above, centre, below, width, blocks);
+    } else {
+        iec_masking_row_portable(above, centre, below, width, blocks);
+    }
+}

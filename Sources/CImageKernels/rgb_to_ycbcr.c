@@ -23,6 +23,11 @@ void iec_rgb_to_ycbcr_portable(const unsigned char *rgb, size_t count, float *y,
     for (size_t x = 0; x < count; x++) one_pixel(rgb + 3 * x, y + x, cb + x, cr + x);
 }
 
+/// The masking field's luma ×256 in integers: 77R + 150G + 29B (exact, so every version agrees).
+void iec_rgb_to_luma256_portable(const unsigned char *rgb, size_t count, int32_t *luma) {
+    for (size_t x = 0; x < count; x++) luma[x] = 77 * (int32_t)rgb[3 * x] + 150 * (int32_t)rgb[3 * x + 1] + 29 * (int32_t)rgb[3 * x + 2];
+}
+
 #if defined(__x86_64__)
 /// Shuffles that gather byte 3i + offset (i < 8) of 24 bytes held as `low` (bytes 0-15) and
 /// `high` (16-23) into bytes i: one mask for each half, -1 where the byte is in the other.
@@ -38,11 +43,17 @@ static void channel_masks(int offset, __m128i *fromLow, __m128i *fromHigh) {
     *fromHigh = _mm_loadu_si128((const __m128i *)high);
 }
 
+/// One channel of eight pixels as 32-bit integers.
+__attribute__((target("avx2")))
+static inline __m256i channel_integers(__m128i low, __m128i high, __m128i fromLow, __m128i fromHigh) {
+    const __m128i bytes = _mm_or_si128(_mm_shuffle_epi8(low, fromLow), _mm_shuffle_epi8(high, fromHigh));
+    return _mm256_cvtepu8_epi32(bytes);
+}
+
 /// One channel of eight pixels as floats.
 __attribute__((target("avx2")))
 static inline __m256 channel(__m128i low, __m128i high, __m128i fromLow, __m128i fromHigh) {
-    const __m128i bytes = _mm_or_si128(_mm_shuffle_epi8(low, fromLow), _mm_shuffle_epi8(high, fromHigh));
-    return _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(bytes));
+    return _mm256_cvtepi32_ps(channel_integers(low, high, fromLow, fromHigh));
 }
 
 // AVX2 without FMA: eight pixels at a time, read as exactly their 24 bytes.
@@ -67,7 +78,30 @@ void iec_rgb_to_ycbcr_avx2(const unsigned char *rgb, size_t count, float *y, flo
     }
     for (; x < count; x++) one_pixel(rgb + 3 * x, y + x, cb + x, cr + x);
 }
+__attribute__((target("avx2")))
+void iec_rgb_to_luma256_avx2(const unsigned char *rgb, size_t count, int32_t *luma) {
+    __m128i redLow, redHigh, greenLow, greenHigh, blueLow, blueHigh;
+    channel_masks(0, &redLow, &redHigh);
+    channel_masks(1, &greenLow, &greenHigh);
+    channel_masks(2, &blueLow, &blueHigh);
+    size_t x = 0;
+    for (; x + 8 <= count; x += 8) {
+        const __m128i low = _mm_loadu_si128((const __m128i *)(rgb + 3 * x));
+        const __m128i high = _mm_loadl_epi64((const __m128i *)(rgb + 3 * x + 16));
+        const __m256i r = channel_integers(low, high, redLow, redHigh), g = channel_integers(low, high, greenLow, greenHigh);
+        const __m256i b = channel_integers(low, high, blueLow, blueHigh);
+        const __m256i sum = _mm256_add_epi32(_mm256_add_epi32(_mm256_mullo_epi32(_mm256_set1_epi32(77), r),
+                                                              _mm256_mullo_epi32(_mm256_set1_epi32(150), g)),
+                                             _mm256_mullo_epi32(_mm256_set1_epi32(29), b));
+        _mm256_storeu_si256((__m256i *)(luma + x), sum);
+    }
+    for (; x < count; x++) luma[x] = 77 * (int32_t)rgb[3 * x] + 150 * (int32_t)rgb[3 * x + 1] + 29 * (int32_t)rgb[3 * x + 2];
+}
 #else
+void iec_rgb_to_luma256_avx2(const unsigned char *rgb, size_t count, int32_t *luma) {
+    iec_rgb_to_luma256_portable(rgb, count, luma);
+}
+
 void iec_rgb_to_ycbcr_avx2(const unsigned char *rgb, size_t count, float *y, float *cb, float *cr) {
     iec_rgb_to_ycbcr_portable(rgb, count, y, cb, cr);
 }

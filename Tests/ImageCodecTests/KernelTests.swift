@@ -144,6 +144,45 @@ struct KernelTests {
         }
     }
 
+    @Test("the masking field's luma and row sums: AVX2 and portable give the integers written out here")
+    func maskingRow() throws {
+        var random = SeededGenerator()
+        let avx2 = iec_kernels_cpu_has_avx2() == 1
+        for _ in 0..<100 {
+            let width = Int.random(in: 1...70, using: &random)
+            let rgb = (0..<(3 * width)).map { _ in UInt8.random(in: 0...255, using: &random) }
+            let expectedLuma = (0..<width).map { (x: Int) -> Int32 in
+                let (r, g, b) = (Int32(rgb[3 * x]), Int32(rgb[3 * x + 1]), Int32(rgb[3 * x + 2]))
+                return 77 * r + 150 * g + 29 * b
+            }
+            var (luma, fastLuma) = ([Int32](repeating: -1, count: width), [Int32](repeating: -1, count: width))
+            iec_rgb_to_luma256_portable(rgb, width, &luma)
+            #expect(luma == expectedLuma, "seed \(random.seed)")
+            if avx2 {
+                iec_rgb_to_luma256_avx2(rgb, width, &fastLuma)
+                #expect(fastLuma == expectedLuma, "AVX2, seed \(random.seed)")
+            }
+            let rows = (0..<3).map { _ in (0..<width).map { _ in Int32.random(in: 0...65_280, using: &random) } }
+            let blocks = (width + 7) / 8
+            let start = (0..<blocks).map { _ in Float(Int.random(in: 0...100_000, using: &random)) }
+            let expected = (0..<blocks).map { (block: Int) -> Float in
+                var sum: Int32 = 0
+                for x in (8 * block)..<min(8 * block + 8, width) {
+                    let left = rows[1][max(x - 1, 0)], right = rows[1][min(x + 1, width - 1)]
+                    sum += abs(4 * rows[1][x] - left - right - rows[0][x] - rows[2][x])
+                }
+                return start[block] + Float(sum)
+            }
+            var (portable, fast) = (start, start)
+            iec_masking_row_portable(rows[0], rows[1], rows[2], width, &portable)
+            #expect(portable == expected, "seed \(random.seed)")
+            if avx2 {
+                iec_masking_row_avx2(rows[0], rows[1], rows[2], width, &fast)
+                #expect(fast == expected, "AVX2, seed \(random.seed)")
+            }
+        }
+    }
+
     @Test("IMAGE_ENGINE_PORTABLE_KERNELS=1 chooses the portable versions; otherwise AVX2 where the CPU has it")
     func choice() {
         let forced = ProcessInfo.processInfo.environment["IMAGE_ENGINE_PORTABLE_KERNELS"].map { !$0.isEmpty && $0 != "0" } ?? false

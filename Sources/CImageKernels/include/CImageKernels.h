@@ -2,6 +2,7 @@
 #define C_IMAGE_KERNELS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /// Hot loops of the codec, each in two versions that give the same bytes: a portable one, for
 /// any x86-64 or ARM CPU, and one for the CPUs that have the instructions it needs, chosen at
@@ -54,6 +55,13 @@ void iec_fdct(float *block, const float *transposedBasis, const float *cosines);
 void iec_fdct_quantize(float *block, const float *transposedBasis, const float *cosines, const float *reciprocals,
                        const float *deadZone, const float *maskedDeadZone, float strength, short *coefficients);
 
+/// The masking field's luma ×256 of `count` RGB8 pixels: 77R + 150G + 29B, in integers.
+void iec_rgb_to_luma256(const unsigned char *rgb, size_t count, int32_t *luma);
+/// The masking field's activity, one row: for each 8-pixel block of the `width` pixels of
+/// `centre`, the sum of |4c − left − right − above − below| (an edge pixel's missing neighbour
+/// is itself), in 32-bit integers, converted to float and added to `blocks[block]`.
+void iec_masking_row(const int32_t *above, const int32_t *centre, const int32_t *below, size_t width, float *blocks);
+
 /// The two versions of each kernel, for tests that compare them; `_avx2` only when
 /// `iec_kernels_level()` is 1 without the override, i.e. the CPU has AVX2.
 void iec_resample_horizontal4_portable(const float *source, const float *weights, const ptrdiff_t *starts, const ptrdiff_t *counts, int stride, float *destination, size_t width);
@@ -68,6 +76,10 @@ void iec_fdct_quantize_portable(float *block, const float *transposedBasis, cons
                                 const float *deadZone, const float *maskedDeadZone, float strength, short *coefficients);
 void iec_fdct_quantize_avx2(float *block, const float *transposedBasis, const float *cosines, const float *reciprocals,
                             const float *deadZone, const float *maskedDeadZone, float strength, short *coefficients);
+void iec_rgb_to_luma256_portable(const unsigned char *rgb, size_t count, int32_t *luma);
+void iec_rgb_to_luma256_avx2(const unsigned char *rgb, size_t count, int32_t *luma);
+void iec_masking_row_portable(const int32_t *above, const int32_t *centre, const int32_t *below, size_t width, float *blocks);
+void iec_masking_row_avx2(const int32_t *above, const int32_t *centre, const int32_t *below, size_t width, float *blocks);
 void iec_resample_vertical_portable(const float *ring, const ptrdiff_t *offsets, const float *weights, int taps, float *sum, size_t count);
 void iec_resample_vertical_avx2(const float *ring, const ptrdiff_t *offsets, const float *weights, int taps, float *sum, size_t count);
 int iec_kernels_cpu_has_avx2(void);

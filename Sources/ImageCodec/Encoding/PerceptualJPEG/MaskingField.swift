@@ -1,3 +1,4 @@
+import CImageKernels
 import Foundation
 
 /// How strongly each 8×8 luma block's own texture hides quantization error, 0 (flat: every small
@@ -28,15 +29,7 @@ struct MaskingField {
                 func load(_ y: Int, into row: UnsafeMutablePointer<Int32>) {
                     let source = base + y * width * channels
                     if channels >= 3 {
-                        var x = 0
-                        while x + 8 < width {
-                            let (r, g, b) = RGBPixels.integers(source + 3 * x)
-                            UnsafeMutableRawPointer(row + x).storeBytes(of: 77 &* r &+ 150 &* g &+ 29 &* b, as: SIMD8<Int32>.self)
-                            x += 8
-                        }
-                        for x in x..<width {
-                            row[x] = 77 * Int32(source[3 * x]) + 150 * Int32(source[3 * x + 1]) + 29 * Int32(source[3 * x + 2])
-                        }
+                        iec_rgb_to_luma256(source, width, row)
                     } else {
                         for x in 0..<width { row[x] = 256 * Int32(source[x]) }
                     }
@@ -48,29 +41,9 @@ struct MaskingField {
                 try sums.elements.withUnsafeMutableBufferPointer { (sums) throws(ImageCodecError) in
                     for y in 0..<height {
                         try checkpoint.advance(by: width)
-                        let blockRow = sums.baseAddress! + (y / 8) * blocksWide
-                        for block in 0..<blocksWide {
-                            let x = block * 8
-                            if x >= 1 && x + 9 <= width {
-                                // Interior: eight pixels at once.
-                                func load(_ row: UnsafeMutablePointer<Int32>, _ offset: Int) -> SIMD8<Int32> {
-                                    UnsafeRawPointer(row + offset).loadUnaligned(as: SIMD8<Int32>.self)
-                                }
-                                let laplacian =
-                                    4 &* load(centre, x) &- load(centre, x - 1) &- load(centre, x + 1) &- load(above, x)
-                                    &- load(below, x)
-                                let sign = laplacian &>> 31
-                                let magnitude = (laplacian ^ sign) &- sign
-                                blockRow[block] += Float(magnitude.wrappedSum())
-                                continue
-                            }
-                            var sum: Int32 = 0
-                            for x in x..<min(x + 8, width) {
-                                let left = centre[x > 0 ? x - 1 : 0], right = centre[x + 1 < width ? x + 1 : x]
-                                sum += abs(4 * centre[x] - left - right - above[x] - below[x])
-                            }
-                            blockRow[block] += Float(sum)
-                        }
+                        // Each block's |Laplacian| over this row, in CImageKernels (integers:
+                        // the same sums on every path).
+                        iec_masking_row(above, centre, below, width, sums.baseAddress! + (y / 8) * blocksWide)
                         (above, centre, below) = (centre, below, above)
                         if y + 2 < height { load(y + 2, into: below) } else { below.update(from: centre, count: width) }
                     }
