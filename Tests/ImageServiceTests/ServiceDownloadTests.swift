@@ -179,7 +179,11 @@ struct ServiceDownloadTests {
         let started = ContinuousClock.now
         let reply = try await harness.get(harness.path("w:10", harness.source("stalled.jpg")))
         #expect(reply.status == 504, "\(reply.status) \(reply.text)")
-        #expect(ContinuousClock.now - started < .seconds(8), "\(ContinuousClock.now - started)")
+        // What tells a timer from a check made as chunks arrive is the second byte, 20 s away:
+        // an answer well before it was judged on the timer. The bound is not the grace (2 s)
+        // because the rest of the service suite renders on every core beside this test (9.1 s
+        // seen on 2 cores, where 8 s was asked).
+        #expect(ContinuousClock.now - started < .seconds(15), "\(ContinuousClock.now - started)")
         #expect(await pollUntil { harness.service.loader.admission.snapshot == .init(running: 0, waiting: 0) })
         #expect(await pollUntil { harness.service.memory.bytesInUse == 0 }, "the body's reservation went with it")
         await harness.stop()
