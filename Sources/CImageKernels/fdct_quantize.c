@@ -1,11 +1,12 @@
-// The perceptual encoder's forward DCT and quantization of one 8×8 block (see CImageKernels.h).
-// The arithmetic is ForwardDCT.swift's and PerceptualQuantization.swift's, operation for
-// operation (the derivation is in the encoder's DocC article): a column pass over the block's
-// rows as vectors of eight lanes, split by the cosines' symmetries; a row pass that multiplies
-// each row by the transposed basis with broadcast scalars, left to right; then each coefficient
-// times its reciprocal step, rounded to nearest (ties to even) by the 1.5·2²³ trick, and zeroed
-// inside its dead zone. Every lane is independent, so a version may hold a row in any width;
-// the order of the operations is the same in all. No contraction anywhere in this file.
+// The perceptual encoder's forward DCT and quantization of one 8×8 block (see CImageKernels.h),
+// operation for operation the Swift it replaced (ForwardDCT.swift and
+// PerceptualQuantization.swift keep the constants; the derivation is in the DocC article
+// "Encoding JPEG"): a column pass over the block's rows as vectors of eight lanes, split by the
+// cosines' symmetries; a row pass that multiplies each row by the transposed basis with
+// broadcast scalars, left to right; then each coefficient times its reciprocal step, rounded to
+// nearest (ties to even) by the 1.5·2²³ trick, and zeroed inside its dead zone. Every lane is
+// independent, so a version may hold a row in any width; the order of the operations is the
+// same in all. No contraction anywhere in this file.
 #pragma clang fp contract(off)
 
 #include "CImageKernels.h"

@@ -45,7 +45,8 @@ int iec_idct_scaled_supports(int n);
 void iec_rgb_to_ycbcr(const unsigned char *rgb, size_t count, float *y, float *cb, float *cr);
 
 /// The perceptual JPEG encoder's forward DCT of one block (64 floats, row y at 8y: level-shifted
-/// samples), in ForwardDCT.swift's order of operations: afterwards block[8u + v] is F(u, v) times
+/// samples), in the order of operations fdct_quantize.c writes out (derived in the "Encoding
+/// JPEG" article; ForwardDCT.swift holds the constants): afterwards block[8u + v] is F(u, v) times
 /// the column pass's scale (2√2 for u = 0, 2 otherwise). `transposedBasis` is Mᵀ's rows (64
 /// floats) and `cosines[n]` cos(nπ/16), both as the encoder computes them.
 void iec_fdct(float *block, const float *transposedBasis, const float *cosines);
