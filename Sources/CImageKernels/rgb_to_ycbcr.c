@@ -24,8 +24,12 @@ void iec_rgb_to_ycbcr_portable(const unsigned char *rgb, size_t count, float *y,
 }
 
 /// The masking field's luma ×256 in integers: 77R + 150G + 29B (exact, so every version agrees).
+static inline int32_t luma_pixel(const unsigned char *rgb) {
+    return 77 * (int32_t)rgb[0] + 150 * (int32_t)rgb[1] + 29 * (int32_t)rgb[2];
+}
+
 void iec_rgb_to_luma256_portable(const unsigned char *rgb, size_t count, int32_t *luma) {
-    for (size_t x = 0; x < count; x++) luma[x] = 77 * (int32_t)rgb[3 * x] + 150 * (int32_t)rgb[3 * x + 1] + 29 * (int32_t)rgb[3 * x + 2];
+    for (size_t x = 0; x < count; x++) luma[x] = luma_pixel(rgb + 3 * x);
 }
 
 #if defined(__x86_64__)
@@ -43,32 +47,42 @@ static void channel_masks(int offset, __m128i *fromLow, __m128i *fromHigh) {
     *fromHigh = _mm_loadu_si128((const __m128i *)high);
 }
 
-/// One channel of eight pixels as 32-bit integers.
+/// The shuffles that split eight packed RGB pixels into their channels, made once per call.
+typedef struct {
+    __m128i redLow, redHigh, greenLow, greenHigh, blueLow, blueHigh;
+} rgb_gather;
+
 __attribute__((target("avx2")))
-static inline __m256i channel_integers(__m128i low, __m128i high, __m128i fromLow, __m128i fromHigh) {
-    const __m128i bytes = _mm_or_si128(_mm_shuffle_epi8(low, fromLow), _mm_shuffle_epi8(high, fromHigh));
-    return _mm256_cvtepu8_epi32(bytes);
+static rgb_gather gather_masks(void) {
+    rgb_gather g;
+    channel_masks(0, &g.redLow, &g.redHigh);
+    channel_masks(1, &g.greenLow, &g.greenHigh);
+    channel_masks(2, &g.blueLow, &g.blueHigh);
+    return g;
 }
 
-/// One channel of eight pixels as floats.
+/// The three channels of the eight pixels at `rgb` as 32-bit integers, read as exactly their 24
+/// bytes.
 __attribute__((target("avx2")))
-static inline __m256 channel(__m128i low, __m128i high, __m128i fromLow, __m128i fromHigh) {
-    return _mm256_cvtepi32_ps(channel_integers(low, high, fromLow, fromHigh));
+static inline void gather8(const unsigned char *rgb, const rgb_gather *g, __m256i *r, __m256i *gr, __m256i *b) {
+    const __m128i low = _mm_loadu_si128((const __m128i *)rgb);
+    const __m128i high = _mm_loadl_epi64((const __m128i *)(rgb + 16));
+#define CHANNEL(fromLow, fromHigh) _mm256_cvtepu8_epi32(_mm_or_si128(_mm_shuffle_epi8(low, fromLow), _mm_shuffle_epi8(high, fromHigh)))
+    *r = CHANNEL(g->redLow, g->redHigh);
+    *gr = CHANNEL(g->greenLow, g->greenHigh);
+    *b = CHANNEL(g->blueLow, g->blueHigh);
+#undef CHANNEL
 }
 
-// AVX2 without FMA: eight pixels at a time, read as exactly their 24 bytes.
+// AVX2 without FMA: eight pixels at a time.
 __attribute__((target("avx2")))
 void iec_rgb_to_ycbcr_avx2(const unsigned char *rgb, size_t count, float *y, float *cb, float *cr) {
-    __m128i redLow, redHigh, greenLow, greenHigh, blueLow, blueHigh;
-    channel_masks(0, &redLow, &redHigh);
-    channel_masks(1, &greenLow, &greenHigh);
-    channel_masks(2, &blueLow, &blueHigh);
+    const rgb_gather masks = gather_masks();
     size_t x = 0;
     for (; x + 8 <= count; x += 8) {
-        const __m128i low = _mm_loadu_si128((const __m128i *)(rgb + 3 * x));
-        const __m128i high = _mm_loadl_epi64((const __m128i *)(rgb + 3 * x + 16));
-        const __m256 r = channel(low, high, redLow, redHigh), g = channel(low, high, greenLow, greenHigh);
-        const __m256 b = channel(low, high, blueLow, blueHigh);
+        __m256i ri, gi, bi;
+        gather8(rgb + 3 * x, &masks, &ri, &gi, &bi);
+        const __m256 r = _mm256_cvtepi32_ps(ri), g = _mm256_cvtepi32_ps(gi), b = _mm256_cvtepi32_ps(bi);
 #define TERM(k, v) _mm256_mul_ps(_mm256_set1_ps(k), v)
         _mm256_storeu_ps(y + x, _mm256_sub_ps(_mm256_add_ps(_mm256_add_ps(TERM(0.299f, r), TERM(0.587f, g)), TERM(0.114f, b)),
                                               _mm256_set1_ps(128.0f)));
@@ -78,24 +92,20 @@ void iec_rgb_to_ycbcr_avx2(const unsigned char *rgb, size_t count, float *y, flo
     }
     for (; x < count; x++) one_pixel(rgb + 3 * x, y + x, cb + x, cr + x);
 }
+
 __attribute__((target("avx2")))
 void iec_rgb_to_luma256_avx2(const unsigned char *rgb, size_t count, int32_t *luma) {
-    __m128i redLow, redHigh, greenLow, greenHigh, blueLow, blueHigh;
-    channel_masks(0, &redLow, &redHigh);
-    channel_masks(1, &greenLow, &greenHigh);
-    channel_masks(2, &blueLow, &blueHigh);
+    const rgb_gather masks = gather_masks();
     size_t x = 0;
     for (; x + 8 <= count; x += 8) {
-        const __m128i low = _mm_loadu_si128((const __m128i *)(rgb + 3 * x));
-        const __m128i high = _mm_loadl_epi64((const __m128i *)(rgb + 3 * x + 16));
-        const __m256i r = channel_integers(low, high, redLow, redHigh), g = channel_integers(low, high, greenLow, greenHigh);
-        const __m256i b = channel_integers(low, high, blueLow, blueHigh);
+        __m256i r, g, b;
+        gather8(rgb + 3 * x, &masks, &r, &g, &b);
         const __m256i sum = _mm256_add_epi32(_mm256_add_epi32(_mm256_mullo_epi32(_mm256_set1_epi32(77), r),
                                                               _mm256_mullo_epi32(_mm256_set1_epi32(150), g)),
                                              _mm256_mullo_epi32(_mm256_set1_epi32(29), b));
         _mm256_storeu_si256((__m256i *)(luma + x), sum);
     }
-    for (; x < count; x++) luma[x] = 77 * (int32_t)rgb[3 * x] + 150 * (int32_t)rgb[3 * x + 1] + 29 * (int32_t)rgb[3 * x + 2];
+    for (; x < count; x++) luma[x] = luma_pixel(rgb + 3 * x);
 }
 #else
 void iec_rgb_to_luma256_avx2(const unsigned char *rgb, size_t count, int32_t *luma) {
