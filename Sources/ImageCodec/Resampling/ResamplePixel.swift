@@ -5,10 +5,8 @@ import CImageKernels
 /// for four lanes.
 protocol ResamplePixel: Sendable {
     static var zero: Self { get }
-    static func + (lhs: Self, rhs: Self) -> Self
     static func += (lhs: inout Self, rhs: Self)
     static func * (lhs: Float, rhs: Self) -> Self
-    static func * (lhs: Self, rhs: Self) -> Self
     init(repeating: Float)
     /// Bytes of `format` → pixels, premultiplying alpha.
     static func load(_ row: UnsafePointer<UInt8>, width: Int, format: PixelFormat, into pixels: UnsafeMutablePointer<Self>)
