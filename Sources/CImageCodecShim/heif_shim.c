@@ -53,7 +53,9 @@ iec_heif_reader *iec_heif_reader_create(const uint8_t *data, size_t size, int ma
     heif_context_set_maximum_image_size_limit(reader->context, max_side);
     // Decodes run one per worker already: libheif's own tile threads would oversubscribe.
     heif_context_set_max_decoding_threads(reader->context, 0);
-    *status = iec_heif_status(heif_context_read_from_memory(reader->context, data, size, NULL), "read", message);
+    // In place: the caller keeps `data` alive and unmoved while libheif reads it (here and in
+    // each decode), which spares a copy of the whole file.
+    *status = iec_heif_status(heif_context_read_from_memory_without_copy(reader->context, data, size, NULL), "read", message);
     if (*status == IEC_OK) {
         *status = iec_heif_status(heif_context_get_primary_image_handle(reader->context, &reader->handle), "primary image", message);
     }
@@ -74,24 +76,27 @@ void iec_heif_reader_info(const iec_heif_reader *reader, iec_heif_info *info) {
     info->luma_bits = heif_image_handle_get_luma_bits_per_pixel(handle);
     info->image_count = heif_context_get_number_of_top_level_images(reader->context);
     enum heif_color_profile_type type = heif_image_handle_get_color_profile_type(handle);
+    struct heif_color_profile_nclx *nclx = NULL;
+    if (heif_image_handle_get_nclx_color_profile(handle, &nclx).code == heif_error_Ok && nclx != NULL) {
+        info->has_nclx = 1;
+        info->nclx_primaries = (int)nclx->color_primaries;
+        info->nclx_transfer = (int)nclx->transfer_characteristics;
+        info->nclx_matrix = (int)nclx->matrix_coefficients;
+        info->nclx_full_range = nclx->full_range_flag != 0;
+    }
+    // libheif 1.15 hands out the profile even when it reports invalid coefficients.
+    if (nclx != NULL) heif_nclx_color_profile_free(nclx);
     if (type == heif_color_profile_type_prof || type == heif_color_profile_type_rICC) {
         info->profile_kind = 1;
-    } else if (type == heif_color_profile_type_nclx) {
-        struct heif_color_profile_nclx *nclx = NULL;
-        if (heif_image_handle_get_nclx_color_profile(handle, &nclx).code == heif_error_Ok && nclx != NULL) {
-            info->profile_kind = 2;
-            info->nclx_primaries = (int)nclx->color_primaries;
-            info->nclx_transfer = (int)nclx->transfer_characteristics;
-        }
-        // libheif 1.15 hands out the profile even when it reports invalid coefficients.
-        if (nclx != NULL) heif_nclx_color_profile_free(nclx);
+    } else if (type == heif_color_profile_type_nclx && info->has_nclx) {
+        info->profile_kind = 2;
     }
 }
 
-iec_status iec_heif_reader_decode(iec_heif_reader *reader, int channels, int max_side,
-                                  const uint8_t **pixels, size_t *stride, int *width, int *height, int *warnings,
-                                  char message[IEC_MESSAGE_MAX]) {
-    *pixels = NULL;
+/// One decode into reader->image in the given layout, its warnings counted (the first one's
+/// codes left in `message`).
+static iec_status iec_heif_decode(iec_heif_reader *reader, enum heif_colorspace colorspace, enum heif_chroma chroma,
+                                  int max_side, int *warnings, char message[IEC_MESSAGE_MAX]) {
     *warnings = 0;
     heif_context_set_maximum_image_size_limit(reader->context, max_side);
     if (reader->image != NULL) {
@@ -108,9 +113,7 @@ iec_status iec_heif_reader_decode(iec_heif_reader *reader, int channels, int max
     // closing its dav1d decoder (70 KB leaked per file, found by heif-decode). The warnings it
     // records instead are handed to Swift, which refuses them unless partial images are allowed.
     options->strict_decoding = 0;
-    struct heif_error error = heif_decode_image(reader->handle, &reader->image, heif_colorspace_RGB,
-                                                channels == 4 ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB,
-                                                options);
+    struct heif_error error = heif_decode_image(reader->handle, &reader->image, colorspace, chroma, options);
     heif_decoding_options_free(options);
     iec_status status = iec_heif_status(error, "decode", message);
     if (status != IEC_OK) return status;
@@ -122,6 +125,17 @@ iec_status iec_heif_reader_decode(iec_heif_reader *reader, int channels, int max
         snprintf(message, IEC_MESSAGE_MAX, "libheif decode: the decoder papered over damage (error %d, suberror %d)",
                  (int)warning.code, (int)warning.subcode);
     }
+    return IEC_OK;
+}
+
+iec_status iec_heif_reader_decode(iec_heif_reader *reader, int channels, int max_side,
+                                  const uint8_t **pixels, size_t *stride, int *width, int *height, int *warnings,
+                                  char message[IEC_MESSAGE_MAX]) {
+    *pixels = NULL;
+    iec_status status = iec_heif_decode(reader, heif_colorspace_RGB,
+                                        channels == 4 ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB,
+                                        max_side, warnings, message);
+    if (status != IEC_OK) return status;
     int row_bytes = 0;
     *pixels = heif_image_get_plane_readonly(reader->image, heif_channel_interleaved, &row_bytes);
     *width = heif_image_get_width(reader->image, heif_channel_interleaved);
@@ -129,6 +143,35 @@ iec_status iec_heif_reader_decode(iec_heif_reader *reader, int channels, int max
     *stride = (size_t)row_bytes;
     if (*pixels == NULL || row_bytes < *width * channels) {
         strncpy(message, "libheif: the decoded image has no interleaved plane", IEC_MESSAGE_MAX);
+        return IEC_ERROR;
+    }
+    return IEC_OK;
+}
+
+iec_status iec_heif_reader_decode_planes(iec_heif_reader *reader, int chroma, int max_side, iec_heif_planes *planes,
+                                         int *warnings, char message[IEC_MESSAGE_MAX]) {
+    memset(planes, 0, sizeof(*planes));
+    enum heif_chroma layout = chroma == 1 ? heif_chroma_420 : chroma == 2 ? heif_chroma_422 : heif_chroma_444;
+    iec_status status = iec_heif_decode(reader, heif_colorspace_YCbCr, layout, max_side, warnings, message);
+    if (status != IEC_OK) return status;
+    const struct heif_image *image = reader->image;
+    int strides[3] = {0, 0, 0};
+    planes->y = heif_image_get_plane_readonly(image, heif_channel_Y, &strides[0]);
+    planes->cb = heif_image_get_plane_readonly(image, heif_channel_Cb, &strides[1]);
+    planes->cr = heif_image_get_plane_readonly(image, heif_channel_Cr, &strides[2]);
+    planes->y_stride = (size_t)strides[0];
+    planes->cb_stride = (size_t)strides[1];
+    planes->cr_stride = (size_t)strides[2];
+    planes->width = heif_image_get_width(image, heif_channel_Y);
+    planes->height = heif_image_get_height(image, heif_channel_Y);
+    planes->chroma_width = heif_image_get_width(image, heif_channel_Cb);
+    planes->chroma_height = heif_image_get_height(image, heif_channel_Cb);
+    int deep = heif_image_get_bits_per_pixel(image, heif_channel_Y) != 8 || heif_image_get_bits_per_pixel(image, heif_channel_Cb) != 8 ||
+               heif_image_get_bits_per_pixel(image, heif_channel_Cr) != 8;
+    if (planes->y == NULL || planes->cb == NULL || planes->cr == NULL || deep ||
+        heif_image_get_width(image, heif_channel_Cr) != planes->chroma_width ||
+        heif_image_get_height(image, heif_channel_Cr) != planes->chroma_height) {
+        strncpy(message, "libheif: the decoded image lacks the 8-bit Y, Cb and Cr planes asked for", IEC_MESSAGE_MAX);
         return IEC_ERROR;
     }
     return IEC_OK;

@@ -45,7 +45,7 @@ struct KernelTests {
         var random = SeededGenerator()
         let avx2 = iec_kernels_cpu_has_avx2() == 1
         for _ in 0..<200 {
-            let width = Int.random(in: 1...70, using: &random)
+            let width = Int.random(in: 1...90, using: &random)
             let stride = Int.random(in: 1...20, using: &random)
             let sourceWidth = Int.random(in: stride...(stride + 60), using: &random)
             let source = (0..<(4 * sourceWidth)).map { _ in Float.random(in: -300...300, using: &random) }
@@ -181,6 +181,73 @@ struct KernelTests {
                 #expect(fast == expected, "AVX2, seed \(random.seed)")
             }
         }
+    }
+
+    @Test("YCbCr rows to RGB: AVX2 and portable give the integers written out here, for 4:2:0 and 4:4:4, each blend, full and narrow range")
+    func ycbcrToRGB() throws {
+        var random = SeededGenerator()
+        let avx2 = iec_kernels_cpu_has_avx2() == 1
+        let matrices = [
+            try #require(YCbCrMatrix(matrixCoefficients: 6, fullRange: true)), try #require(YCbCrMatrix(matrixCoefficients: 1, fullRange: false)),
+            try #require(YCbCrMatrix(matrixCoefficients: 9, fullRange: true))
+        ]
+        for _ in 0..<200 {
+            let width = Int.random(in: 1...90, using: &random)
+            let shift = Int.random(in: 0...1, using: &random)
+            let chromaWidth = shift == 1 ? (width + 1) / 2 : width
+            let quarters = [3, 4].randomElement(using: &random)!
+            let row = { (count: Int) in (0..<count).map { _ in UInt8.random(in: 0...255, using: &random) } }
+            let (luma, cbNear, crNear, cbFar, crFar) = (row(width), row(chromaWidth), row(chromaWidth), row(chromaWidth), row(chromaWidth))
+            var matrix = matrices.randomElement(using: &random)!.coefficients
+            // Chroma at column x in eighths: the vertical blend in quarters, times two on a
+            // sample's own column, plus the next sample's blend between two.
+            func blend(_ near: [UInt8], _ far: [UInt8], _ i: Int) -> Int { quarters * Int(near[i]) + (4 - quarters) * Int(far[i]) }
+            func eighths(_ near: [UInt8], _ far: [UInt8], _ x: Int) -> Int {
+                guard shift == 1, x % 2 == 1 else { return 2 * blend(near, far, x >> shift) - 1024 }
+                return blend(near, far, x / 2) + blend(near, far, min(x / 2 + 1, chromaWidth - 1)) - 1024
+            }
+            func level(_ q19: Int) -> UInt8 { UInt8(min(255, max(0, (q19 + (1 << 18)) >> 19))) }
+            var expected: [UInt8] = []
+            for x in 0..<width {
+                let y = (Int(luma[x]) - Int(matrix.luma_offset)) * Int(matrix.luma) * 8
+                let (b, r) = (eighths(cbNear, cbFar, x), eighths(crNear, crFar, x))
+                expected += [
+                    level(y + Int(matrix.cr_r) * r), level(y - Int(matrix.cb_g) * b - Int(matrix.cr_g) * r), level(y + Int(matrix.cb_b) * b)
+                ]
+            }
+            var (rgb, fast) = ([UInt8](repeating: 0, count: 3 * width), [UInt8](repeating: 0, count: 3 * width))
+            var scratch = [Int32](repeating: 0, count: 2 * chromaWidth)
+            iec_ycbcr_to_rgb_row_portable(
+                luma, cbNear, crNear, cbFar, crFar, Int32(quarters), Int32(shift), width, chromaWidth, &matrix, &scratch, &rgb)
+            #expect(rgb == expected, "width \(width), shift \(shift), quarters \(quarters), seed \(random.seed)")
+            if avx2 {
+                iec_ycbcr_to_rgb_row_avx2(
+                    luma, cbNear, crNear, cbFar, crFar, Int32(quarters), Int32(shift), width, chromaWidth, &matrix, &scratch, &fast)
+                #expect(fast == expected, "AVX2, width \(width), shift \(shift), quarters \(quarters), seed \(random.seed)")
+            }
+        }
+    }
+
+    @Test("BT.601 at full range is libheif's default: Y 128 with neutral chroma is 128, pure Cr is red, narrow range stretches 16...235")
+    func ycbcrMatrices() throws {
+        func convert(_ y: UInt8, _ cb: UInt8, _ cr: UInt8, _ matrix: YCbCrMatrix) -> [UInt8] {
+            var coefficients = matrix.coefficients
+            var (rgb, scratch) = ([UInt8](repeating: 0, count: 3), [Int32](repeating: 0, count: 2))
+            iec_ycbcr_to_rgb_row([y], [cb], [cr], [cb], [cr], 4, 0, 1, 1, &coefficients, &scratch, &rgb)
+            return rgb
+        }
+        let full = try #require(YCbCrMatrix(matrixCoefficients: 6, fullRange: true))
+        let narrow = try #require(YCbCrMatrix(matrixCoefficients: 6, fullRange: false))
+        #expect(convert(128, 128, 128, full) == [128, 128, 128])
+        // Cr 255 → R = Y + 1.402 × 127 = 306 (clamped), G = Y − 0.714 × 127 = 37.3, B = Y.
+        #expect(convert(128, 128, 255, full) == [255, 37, 128])
+        #expect(convert(16, 128, 128, narrow) == [0, 0, 0] && convert(235, 128, 128, narrow) == [255, 255, 255])
+        // BT.709's blue: Y + 1.8556 × Cb' where BT.601 has 1.772.
+        let bt709 = try #require(YCbCrMatrix(matrixCoefficients: 1, fullRange: true))
+        #expect(convert(100, 178, 128, bt709)[2] == 193 && convert(100, 178, 128, full)[2] == 189)
+        // Identity, YCgCo and ICtCp are not a Kr/Kb weighting: left to the library.
+        #expect(YCbCrMatrix(matrixCoefficients: 0, fullRange: true) == nil && YCbCrMatrix(matrixCoefficients: 8, fullRange: true) == nil)
+        #expect(YCbCrMatrix(matrixCoefficients: 14, fullRange: true) == nil)
     }
 
     @Test("IMAGE_ENGINE_PORTABLE_KERNELS=1 chooses the portable versions; otherwise AVX2 where the CPU has it")

@@ -407,12 +407,19 @@ typedef struct {
     /// nclx colour primaries and transfer characteristics (ITU-T H.273), when profile_kind is 2.
     int nclx_primaries;
     int nclx_transfer;
+    /// Whether the image has an nclx colour box (beside an ICC profile or alone), and its
+    /// matrix coefficients (ITU-T H.273) and full-range flag: what libheif converts with.
+    int has_nclx;
+    int nclx_matrix;
+    int nclx_full_range;
     /// Number of top-level images in the file.
     int image_count;
 } iec_heif_info;
 
-/// Reads the file's boxes (a copy of `data` is kept) and opens the primary image. Images larger
-/// than `max_side` on a side are refused by libheif itself. NULL with *status set on failure.
+/// Reads the file's boxes and opens the primary image. libheif reads `data` in place, here and
+/// in every decode: it must be valid and at the same address whenever the reader is used.
+/// Images larger than `max_side` on a side are refused by libheif itself. NULL with *status set
+/// on failure.
 iec_heif_reader *iec_heif_reader_create(const uint8_t *data, size_t size, int max_side, iec_status *status,
                                         char message[IEC_MESSAGE_MAX]);
 void iec_heif_reader_destroy(iec_heif_reader *reader);
@@ -426,6 +433,21 @@ void iec_heif_reader_info(const iec_heif_reader *reader, iec_heif_info *info);
 iec_status iec_heif_reader_decode(iec_heif_reader *reader, int channels, int max_side,
                                   const uint8_t **pixels, size_t *stride, int *width, int *height, int *warnings,
                                   char message[IEC_MESSAGE_MAX]);
+
+/// The planes of a YCbCr decode, owned by the reader as an interleaved decode's pixels are.
+typedef struct {
+    const uint8_t *y, *cb, *cr;
+    size_t y_stride, cb_stride, cr_stride;
+    int width, height;
+    int chroma_width, chroma_height;
+} iec_heif_planes;
+
+/// Decodes the primary image, transformations applied, as 8-bit YCbCr planes with the chroma
+/// layout the stream is coded in (`chroma`: 1 4:2:0, 2 4:2:2, 3 4:4:4), which the caller read
+/// from the stream's parameter sets, so libheif converts nothing. Otherwise as
+/// iec_heif_reader_decode.
+iec_status iec_heif_reader_decode_planes(iec_heif_reader *reader, int chroma, int max_side, iec_heif_planes *planes,
+                                         int *warnings, char message[IEC_MESSAGE_MAX]);
 
 // MARK: - AVIF (libavif: AV1 decoded by dav1d, encoded by libaom)
 //

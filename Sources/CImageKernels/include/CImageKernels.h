@@ -29,6 +29,25 @@ void iec_resample_horizontal4(const float *source, const float *weights, const p
 /// version on every CPU.
 void iec_resample_horizontal1(const float *source, const float *weights, const ptrdiff_t *starts, const ptrdiff_t *counts, int stride, float *destination, size_t width);
 
+/// A YCbCr → RGB matrix in Q16 fixed point, with the range's scaling folded in:
+/// R = luma·(Y − luma_offset) + cr_r·Cr', G = luma·(Y − luma_offset) − cb_g·Cb' − cr_g·Cr',
+/// B = luma·(Y − luma_offset) + cb_b·Cb', where Cb' and Cr' are the samples minus 128.
+typedef struct {
+    int32_t luma;
+    int32_t luma_offset;
+    int32_t cr_r, cb_g, cr_g, cb_b;
+} iec_ycbcr_matrix;
+
+/// One row of 8-bit YCbCr to `width` interleaved 8-bit RGB pixels. Chroma comes from two rows
+/// of `chroma_width` samples, weighted `near_quarters`/4 and the rest (4:2:0's vertical
+/// interpolation; 4 for one row); with `horizontal_shift` 1 a sample serves two columns, sited
+/// on the even one (H.273 chroma location 0) and averaged with the next on the odd one; with 0
+/// one sample a column. In integers: chroma in eighths of a level, products in Q19, rounded
+/// half up and clamped (see ycbcr_to_rgb.c). `scratch` holds 2·chroma_width int32s.
+void iec_ycbcr_to_rgb_row(const uint8_t *luma, const uint8_t *cb_near, const uint8_t *cr_near, const uint8_t *cb_far,
+                          const uint8_t *cr_far, int near_quarters, int horizontal_shift, size_t width, size_t chroma_width,
+                          const iec_ycbcr_matrix *matrix, int32_t *scratch, uint8_t *rgb);
+
 /// A scaled inverse DCT: the n×n samples (n = 2, 3, 4, 5, 6, 7, 10, 12 or 14; others write
 /// nothing) of an 8×8 block from its lowest min(n, 8)² coefficients (natural order, dequantized
 /// by `quantization`), written at `column` of `rows[0..<n]`: the band-limited signal of T.81's
@@ -77,6 +96,12 @@ void iec_fdct_quantize_portable(float *block, const float *transposedBasis, cons
                                 const float *deadZone, const float *maskedDeadZone, float strength, short *coefficients);
 void iec_fdct_quantize_avx2(float *block, const float *transposedBasis, const float *cosines, const float *reciprocals,
                             const float *deadZone, const float *maskedDeadZone, float strength, short *coefficients);
+void iec_ycbcr_to_rgb_row_portable(const uint8_t *luma, const uint8_t *cb_near, const uint8_t *cr_near, const uint8_t *cb_far,
+                                   const uint8_t *cr_far, int near_quarters, int horizontal_shift, size_t width, size_t chroma_width,
+                                   const iec_ycbcr_matrix *matrix, int32_t *scratch, uint8_t *rgb);
+void iec_ycbcr_to_rgb_row_avx2(const uint8_t *luma, const uint8_t *cb_near, const uint8_t *cr_near, const uint8_t *cb_far,
+                               const uint8_t *cr_far, int near_quarters, int horizontal_shift, size_t width, size_t chroma_width,
+                               const iec_ycbcr_matrix *matrix, int32_t *scratch, uint8_t *rgb);
 void iec_rgb_to_luma256_portable(const unsigned char *rgb, size_t count, int32_t *luma);
 void iec_rgb_to_luma256_avx2(const unsigned char *rgb, size_t count, int32_t *luma);
 void iec_masking_row_portable(const int32_t *above, const int32_t *centre, const int32_t *below, size_t width, float *blocks);

@@ -3,10 +3,19 @@
 /// the two agree. An 840-byte AVIF declaring 64×64 and coded at 4096² took a decode from 50 to
 /// 290 MB before this check.
 enum CodedImageSize {
+    /// What an HEVC sequence parameter set says of the pictures it codes.
+    struct HEVCSequence: Sendable, Hashable {
+        var width: Int
+        var height: Int
+        /// The samples' layout: what libde265 hands libheif, and what a planar decode gets.
+        var format: HEVCSampleFormat
+    }
+
     /// HEVC's sequence parameter set (H.265 7.3.2.2): `pic_width_in_luma_samples` and
-    /// `pic_height_in_luma_samples`, after the profile, tier and level. `nal` is the whole NAL
-    /// unit, header included, emulation prevention bytes still in.
-    static func hevc(sps nal: ArraySlice<UInt8>) -> (width: Int, height: Int)? {
+    /// `pic_height_in_luma_samples`, after the profile, tier and level, then the chroma format
+    /// and the bit depths. `nal` is the whole NAL unit, header included, emulation prevention
+    /// bytes still in.
+    static func hevc(sps nal: ArraySlice<UInt8>) -> HEVCSequence? {
         var bits = BitReader(rbsp(nal.dropFirst(2)))
         guard bits.skip(4), let subLayers = bits.read(3), bits.skip(1) else { return nil }
         // profile_tier_level(1, sps_max_sub_layers_minus1): 88 bits of general profile, 8 of level.
@@ -23,10 +32,23 @@ enum CodedImageSize {
             if profilePresent[layer], !bits.skip(88) { return nil }
             if levelPresent[layer], !bits.skip(8) { return nil }
         }
-        guard bits.exponentialGolomb() != nil, let chroma = bits.exponentialGolomb() else { return nil }
-        if chroma == 3, !bits.skip(1) { return nil }
-        guard let width = bits.exponentialGolomb(), let height = bits.exponentialGolomb() else { return nil }
-        return (width, height)
+        guard bits.exponentialGolomb() != nil, let chroma = bits.exponentialGolomb(), chroma <= 3 else { return nil }
+        var separatePlanes = false
+        if chroma == 3 {
+            guard let flag = bits.read(1) else { return nil }
+            separatePlanes = flag == 1
+        }
+        guard let width = bits.exponentialGolomb(), let height = bits.exponentialGolomb(), let window = bits.read(1) else { return nil }
+        // conformance_window_flag: four offsets.
+        if window == 1 {
+            for _ in 0..<4 where bits.exponentialGolomb() == nil { return nil }
+        }
+        // Range-checked here: H.265 allows 8 to 16 bits.
+        guard let luma = bits.exponentialGolomb(), let chromaBits = bits.exponentialGolomb(), luma <= 8, chromaBits <= 8 else { return nil }
+        let format = HEVCSampleFormat(
+            chroma: separatePlanes ? .separatePlanes : HEVCSampleFormat.Chroma(rawValue: chroma)!, lumaBits: luma + 8,
+            chromaBits: chromaBits + 8)
+        return HEVCSequence(width: width, height: height, format: format)
     }
 
     /// AV1's sequence header OBU payload (AV1 5.5): `max_frame_width_minus_1 + 1` and
@@ -127,12 +149,29 @@ struct BitReader {
     mutating func uvlc() -> Int? { exponentialGolomb() }
 }
 
+/// How an HEVC stream's samples are laid out (H.265's `chroma_format_idc` and bit depths).
+struct HEVCSampleFormat: Sendable, Hashable {
+    enum Chroma: Int, Sendable, Hashable {
+        case monochrome = 0
+        case subsampled420 = 1
+        case subsampled422 = 2
+        case full444 = 3
+        /// 4:4:4 coded as three monochrome planes (`separate_colour_plane_flag`).
+        case separatePlanes = 4
+    }
+    var chroma: Chroma
+    var lumaBits: Int
+    var chromaBits: Int
+}
+
 extension HEIFContainer.Tables {
     /// Every parameter set of `id`'s stream — in its configuration property and in its own
-    /// data — codes at most the declared size plus the codec's block padding.
-    func checkCodedSize(of id: UInt32, width: Int, height: Int) throws(ImageCodecError) {
-        guard let item = items[id] else { return }
+    /// data — codes at most the declared size plus the codec's block padding. Returns the sample
+    /// format every one of them declares (nil for AV1, or when they differ).
+    func checkCodedSize(of id: UInt32, width: Int, height: Int) throws(ImageCodecError) -> HEVCSampleFormat? {
+        guard let item = items[id] else { return nil }
         var sizes: [(width: Int, height: Int)] = []
+        var formats: Set<HEVCSampleFormat> = []
         let config = item.properties.map { properties[$0 - 1] }
         if item.type == FourCC("hvc1") {
             guard let hvcC = config.first(where: { $0.type == FourCC("hvcC") }), hvcC.payload.count >= 23 else {
@@ -147,7 +186,7 @@ extension HEIFContainer.Tables {
                     let length = try cursor.u16()
                     let start = cursor.offset
                     try cursor.skip(length)
-                    sizes += try hevcSize(Array(bytes[start..<start + length]))
+                    try hevcSequence(Array(bytes[start..<start + length]), sizes: &sizes, formats: &formats)
                 }
             }
             try scanStream(id) { (offset) throws(ImageCodecError) in
@@ -156,7 +195,7 @@ extension HEIFContainer.Tables {
                 let length = head.prefix(lengthSize).reduce(0) { $0 << 8 | Int($1) }
                 // Only a sequence parameter set is read further: a few dozen bytes, 512 at most.
                 if head[lengthSize] >> 1 & 63 == 33 {
-                    sizes += try hevcSize(itemBytes(id, from: offset + lengthSize, count: min(length, 512)))
+                    try hevcSequence(itemBytes(id, from: offset + lengthSize, count: min(length, 512)), sizes: &sizes, formats: &formats)
                 }
                 return lengthSize + length
             }
@@ -176,6 +215,7 @@ extension HEIFContainer.Tables {
         for coded in sizes where coded.width > width + Limits.codedPadding || coded.height > height + Limits.codedPadding {
             throw .limitExceeded("HEIF: item \(id) is coded at \(coded.width)×\(coded.height), its 'ispe' declares \(width)×\(height)")
         }
+        return formats.count == 1 ? formats.first : nil
     }
 
     private func itemLength(_ id: UInt32) -> Int { items[id]?.extents.reduce(0) { $0 + $1.count } ?? 0 }
@@ -191,11 +231,14 @@ extension HEIFContainer.Tables {
         }
     }
 
-    private func hevcSize(_ nal: [UInt8]) throws(ImageCodecError) -> [(width: Int, height: Int)] {
+    private func hevcSequence(
+        _ nal: [UInt8], sizes: inout [(width: Int, height: Int)], formats: inout Set<HEVCSampleFormat>
+    ) throws(ImageCodecError) {
         // NAL type 33: a sequence parameter set.
-        guard nal.count >= 2, nal[0] >> 1 & 63 == 33 else { return [] }
-        guard let size = CodedImageSize.hevc(sps: nal[...]) else { throw .corruptData("HEIF: an unreadable HEVC sequence parameter set") }
-        return [size]
+        guard nal.count >= 2, nal[0] >> 1 & 63 == 33 else { return }
+        guard let sequence = CodedImageSize.hevc(sps: nal[...]) else { throw .corruptData("HEIF: an unreadable HEVC sequence parameter set") }
+        sizes.append((sequence.width, sequence.height))
+        formats.insert(sequence.format)
     }
 
     /// The sizes of the sequence headers among `obus` (a whole run of OBUs, or one).

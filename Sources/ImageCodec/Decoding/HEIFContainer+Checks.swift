@@ -20,6 +20,7 @@ extension HEIFContainer.Tables {
         // but not bytes the decode would read over and over: what it reads is bounded by the
         // file's own size, before any stream is parsed.
         var codedInputs: [UInt32] = []
+        var primaryInputs: Set<UInt32> = []
         var bytesRead = 0
         for id in decoded {
             // A primary image of another kind (JPEG, uncompressed, a MIME item) is not checked
@@ -30,6 +31,7 @@ extension HEIFContainer.Tables {
             }
             let coded = try self.codedInputs(of: id, limits: limits)
             codedInputs += coded
+            if id == primary { primaryInputs.formUnion(coded) }
             for item in coded + (coded == [id] ? [] : [id]) {
                 bytesRead += items[item]?.extents.reduce(0) { $0 + $1.count } ?? 0
             }
@@ -45,6 +47,7 @@ extension HEIFContainer.Tables {
         // A grid may name one tile item many times: libheif decodes each reference, so each is
         // counted, but an item's size and stream are read and checked once.
         var sizes: [UInt32: (width: Int, height: Int)] = [:]
+        var primaryFormats: [HEVCSampleFormat?] = []
         for input in codedInputs {
             codedImages += 1
             let (width, height): (Int, Int)
@@ -52,7 +55,8 @@ extension HEIFContainer.Tables {
                 (width, height) = known
             } else {
                 (width, height) = try size(of: input, limits: limits)
-                try checkCodedSize(of: input, width: width, height: height)
+                let format = try checkCodedSize(of: input, width: width, height: height)
+                if primaryInputs.contains(input) { primaryFormats.append(format) }
                 sizes[input] = (width, height)
             }
             largest = max(largest, width * height)
@@ -66,7 +70,8 @@ extension HEIFContainer.Tables {
         let (width, height) = try size(of: primary, limits: limits)
         return HEIFContainer(
             primaryItem: primary, declaredWidth: width, declaredHeight: height, codedImages: codedImages, largestCodedPixels: largest,
-            iccProfile: iccProfile(of: primaryItem), exif: exif(of: primary))
+            hevcFormat: Set(primaryFormats).count == 1 ? primaryFormats[0] : nil, iccProfile: iccProfile(of: primaryItem),
+            exif: exif(of: primary))
     }
 
     /// No reference to an item the file lacks, no cycle (libheif follows references

@@ -73,6 +73,9 @@ struct HEIFContainer: Sendable, Hashable {
     var codedImages: Int
     /// The largest of those coded images, in pixels: what a codec holds at once.
     var largestCodedPixels: Int
+    /// The sample format every coded HEVC image of the primary image declares in its
+    /// parameter sets (nil for AV1, or when they differ): what libheif's planes will be.
+    var hevcFormat: HEVCSampleFormat?
     /// The primary image's ICC profile (a `colr` box of type `prof` or `rICC`), in the file.
     var iccProfile: Range<Int>?
     /// The primary image's EXIF (an `Exif` item that describes it through `cdsc`, in one

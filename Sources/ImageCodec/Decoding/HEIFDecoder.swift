@@ -17,8 +17,8 @@ import CImageCodecShim
 enum HEIFDecoder {
     /// What the plan needs beyond the header.
     struct Layout: Sendable, Hashable {
-        /// The encoded file, which libheif holds a copy of from the header read on (libavif
-        /// reads it in place).
+        /// The encoded file, at most what libheif gathers of it for the codec (both libraries
+        /// read the file in place).
         var fileBytes: Int
         var lumaBits: Int
         var hasICCProfile: Bool
@@ -40,6 +40,9 @@ enum HEIFDecoder {
         var exif: Range<Int>?
         /// The library that decodes, and what it leaves to the engine.
         var library: Library
+        /// For HEIC the engine can convert itself: the planes libheif is asked for instead of
+        /// interleaved RGB (see ``planarDecode(_:_:)``).
+        var planar: PlanarDecode?
 
         /// The bytes of the profile colour management will be handed.
         var profileBytes: Int {
@@ -53,6 +56,38 @@ enum HEIFDecoder {
         case libheif
         /// AVIF: libavif, which reports the transformations and leaves them to the engine.
         case libavif(AVIFLayout)
+    }
+
+    /// A HEIC decoded to 8-bit YCbCr planes in the stream's own chroma layout and converted to
+    /// RGB a row at a time by the engine (``YCbCrPlanes``), with the matrix libheif would have
+    /// used: the nclx box's, or, without one, BT.601 at full range, libheif's default.
+    struct PlanarDecode: Sendable, Hashable {
+        /// 1: 4:2:0, 3: 4:4:4 (libheif's and H.265's numbering).
+        var chroma: Int
+        var matrixCoefficients: Int
+        var fullRange: Bool
+        var matrix: YCbCrMatrix? { YCbCrMatrix(matrixCoefficients: matrixCoefficients, fullRange: fullRange) }
+    }
+
+    /// What to ask libheif for: planes when every coded image of the primary image is 8-bit
+    /// 4:2:0 or 4:4:4 HEVC (from their parameter sets, so libheif converts nothing), there is
+    /// no alpha and the matrix is a Kr/Kb weighting; otherwise nil, its interleaved RGB. Planes
+    /// spare the decode libheif's RGB image (3 bytes a pixel, and in libheif 1.15 a 4:4:4
+    /// intermediate as large again). 4:2:2 stays with libheif: turned a quarter, its chroma
+    /// would be subsampled vertically instead.
+    static func planarDecode(_ container: HEIFContainer, _ info: iec_heif_info) -> PlanarDecode? {
+        guard info.has_alpha == 0, let format = container.hevcFormat, format.lumaBits == 8, format.chromaBits == 8 else { return nil }
+        let chroma: Int
+        switch format.chroma {
+        case .subsampled420: chroma = 1
+        case .full444: chroma = 3
+        case .monochrome, .subsampled422, .separatePlanes: return nil
+        }
+        let decode =
+            info.has_nclx != 0
+            ? PlanarDecode(chroma: chroma, matrixCoefficients: Int(info.nclx_matrix), fullRange: info.nclx_full_range != 0)
+            : PlanarDecode(chroma: chroma, matrixCoefficients: 6, fullRange: true)
+        return decode.matrix == nil ? nil : decode
     }
 
     /// What libavif reports of an AVIF's coded image beyond the header: its size and samples a
@@ -71,7 +106,8 @@ enum HEIFDecoder {
     }
 
     /// Reads the header: the container walk, then the library's parse. HEIC keeps libheif's
-    /// reader for the decode; AVIF keeps none (libavif reads the bytes in place).
+    /// reader for the decode (it reads `bytes` in place, so a decode hands it the same bytes);
+    /// AVIF keeps none.
     static func open(
         _ bytes: UnsafeRawBufferPointer, format: ImageFormat, limits: DecodingLimits
     ) throws(ImageCodecError) -> (HEIFReader?, ImageHeader, Layout) {
@@ -90,7 +126,8 @@ enum HEIFDecoder {
             premultipliedAlpha: info.has_alpha != 0 && info.premultiplied_alpha != 0,
             nclx: hasICCProfile ? .sRGB : NCLXProfile.verdict(primaries: Int(info.nclx_primaries), transfer: Int(info.nclx_transfer)),
             codedImages: container.codedImages, largestCodedPixels: container.largestCodedPixels,
-            iccProfile: hasICCProfile ? container.iccProfile : nil, exif: container.exif, library: .libheif)
+            iccProfile: hasICCProfile ? container.iccProfile : nil, exif: container.exif, library: .libheif,
+            planar: planarDecode(container, info))
         return (reader, header, layout)
     }
 
@@ -177,11 +214,13 @@ enum HEIFDecoder {
         switch layout.library {
         case .libheif:
             let planes = 3 + (header.hasAlpha ? 1 : 0)
-            // The file's copy, the decoded Y, Cb, Cr (and alpha) planes (4:4:4 at worst), two
+            // The coded data gathered for the codec, the decoded Y, Cb, Cr (and alpha) planes (4:4:4 at worst), two
             // reference pictures in the codec, the interleaved 8-bit result (and, from more
-            // than 8 bits, the deeper image it is converted from), and the codec's own state.
+            // than 8 bits, the deeper image it is converted from) or, decoding planes, the
+            // engine's RGB row and chroma sums, and the codec's own state.
             let straightRow = layout.premultipliedAlpha ? header.width * channels : 0
-            return layout.fileBytes + 3 * pixels * planes * (deep ? 2 : 1) + pixels * channels * (deep ? 3 : 1) + straightRow + (8 << 20)
+            let result = layout.planar == nil ? pixels * channels * (deep ? 3 : 1) : header.width * (channels + 8)
+            return layout.fileBytes + 3 * pixels * planes * (deep ? 2 : 1) + result + straightRow + (8 << 20)
         case .libavif(let avif):
             // Measured (peak RSS of libavif's avifdec, dav1d, one thread, over a tiny file's) on
             // a 9.4 MP photo: 1.57 bytes a pixel at 4:2:0 and 8 bits, 3.29 at 4:4:4, 3.30 at
@@ -245,7 +284,11 @@ enum HEIFDecoder {
                 for y in 0..<avif.cropHeight { sink.consume(first + y * stride) }
             }
         case (.libheif, let reader?):
-            try decodeRows(reader, header, layout, format: format, options: options, into: sink, warnings: &warnings)
+            if let planar = layout.planar, let matrix = planar.matrix {
+                try decodePlanes(reader, header, planar, matrix, options: options, into: sink, warnings: &warnings)
+            } else {
+                try decodeRows(reader, header, layout, format: format, options: options, into: sink, warnings: &warnings)
+            }
         case (.libheif, nil):
             throw .corruptData("the HEIC header read left no reader")
         }
@@ -253,6 +296,32 @@ enum HEIFDecoder {
             unchecked: plan.width, height: plan.height, format: format, pixels: try sink.finish(), iccProfile: colorPlan.outputProfile)
         let upright = storedOptions.appliesOrientation && stored.orientation != .up ? try bitmap.applying(stored.orientation) : bitmap
         return DecodedImage(bitmap: upright, header: header, warnings: (colorPlan.warning.map { [$0] } ?? []) + warnings)
+    }
+
+    /// libheif's planes into `sink` as RGB rows: the decode, its warnings, the conversion.
+    private static func decodePlanes(
+        _ reader: HEIFReader, _ header: ImageHeader, _ planar: PlanarDecode, _ matrix: YCbCrMatrix, options: DecodingOptions,
+        into sink: some RowSink, warnings: inout [DecodingWarning]
+    ) throws(ImageCodecError) {
+        try reader.decodePlanes(chroma: planar.chroma, maxSide: max(header.width, header.height) + 1) {
+            (planes, warning) throws(ImageCodecError) in
+            try accept(warning, options: options, into: &warnings)
+            try checkSize(planes.width, planes.height, header)
+            try planes.convert(matrix, into: sink)
+        }
+    }
+
+    /// What libheif papered over is damage: an error unless partial images are allowed.
+    private static func accept(_ warning: String?, options: DecodingOptions, into warnings: inout [DecodingWarning]) throws(ImageCodecError) {
+        guard let warning else { return }
+        guard options.allowsPartialImages else { throw .corruptData(warning) }
+        warnings.append(DecodingWarning(code: 0, message: warning))
+    }
+
+    private static func checkSize(_ width: Int, _ height: Int, _ header: ImageHeader) throws(ImageCodecError) {
+        guard (width, height) == (header.width, header.height) else {
+            throw .corruptData("libheif decoded \(width)×\(height), the header says \(header.width)×\(header.height)")
+        }
     }
 
     /// libheif's rows into `sink`: the decode, its warnings, premultiplied alpha divided out.
@@ -264,14 +333,8 @@ enum HEIFDecoder {
         // the header: it may not be longer on a side than the image it claims to be.
         try reader.decode(channels: format.channels, maxSide: max(header.width, header.height) + 1) {
             (pixels, stride, width, height, warning) throws(ImageCodecError) in
-            if let warning {
-                // What libheif papered over is damage: an error unless partial images are allowed.
-                guard options.allowsPartialImages else { throw .corruptData(warning) }
-                warnings.append(DecodingWarning(code: 0, message: warning))
-            }
-            guard (width, height) == (header.width, header.height) else {
-                throw .corruptData("libheif decoded \(width)×\(height), the header says \(header.width)×\(header.height)")
-            }
+            try accept(warning, options: options, into: &warnings)
+            try checkSize(width, height, header)
             guard layout.premultipliedAlpha, format == .rgba else {
                 for y in 0..<height { sink.consume(pixels + y * stride) }
                 return

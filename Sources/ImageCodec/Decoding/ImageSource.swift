@@ -53,7 +53,15 @@ public final class ImageSource: @unchecked Sendable, Equatable {
         case png(PNGReader)
         case heif(HEIFReader)
 
-        /// libheif cannot be counted (no allocator hook): its plan counts the file's copy it holds.
+        /// Whether the reader may decode from `bytes`: libjpeg and libpng are rebased onto
+        /// them; libheif reads the bytes it was opened on in place, so only those, unmoved.
+        func reads(_ bytes: UnsafeRawBufferPointer) -> Bool {
+            guard case .heif(let reader) = self else { return true }
+            return reader.reads(bytes)
+        }
+
+        /// libheif cannot be counted (no allocator hook): its plan counts the coded data it
+        /// gathers for the codec.
         var memory: LibraryMemory {
             switch self {
             case .jpeg(let decompressor): decompressor.memory
@@ -231,7 +239,7 @@ public final class ImageSource: @unchecked Sendable, Equatable {
             // read's limits its container walk holds; under others the header is read again,
             // as for every other format, so the walk runs under those.
             let reader: Reader?
-            if let kept {
+            if let kept, kept.reads(bytes) {
                 reader = kept
             } else if case .heif(let heif) = layout, case .libavif = heif.library, options.limits == limits {
                 reader = nil
