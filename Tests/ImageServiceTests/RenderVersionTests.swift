@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import ImageCodec
+import ImageServer
 @testable import ImageService
 import Testing
 import TestSupport
@@ -102,6 +103,19 @@ struct RenderVersionTests {
             "rs:fit:80:80/f:avif kite.jpg": "c093a7e3724895da7bde8ca86b4e46c9e1d8391d05d4cac23c25850429e5544c",
             "rs:fit:300:300/mb:9000 kite.jpg": "f34089be862f4632eb4e76392eaf76a665c843b58e217139dd0e6561110d0026",
             "q:95 grey.jpg": "7a546d54c2cbc2b2cfda5672720cf9b86f91cfba08ed64fc74bab7eccf6633ea"
+        ],
+        // 8-bit HEIC converted from libheif's planes by the engine, chroma interpolated: a HEIC
+        // source joins the list. The rest as in 10.
+        "11": [
+            "rs:fill:100:100/q:80 kite.jpg": "ead0552354e620f6e4d846ab7030ae3599249ef72d8b044c1599c6581264d90e",
+            "rs:fit:64:64 calla.png": "804e688c9f8312a14083250f932eb1ce0c71bc4fe13c3c5dba69e59e32d91b6a",
+            "rs:force:50:30/q:90 grey.jpg": "9f5d516941297a2bf3f0198355360778ef7ea20277cdb3c3b671ceb81abcf51f",
+            "rs:fill:48:80/g:no ladybird.jpg": "8dbbb51152bc6af795358a68d085551fc2befe1a2a995beb20af75ed8c01ac4f",
+            "rs:fit:80:80/f:webp kite.jpg": "e9444404e32f0f1728b8a74e34c645a56b82c56b100ae7265893a4e4a3680e15",
+            "rs:fit:80:80/f:avif kite.jpg": "c093a7e3724895da7bde8ca86b4e46c9e1d8391d05d4cac23c25850429e5544c",
+            "rs:fit:300:300/mb:9000 kite.jpg": "f34089be862f4632eb4e76392eaf76a665c843b58e217139dd0e6561110d0026",
+            "q:95 grey.jpg": "7a546d54c2cbc2b2cfda5672720cf9b86f91cfba08ed64fc74bab7eccf6633ea",
+            "rs:fit:200:200/q:85 kite.heic": "d456cae38ce5ef7e9b8c2cb83d8b8248b2623a13487cbbbcf9067791811fdbe5"
         ]
     ]
 
@@ -116,12 +130,16 @@ struct RenderVersionTests {
 
     static let requests = [
         "rs:fill:100:100/q:80 kite.jpg", "rs:fit:64:64 calla.png", "rs:force:50:30/q:90 grey.jpg", "rs:fill:48:80/g:no ladybird.jpg",
-        "rs:fit:80:80/f:webp kite.jpg", "rs:fit:80:80/f:avif kite.jpg", "rs:fit:300:300/mb:9000 kite.jpg", "q:95 grey.jpg"
+        "rs:fit:80:80/f:webp kite.jpg", "rs:fit:80:80/f:avif kite.jpg", "rs:fit:300:300/mb:9000 kite.jpg", "q:95 grey.jpg",
+        "rs:fit:200:200/q:85 kite.heic"
     ]
 
     @Test("the thumbnails are the ones this render version stands for")
     func goldenHashes() async throws {
         let harness = try await ServiceHarness.start()
+        let modified = Date(timeIntervalSince1970: 1_700_000_000)
+        harness.origin.serve(
+            "/kite.heic", ImageServer.Resource(data: try HEIFFixtures.data("kite.heic"), contentType: "image/heic", lastModified: modified))
         let expected = try #require(Self.golden[EntityTag.renderVersion], "no hashes for render version \(EntityTag.renderVersion)")
         for request in Self.requests {
             let parts = request.split(separator: " ")

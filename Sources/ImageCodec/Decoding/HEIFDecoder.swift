@@ -10,10 +10,11 @@ import CImageCodecShim
 /// hundred thousand items never reach them.
 ///
 /// HEVC and AV1 have no reduced-scale decode: the image is decoded at full size, then its rows
-/// stream through the resampler. Memory: neither library has an allocator hook, so, as for
-/// WebP, the plan counts what they allocate for the declared size (the decoded planes at
-/// their depth, the codec's pictures, the interleaved 8-bit image) and the limits bound that
-/// size before anything is decoded.
+/// stream through the resampler (an 8-bit HEIC's converted from libheif's planes by the engine,
+/// see ``PlanarDecode``). Memory: neither library has an allocator hook, so, as for WebP, the
+/// plan counts what they allocate for the declared size (the decoded planes at their depth,
+/// the codec's pictures, the interleaved 8-bit image when the library converts) and the limits
+/// bound that size before anything is decoded.
 enum HEIFDecoder {
     /// What the plan needs beyond the header.
     struct Layout: Sendable, Hashable {
