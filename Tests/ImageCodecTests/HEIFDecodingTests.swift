@@ -184,19 +184,20 @@ struct HEIFDecodingTests {
         return rgb
     }
 
-    @Test("4:2:2 and 10-bit HEIC stay with libheif's own RGB: the pixels heif-convert gives")
-    func libheifConversion() throws {
-        let source = try ImageSource(data: try HEIFFixtures.data("kite-422.heic"))
+    @Test(
+        "4:2:2, a clean aperture (cropped at an odd offset) and 10 bits stay with libheif's own RGB: the pixels heif-convert gives",
+        arguments: ["kite-422.heic", "small-clap.heic", "kite-10bit.heic"])
+    func libheifConversion(_ name: String) throws {
+        let source = try ImageSource(data: try HEIFFixtures.data(name))
         guard case .heif(let layout) = source.layout else {
             Issue.record("not read as HEIF")
             return
         }
         #expect(layout.planar == nil)
         let options = DecodingOptions(colorManagement: .preserveSource)
-        let reference = try ImageDecoder(options: options).decode(try HEIFFixtures.heifConvert("kite-422.heic"))
-        #expect(TestImages.maxDifference(try source.decode(options).bitmap, reference) == 0)
-        guard case .heif(let deep) = try ImageSource(data: try HEIFFixtures.data("kite-10bit.heic")).layout else { return }
-        #expect(deep.planar == nil)
+        let reference = try ImageDecoder(options: options).decode(try HEIFFixtures.heifConvert(name))
+        // heif-convert keeps 10 bits in a 16-bit PNG, which the engine then rounds to 8.
+        #expect(TestImages.maxDifference(try source.decode(options).bitmap, reference) <= (name.contains("10bit") ? 1 : 0))
     }
 
     @Test("an ICC profile (Display P3) converts to sRGB as the same pixels in a tagged PNG do")
@@ -314,7 +315,7 @@ struct HEIFDecodingTests {
                 cropHeight: height, orientation: .up)
             let layout = HEIFDecoder.Layout(
                 fileBytes: 0, lumaBits: bits, hasICCProfile: false, premultipliedAlpha: false, nclx: .sRGB, codedImages: 1,
-                largestCodedPixels: width * height, library: .libavif(avif))
+                largestCodedPixels: width * height, declaredSide: width, library: .libavif(avif))
             let planned = HEIFDecoder.libraryBytes(header, layout, channels: 3)
             let rgb = width * height * 3
             #expect(planned >= bytes + rgb, "\(quarters)/4 samples, \(bits) bits: \(planned) planned")

@@ -70,8 +70,9 @@ extension HEIFContainer.Tables {
         let (width, height) = try size(of: primary, limits: limits)
         return HEIFContainer(
             primaryItem: primary, declaredWidth: width, declaredHeight: height, codedImages: codedImages, largestCodedPixels: largest,
-            hevcFormat: Set(primaryFormats).count == 1 ? primaryFormats[0] : nil, iccProfile: iccProfile(of: primaryItem),
-            exif: exif(of: primary))
+            hevcFormat: Set(primaryFormats).count == 1 ? primaryFormats[0] : nil,
+            cropsCleanAperture: primaryItem.properties.contains { properties[$0 - 1].type == FourCC("clap") },
+            iccProfile: iccProfile(of: primaryItem), exif: exif(of: primary))
     }
 
     /// No reference to an item the file lacks, no cycle (libheif follows references

@@ -76,6 +76,9 @@ struct HEIFContainer: Sendable, Hashable {
     /// The sample format every coded HEVC image of the primary image declares in its
     /// parameter sets (nil for AV1, or when they differ): what libheif's planes will be.
     var hevcFormat: HEVCSampleFormat?
+    /// Whether the primary image has a clean aperture (`clap`) to crop to: an odd offset cuts
+    /// through 4:2:0 chroma samples.
+    var cropsCleanAperture: Bool
     /// The primary image's ICC profile (a `colr` box of type `prof` or `rICC`), in the file.
     var iccProfile: Range<Int>?
     /// The primary image's EXIF (an `Exif` item that describes it through `cdsc`, in one

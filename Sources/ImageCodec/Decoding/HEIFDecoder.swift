@@ -39,6 +39,9 @@ enum HEIFDecoder {
         var iccProfile: Range<Int>?
         /// The EXIF item's bytes in the file (see ``HEIFContainer/exif``).
         var exif: Range<Int>?
+        /// The longest side of the primary image's `ispe`, before any transformation: what the
+        /// library decodes before it crops to a clean aperture.
+        var declaredSide: Int
         /// The library that decodes, and what it leaves to the engine.
         var library: Library
         /// For HEIC the engine can convert itself: the planes libheif is asked for instead of
@@ -72,12 +75,15 @@ enum HEIFDecoder {
 
     /// What to ask libheif for: planes when every coded image of the primary image is 8-bit
     /// 4:2:0 or 4:4:4 HEVC (from their parameter sets, so libheif converts nothing), there is
-    /// no alpha and the matrix is a Kr/Kb weighting; otherwise nil, its interleaved RGB. Planes
-    /// spare the decode libheif's RGB image (3 bytes a pixel, and in libheif 1.15 a 4:4:4
-    /// intermediate as large again). 4:2:2 stays with libheif: turned a quarter, its chroma
-    /// would be subsampled vertically instead.
+    /// no alpha, no clean aperture and the matrix is a Kr/Kb weighting; otherwise nil, its
+    /// interleaved RGB. Planes spare the decode libheif's RGB image (3 bytes a pixel, and in
+    /// libheif 1.15 a 4:4:4 intermediate as large again). 4:2:2 stays with libheif: turned a
+    /// quarter, its chroma would be subsampled vertically instead; so does a clean aperture,
+    /// whose crop at an odd offset leaves 4:2:0 chroma that no longer starts on a sample.
     static func planarDecode(_ container: HEIFContainer, _ info: iec_heif_info) -> PlanarDecode? {
-        guard info.has_alpha == 0, let format = container.hevcFormat, format.lumaBits == 8, format.chromaBits == 8 else { return nil }
+        guard info.has_alpha == 0, !container.cropsCleanAperture, let format = container.hevcFormat, format.lumaBits == 8,
+            format.chromaBits == 8
+        else { return nil }
         let chroma: Int
         switch format.chroma {
         case .subsampled420: chroma = 1
@@ -127,8 +133,8 @@ enum HEIFDecoder {
             premultipliedAlpha: info.has_alpha != 0 && info.premultiplied_alpha != 0,
             nclx: hasICCProfile ? .sRGB : NCLXProfile.verdict(primaries: Int(info.nclx_primaries), transfer: Int(info.nclx_transfer)),
             codedImages: container.codedImages, largestCodedPixels: container.largestCodedPixels,
-            iccProfile: hasICCProfile ? container.iccProfile : nil, exif: container.exif, library: .libheif,
-            planar: planarDecode(container, info))
+            iccProfile: hasICCProfile ? container.iccProfile : nil, exif: container.exif,
+            declaredSide: max(container.declaredWidth, container.declaredHeight), library: .libheif, planar: planarDecode(container, info))
         return (reader, header, layout)
     }
 
@@ -163,7 +169,8 @@ enum HEIFDecoder {
             nclx: hasICCProfile
                 ? .sRGB : NCLXProfile.verdict(primaries: Int(info.color_primaries), transfer: Int(info.transfer_characteristics)),
             codedImages: container.codedImages, largestCodedPixels: max(container.largestCodedPixels, codedWidth * codedHeight),
-            iccProfile: hasICCProfile ? container.iccProfile : nil, exif: container.exif, library: .libavif(avif))
+            iccProfile: hasICCProfile ? container.iccProfile : nil, exif: container.exif,
+            declaredSide: max(container.declaredWidth, container.declaredHeight), library: .libavif(avif))
         return (nil, header, layout)
     }
 
@@ -286,7 +293,7 @@ enum HEIFDecoder {
             }
         case (.libheif, let reader?):
             if let planar = layout.planar, let matrix = planar.matrix {
-                try decodePlanes(reader, header, planar, matrix, options: options, into: sink, warnings: &warnings)
+                try decodePlanes(reader, header, layout, planar, matrix, options: options, into: sink, warnings: &warnings)
             } else {
                 try decodeRows(reader, header, layout, format: format, options: options, into: sink, warnings: &warnings)
             }
@@ -301,10 +308,10 @@ enum HEIFDecoder {
 
     /// libheif's planes into `sink` as RGB rows: the decode, its warnings, the conversion.
     private static func decodePlanes(
-        _ reader: HEIFReader, _ header: ImageHeader, _ planar: PlanarDecode, _ matrix: YCbCrMatrix, options: DecodingOptions,
-        into sink: some RowSink, warnings: inout [DecodingWarning]
+        _ reader: HEIFReader, _ header: ImageHeader, _ layout: Layout, _ planar: PlanarDecode, _ matrix: YCbCrMatrix,
+        options: DecodingOptions, into sink: some RowSink, warnings: inout [DecodingWarning]
     ) throws(ImageCodecError) {
-        try reader.decodePlanes(chroma: planar.chroma, maxSide: max(header.width, header.height) + 1) {
+        try reader.decodePlanes(chroma: planar.chroma, maxSide: layout.declaredSide + 1) {
             (planes, warning) throws(ImageCodecError) in
             try accept(warning, options: options, into: &warnings)
             try checkSize(planes.width, planes.height, header)
@@ -331,8 +338,9 @@ enum HEIFDecoder {
         into sink: some RowSink, warnings: inout [DecodingWarning]
     ) throws(ImageCodecError) {
         // A derived image's canvas comes from its own item data, not from the size checked in
-        // the header: it may not be longer on a side than the image it claims to be.
-        try reader.decode(channels: format.channels, maxSide: max(header.width, header.height) + 1) {
+        // the header: it may not be longer on a side than the image it claims to be (its
+        // `ispe`, which a clean aperture then crops).
+        try reader.decode(channels: format.channels, maxSide: layout.declaredSide + 1) {
             (pixels, stride, width, height, warning) throws(ImageCodecError) in
             try accept(warning, options: options, into: &warnings)
             try checkSize(width, height, header)
