@@ -151,7 +151,7 @@ iec_status iec_heif_reader_decode(iec_heif_reader *reader, int channels, int max
 iec_status iec_heif_reader_decode_planes(iec_heif_reader *reader, int chroma, int max_side, iec_heif_planes *planes,
                                          int *warnings, char message[IEC_MESSAGE_MAX]) {
     memset(planes, 0, sizeof(*planes));
-    enum heif_chroma layout = chroma == 1 ? heif_chroma_420 : chroma == 2 ? heif_chroma_422 : heif_chroma_444;
+    enum heif_chroma layout = chroma == 1 ? heif_chroma_420 : heif_chroma_444;
     iec_status status = iec_heif_decode(reader, heif_colorspace_YCbCr, layout, max_side, warnings, message);
     if (status != IEC_OK) return status;
     const struct heif_image *image = reader->image;

@@ -443,7 +443,7 @@ typedef struct {
 } iec_heif_planes;
 
 /// Decodes the primary image, transformations applied, as 8-bit YCbCr planes with the chroma
-/// layout the stream is coded in (`chroma`: 1 4:2:0, 2 4:2:2, 3 4:4:4), which the caller read
+/// layout the stream is coded in (`chroma`: 1 4:2:0, otherwise 4:4:4), which the caller read
 /// from the stream's parameter sets, so libheif converts nothing. Otherwise as
 /// iec_heif_reader_decode.
 iec_status iec_heif_reader_decode_planes(iec_heif_reader *reader, int chroma, int max_side, iec_heif_planes *planes,
