@@ -32,11 +32,13 @@ enum CodedImageSize {
             if profilePresent[layer], !bits.skip(88) { return nil }
             if levelPresent[layer], !bits.skip(8) { return nil }
         }
-        guard bits.exponentialGolomb() != nil, let chroma = bits.exponentialGolomb(), chroma <= 3 else { return nil }
-        var separatePlanes = false
-        if chroma == 3 {
+        // chroma_format_idc: 0...3, anything else is not a stream libde265 decodes.
+        guard bits.exponentialGolomb() != nil, let idc = bits.exponentialGolomb(), var chroma = HEVCSampleFormat.Chroma(rawValue: idc),
+            idc <= 3
+        else { return nil }
+        if chroma == .full444 {
             guard let flag = bits.read(1) else { return nil }
-            separatePlanes = flag == 1
+            if flag == 1 { chroma = .separatePlanes }
         }
         guard let width = bits.exponentialGolomb(), let height = bits.exponentialGolomb(), let window = bits.read(1) else { return nil }
         // conformance_window_flag: four offsets.
@@ -45,9 +47,7 @@ enum CodedImageSize {
         }
         // Range-checked here: H.265 allows 8 to 16 bits.
         guard let luma = bits.exponentialGolomb(), let chromaBits = bits.exponentialGolomb(), luma <= 8, chromaBits <= 8 else { return nil }
-        let format = HEVCSampleFormat(
-            chroma: separatePlanes ? .separatePlanes : HEVCSampleFormat.Chroma(rawValue: chroma)!, lumaBits: luma + 8,
-            chromaBits: chromaBits + 8)
+        let format = HEVCSampleFormat(chroma: chroma, lumaBits: luma + 8, chromaBits: chromaBits + 8)
         return HEVCSequence(width: width, height: height, format: format)
     }
 
