@@ -122,7 +122,7 @@ let package = Package(
         .target(name: "ImageCodec", dependencies: ["CImageCodecShim", "CImageKernels", "Locking"]),
 
         // Fits a set of images into an upload byte budget; SSIM; multipart request bodies.
-        .target(name: "ImageBudget", dependencies: ["ImageCodec"]),
+        .target(name: "ImageBudget", dependencies: ["ImageCodec", "CImageKernels"]),
 
         // multipart/form-data request bodies (RFC 7578), for uploading what ImageBudget made.
         .target(name: "MultipartForm"),

@@ -96,3 +96,31 @@ void iec_masking_row(const int32_t *above, const int32_t *centre, const int32_t 
         iec_masking_row_portable(above, centre, below, width, blocks);
     }
 }
+
+void iec_convolve_symmetric(const float *const *lines, const float *window, int radius, float *out, size_t count) {
+    if (iec_kernels_level() == 1) {
+        iec_convolve_symmetric_avx2(lines, window, radius, out, count);
+    } else {
+        iec_convolve_symmetric_portable(lines, window, radius, out, count);
+    }
+}
+
+void iec_positive_xyb(float *r, float *g, float *b, size_t count, const float *matrix, float bias, float bias_root) {
+    if (iec_kernels_level() == 1) {
+        iec_positive_xyb_avx2(r, g, b, count, matrix, bias, bias_root);
+    } else {
+        iec_positive_xyb_portable(r, g, b, count, matrix, bias, bias_root);
+    }
+}
+
+size_t iec_ssim_row_lanes(const float *mx, const float *xx, const float *my, const float *yy, const float *xy,
+                          size_t count, float c1, float c2, float *lanes) {
+    if (iec_kernels_level() == 1) return iec_ssim_row_lanes_avx2(mx, xx, my, yy, xy, count, c1, c2, lanes);
+    return iec_ssim_row_lanes_portable(mx, xx, my, yy, xy, count, c1, c2, lanes);
+}
+
+size_t iec_ssimulacra2_row_lanes(const float *x1, const float *mu1, const float *s11, const float *x2, const float *mu2,
+                                 const float *s22, const float *s12, size_t count, int with_ssim, float c2, float *lanes) {
+    if (iec_kernels_level() == 1) return iec_ssimulacra2_row_lanes_avx2(x1, mu1, s11, x2, mu2, s22, s12, count, with_ssim, c2, lanes);
+    return iec_ssimulacra2_row_lanes_portable(x1, mu1, s11, x2, mu2, s22, s12, count, with_ssim, c2, lanes);
+}

@@ -250,6 +250,151 @@ struct KernelTests {
         #expect(YCbCrMatrix(matrixCoefficients: 14, fullRange: true) == nil)
     }
 
+    @Test("the metrics' symmetric Gaussian: AVX2 and portable give identical floats, centre first, then the pairs from the outside in")
+    func symmetricConvolution() throws {
+        var random = SeededGenerator()
+        let avx2 = iec_kernels_cpu_has_avx2() == 1
+        for _ in 0..<200 {
+            let count = Int.random(in: 0...300, using: &random)
+            let radius = Int.random(in: 0...7, using: &random)
+            let taps = 2 * radius + 1
+            // Lines anywhere in one buffer, overlapping as a horizontal pass's shifted rows do;
+            // exactly `count` floats from the last start, so nothing past a line is read (ASan).
+            let buffer = (0..<(count + 3 * taps)).map { _ in Float.random(in: -300...300, using: &random) }
+            let starts = (0..<taps).map { _ in Int.random(in: 0...(3 * taps), using: &random) }
+            let window = (0..<taps).map { _ in Float.random(in: 0...0.4, using: &random) }
+            var (portable, fast, chosen) = (
+                [Float](repeating: .nan, count: count), [Float](repeating: .nan, count: count), [Float](repeating: .nan, count: count)
+            )
+            buffer.withUnsafeBufferPointer { buffer in
+                let lines: [UnsafePointer<Float>?] = starts.map { buffer.baseAddress! + $0 }
+                iec_convolve_symmetric_portable(lines, window, Int32(radius), &portable, count)
+                if avx2 { iec_convolve_symmetric_avx2(lines, window, Int32(radius), &fast, count) }
+                iec_convolve_symmetric(lines, window, Int32(radius), &chosen, count)
+            }
+            for x in 0..<count {
+                var expected = window[radius] * buffer[starts[radius] + x]
+                for tap in 0..<radius {
+                    let pair = buffer[starts[tap] + x] + buffer[starts[taps - 1 - tap] + x]
+                    let product = window[tap] * pair
+                    expected = expected + product
+                }
+                let message: Comment = "x \(x) of \(count), radius \(radius), seed \(random.seed)"
+                #expect(portable[x].bitPattern == expected.bitPattern, message)
+                if avx2 { #expect(fast[x].bitPattern == expected.bitPattern, message) }
+                #expect(chosen[x].bitPattern == expected.bitPattern, message)
+            }
+        }
+    }
+
+    @Test("SSIMULACRA2's positive XYB: AVX2 and portable give identical floats, in the order written out here")
+    func positiveXYB() throws {
+        var random = SeededGenerator()
+        let avx2 = iec_kernels_cpu_has_avx2() == 1
+        for _ in 0..<100 {
+            let count = Int.random(in: 0...70, using: &random)
+            let matrix = (0..<9).map { _ in Float.random(in: -0.1...0.8, using: &random) }
+            let bias = Float.random(in: 0.001...0.01, using: &random)
+            let biasRoot = Float(cbrt(Double(bias)))
+            // Linear light, a few negatives to reach the clamp; exactly `count` floats each (ASan).
+            let input = (0..<3).map { _ in (0..<count).map { _ in Float.random(in: -0.05...1.2, using: &random) } }
+            var (r, g, b) = (input[0], input[1], input[2])
+            iec_positive_xyb_portable(&r, &g, &b, count, matrix, bias, biasRoot)
+            let portable = [r, g, b]
+            (r, g, b) = (input[0], input[1], input[2])
+            if avx2 { iec_positive_xyb_avx2(&r, &g, &b, count, matrix, bias, biasRoot) }
+            let fast = [r, g, b]
+            for x in 0..<count {
+                var mixed: [Float] = []
+                for row in 0..<3 {
+                    var sum = matrix[3 * row] * input[0][x]
+                    sum = sum + matrix[3 * row + 1] * input[1][x]
+                    sum = sum + matrix[3 * row + 2] * input[2][x]
+                    sum = sum + bias
+                    let value = 0.5 * (sum + abs(sum))
+                    var guess = Float(bitPattern: value.bitPattern / 3 &+ 709_921_077)
+                    for _ in 0..<2 {
+                        let square = guess * guess
+                        let excess = square * guess - value
+                        guess = guess - excess / (3 * square)
+                    }
+                    mixed.append((value <= 0 ? 0 : guess) - biasRoot)
+                }
+                let y = 0.5 * (mixed[0] + mixed[1])
+                let expected: [Float] = [0.5 * (mixed[0] - mixed[1]) * 14 + 0.42, y + 0.01, (mixed[2] - y) + 0.55]
+                for plane in 0..<3 {
+                    let message: Comment = "pixel \(x) of \(count), plane \(plane), seed \(random.seed)"
+                    #expect(portable[plane][x].bitPattern == expected[plane].bitPattern, message)
+                    if avx2 { #expect(fast[plane][x].bitPattern == expected[plane].bitPattern, message) }
+                }
+            }
+        }
+    }
+
+    @Test("the metrics' row maps: AVX2 and portable give identical lane sums, each pixel's map in the order written out here")
+    func metricRowLanes() throws {
+        var random = SeededGenerator()
+        let avx2 = iec_kernels_cpu_has_avx2() == 1
+        let (c1, c2) = (Float(6.5025), Float(58.5225))
+        func positive(_ value: Float) -> Float { 0.5 * (value + abs(value)) }
+        func fourth(_ value: Float) -> Float { (value * value) * (value * value) }
+        for round in 0..<100 {
+            let count = Int.random(in: 0...70, using: &random)
+            // Seven planes of statistics, exactly `count` floats each (ASan); means near the
+            // samples, mean squares above their squares, as a window's are.
+            let planes = (0..<7).map { _ in (0..<count).map { _ in Float.random(in: 0...1.3, using: &random) } }
+            let withSSIM = round % 3 != 0
+            let message: Comment = "\(count) pixels, seed \(random.seed)"
+            // SSIM: mx, xx, my, yy, xy.
+            var (portable, fast, chosen) = (
+                [Float](repeating: .nan, count: 8), [Float](repeating: .nan, count: 8), [Float](repeating: .nan, count: 8)
+            )
+            let summed = iec_ssim_row_lanes_portable(planes[0], planes[1], planes[2], planes[3], planes[4], count, c1, c2, &portable)
+            if avx2 { #expect(iec_ssim_row_lanes_avx2(planes[0], planes[1], planes[2], planes[3], planes[4], count, c1, c2, &fast) == summed) }
+            #expect(iec_ssim_row_lanes(planes[0], planes[1], planes[2], planes[3], planes[4], count, c1, c2, &chosen) == summed)
+            #expect(summed == count / 8 * 8, message)
+            var expected = [Float](repeating: 0, count: 8)
+            for x in 0..<summed {
+                let (mx, xx, my, yy, xy) = (planes[0][x], planes[1][x], planes[2][x], planes[3][x], planes[4][x])
+                let numerator = (2 * (mx * my) + c1) * (2 * (xy - mx * my) + c2)
+                let denominator = ((mx * mx + my * my) + c1) * (((xx - mx * mx) + (yy - my * my)) + c2)
+                expected[x % 8] = expected[x % 8] + numerator / denominator
+            }
+            #expect(portable.map(\.bitPattern) == expected.map(\.bitPattern), message)
+            if avx2 { #expect(fast.map(\.bitPattern) == expected.map(\.bitPattern), message) }
+            #expect(chosen.map(\.bitPattern) == expected.map(\.bitPattern), message)
+            // SSIMULACRA2: x1, mu1, s11, x2, mu2, s22, s12.
+            var (portable2, fast2) = ([Float](repeating: .nan, count: 48), [Float](repeating: .nan, count: 48))
+            let p = planes
+            #expect(
+                iec_ssimulacra2_row_lanes_portable(p[0], p[1], p[2], p[3], p[4], p[5], p[6], count, withSSIM ? 1 : 0, 0.0009, &portable2) == summed)
+            if avx2 {
+                #expect(iec_ssimulacra2_row_lanes_avx2(p[0], p[1], p[2], p[3], p[4], p[5], p[6], count, withSSIM ? 1 : 0, 0.0009, &fast2) == summed)
+            }
+            var expected2 = [Float](repeating: 0, count: 48)
+            for x in 0..<summed {
+                let lane = x % 8
+                if withSSIM {
+                    let difference = p[1][x] - p[4][x]
+                    let luminance = 1 - difference * difference
+                    let structure = 2 * (p[6][x] - p[1][x] * p[4][x]) + 0.0009
+                    let variances = ((p[2][x] - p[1][x] * p[1][x]) + (p[5][x] - p[4][x] * p[4][x])) + 0.0009
+                    let ssim = positive(1 - (luminance * structure) / variances)
+                    expected2[lane] = expected2[lane] + ssim
+                    expected2[8 + lane] = expected2[8 + lane] + fourth(ssim)
+                }
+                let edge = (1 + abs(p[3][x] - p[4][x])) / (1 + abs(p[0][x] - p[1][x])) - 1
+                let (artefact, lost) = (positive(edge), positive(-edge))
+                expected2[16 + lane] = expected2[16 + lane] + artefact
+                expected2[24 + lane] = expected2[24 + lane] + fourth(artefact)
+                expected2[32 + lane] = expected2[32 + lane] + lost
+                expected2[40 + lane] = expected2[40 + lane] + fourth(lost)
+            }
+            #expect(portable2.map(\.bitPattern) == expected2.map(\.bitPattern), message)
+            if avx2 { #expect(fast2.map(\.bitPattern) == expected2.map(\.bitPattern), message) }
+        }
+    }
+
     @Test("IMAGE_ENGINE_PORTABLE_KERNELS=1 chooses the portable versions; otherwise AVX2 where the CPU has it")
     func choice() {
         let forced = ProcessInfo.processInfo.environment["IMAGE_ENGINE_PORTABLE_KERNELS"].map { !$0.isEmpty && $0 != "0" } ?? false

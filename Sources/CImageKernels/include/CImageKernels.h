@@ -82,6 +82,32 @@ void iec_rgb_to_luma256(const unsigned char *rgb, size_t count, int32_t *luma);
 /// is itself), in 32-bit integers, converted to float and added to `blocks[block]`.
 void iec_masking_row(const int32_t *above, const int32_t *centre, const int32_t *below, size_t width, float *blocks);
 
+/// The quality metrics' Gaussian along one direction: `lines` holds 2·radius + 1 row pointers
+/// (tap order), `window` as many weights, symmetric; for each of `count` floats x,
+/// `out[x] = w[r]·line_r[x]`, then for t = 0, 1, …, r − 1, `out[x] += w[t]·(line_t[x] + line_{2r−t}[x])`,
+/// each sum and product rounded to float in that order.
+void iec_convolve_symmetric(const float *const *lines, const float *window, int radius, float *out, size_t count);
+
+/// SSIMULACRA2's positive XYB of `count` linear-light pixels, in place (R, G, B in; X, Y, B out):
+/// per pixel and row k of the row-major 3×3 `matrix`, m_k = ∛max(((w0·R + w1·G) + w2·B) + bias, 0)
+/// − bias_root (the cube root an exponent-thirding guess and two Newton steps, see
+/// positive_xyb.c), then X = 0.5(m0 − m1)·14 + 0.42, Y = 0.5(m0 + m1) + 0.01, B = (m2 − 0.5(m0 + m1))
+/// + 0.55, each operation rounded to float in that order.
+void iec_positive_xyb(float *r, float *g, float *b, size_t count, const float *matrix, float bias, float bias_root);
+
+/// SSIM's map summed over the first ⌊count/8⌋·8 pixels of a row, from the windowed statistics
+/// (means mx, my; mean squares xx, yy; mean product xy): per pixel ((2·mx·my + c1)·(2·(xy − mx·my)
+/// + c2)) / (((mx² + my²) + c1)·(((xx − mx²) + (yy − my²)) + c2)), pixel k added to lane k mod 8 of
+/// `lanes` (8 floats, zeroed first). Returns how many pixels it summed.
+size_t iec_ssim_row_lanes(const float *mx, const float *xx, const float *my, const float *yy, const float *xy,
+                          size_t count, float c1, float c2, float *lanes);
+/// SSIMULACRA2's maps summed the same way (see metric_rows.c for each map's operations): `lanes`
+/// holds 48 floats, eight each for the SSIM map, its fourth power, the artefact map, its fourth
+/// power, the detail-lost map and its fourth power; the first sixteen stay zero without
+/// `with_ssim` (and `s11`, `s22`, `s12` are then not read). Returns how many pixels it summed.
+size_t iec_ssimulacra2_row_lanes(const float *x1, const float *mu1, const float *s11, const float *x2, const float *mu2,
+                                 const float *s22, const float *s12, size_t count, int with_ssim, float c2, float *lanes);
+
 /// The two versions of each kernel, for tests that compare them; `_avx2` only when
 /// `iec_kernels_level()` is 1 without the override, i.e. the CPU has AVX2.
 void iec_resample_horizontal4_portable(const float *source, const float *weights, const ptrdiff_t *starts, const ptrdiff_t *counts, int stride, float *destination, size_t width);
@@ -108,6 +134,18 @@ void iec_masking_row_portable(const int32_t *above, const int32_t *centre, const
 void iec_masking_row_avx2(const int32_t *above, const int32_t *centre, const int32_t *below, size_t width, float *blocks);
 void iec_resample_vertical_portable(const float *ring, const ptrdiff_t *offsets, const float *weights, int taps, float *sum, size_t count);
 void iec_resample_vertical_avx2(const float *ring, const ptrdiff_t *offsets, const float *weights, int taps, float *sum, size_t count);
+void iec_convolve_symmetric_portable(const float *const *lines, const float *window, int radius, float *out, size_t count);
+void iec_convolve_symmetric_avx2(const float *const *lines, const float *window, int radius, float *out, size_t count);
+void iec_positive_xyb_portable(float *r, float *g, float *b, size_t count, const float *matrix, float bias, float bias_root);
+void iec_positive_xyb_avx2(float *r, float *g, float *b, size_t count, const float *matrix, float bias, float bias_root);
+size_t iec_ssim_row_lanes_portable(const float *mx, const float *xx, const float *my, const float *yy, const float *xy,
+                                   size_t count, float c1, float c2, float *lanes);
+size_t iec_ssim_row_lanes_avx2(const float *mx, const float *xx, const float *my, const float *yy, const float *xy,
+                               size_t count, float c1, float c2, float *lanes);
+size_t iec_ssimulacra2_row_lanes_portable(const float *x1, const float *mu1, const float *s11, const float *x2, const float *mu2,
+                                          const float *s22, const float *s12, size_t count, int with_ssim, float c2, float *lanes);
+size_t iec_ssimulacra2_row_lanes_avx2(const float *x1, const float *mu1, const float *s11, const float *x2, const float *mu2,
+                                      const float *s22, const float *s12, size_t count, int with_ssim, float c2, float *lanes);
 int iec_kernels_cpu_has_avx2(void);
 
 #endif

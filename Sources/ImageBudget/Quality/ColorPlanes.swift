@@ -1,3 +1,4 @@
+import CImageKernels
 import Foundation
 import ImageCodec
 
@@ -71,7 +72,8 @@ struct ColorPlanes: Sendable {
 
     /// Turns these linear planes into SSIMULACRA2's XYB, shifted positive as the metric
     /// expects: the opsin absorbance mix plus bias, cube root minus the bias's cube root, X and
-    /// Y from the first two, then X · 14 + 0.42, Y + 0.01 and B − Y + 0.55. In place: each pixel
+    /// Y from the first two, then X · 14 + 0.42, Y + 0.01 and B − Y + 0.55 (`iec_positive_xyb`,
+    /// on the CPU's widest version; every version gives the same floats). In place: each pixel
     /// is read before it is written, and a score's planes are megabytes it would otherwise
     /// allocate (and fault in) again at every scale.
     mutating func convertToPositiveXYB() {
@@ -79,50 +81,12 @@ struct ColorPlanes: Sendable {
         // Out of `planes`, so each is uniquely referenced and written in place.
         var (red, green, blue) = (planes[0], planes[1], planes[2])
         planes = []
-        let bias = SIMD8<Float>(repeating: Self.opsinBias)
-        let biasRoot = SIMD8<Float>(repeating: Float(cbrt(Double(Self.opsinBias))))
-        let m = Self.opsinMatrix
-        let weights = m.map { SIMD8<Float>(repeating: $0) }
-        func mixed(_ row: Int, _ red: SIMD8<Float>, _ green: SIMD8<Float>, _ blue: SIMD8<Float>) -> SIMD8<Float> {
-            var sum: SIMD8<Float> = weights[3 * row] * red
-            sum += weights[3 * row + 1] * green
-            sum += weights[3 * row + 2] * blue
-            sum += bias
-            return Self.cubeRoot(sum.positivePart) - biasRoot
-        }
-        func convert(_ red: SIMD8<Float>, _ green: SIMD8<Float>, _ blue: SIMD8<Float>) -> (SIMD8<Float>, SIMD8<Float>, SIMD8<Float>) {
-            let (mixed0, mixed1, mixed2) = (mixed(0, red, green, blue), mixed(1, red, green, blue), mixed(2, red, green, blue))
-            let x: SIMD8<Float> = 0.5 * (mixed0 - mixed1)
-            let y: SIMD8<Float> = 0.5 * (mixed0 + mixed1)
-            let positiveX: SIMD8<Float> = x * 14 + 0.42
-            let positiveB: SIMD8<Float> = (mixed2 - y) + 0.55
-            return (positiveX, y + 0.01, positiveB)
-        }
-        func load(_ plane: UnsafeMutableBufferPointer<Float>, _ index: Int) -> SIMD8<Float> {
-            UnsafeRawPointer(plane.baseAddress! + index).loadUnaligned(as: SIMD8<Float>.self)
-        }
-        func store(_ value: SIMD8<Float>, _ plane: UnsafeMutableBufferPointer<Float>, _ index: Int) {
-            UnsafeMutableRawPointer(plane.baseAddress! + index).storeBytes(of: value, as: SIMD8<Float>.self)
-        }
-        red.withUnsafeMutableBufferPointer { r in
-            green.withUnsafeMutableBufferPointer { g in
-                blue.withUnsafeMutableBufferPointer { b in
-                    var index = 0
-                    while index + 8 <= count {
-                        let (x, y, bValue) = convert(load(r, index), load(g, index), load(b, index))
-                        store(x, r, index)
-                        store(y, g, index)
-                        store(bValue, b, index)
-                        index += 8
-                    }
-                    // The last few pixels lane by lane, so nothing past the planes is touched.
-                    var (lanesR, lanesG, lanesB) = (SIMD8<Float>(), SIMD8<Float>(), SIMD8<Float>())
-                    for lane in 0..<(count - index) {
-                        (lanesR[lane], lanesG[lane], lanesB[lane]) = (r[index + lane], g[index + lane], b[index + lane])
-                    }
-                    let (x, y, bValue) = convert(lanesR, lanesG, lanesB)
-                    for lane in 0..<(count - index) {
-                        (r[index + lane], g[index + lane], b[index + lane]) = (x[lane], y[lane], bValue[lane])
+        Self.opsinMatrix.withUnsafeBufferPointer { matrix in
+            red.withUnsafeMutableBufferPointer { r in
+                green.withUnsafeMutableBufferPointer { g in
+                    blue.withUnsafeMutableBufferPointer { b in
+                        iec_positive_xyb(
+                            r.baseAddress!, g.baseAddress!, b.baseAddress!, count, matrix.baseAddress!, Self.opsinBias, Self.opsinBiasRoot)
                     }
                 }
             }
@@ -139,18 +103,6 @@ struct ColorPlanes: Sendable {
     ]
     static let opsinBias: Float = 0.0037930732552754493
 
-    /// Cube root of non-negative lanes: an exponent-thirding first guess (within a few %),
-    /// then two Newton steps, each about squaring the relative error, to ~10⁻⁶ — far below what
-    /// moves a score. `cbrt` lane by lane was most of the metric's time.
-    @inline(__always)
-    static func cubeRoot(_ value: SIMD8<Float>) -> SIMD8<Float> {
-        let bits = unsafeBitCast(value, to: SIMD8<UInt32>.self)
-        var guess = unsafeBitCast(bits / 3 &+ 709_921_077, to: SIMD8<Float>.self)
-        for _ in 0..<2 {
-            let square: SIMD8<Float> = guess * guess
-            let excess: SIMD8<Float> = square * guess - value
-            guess -= excess / (3 * square)
-        }
-        return guess.replacing(with: 0, where: value .<= 0)
-    }
+    /// The cube root of `opsinBias`, which XYB subtracts so that black is zero.
+    static let opsinBiasRoot = Float(cbrt(Double(opsinBias)))
 }

@@ -1,3 +1,4 @@
+import CImageKernels
 import Foundation
 import ImageCodec
 
@@ -19,7 +20,7 @@ import ImageCodec
 /// quantities per channel, not five.
 public enum SSIMULACRA2 {
     static let scaleCount = 6
-    private static let c2: Float = 0.0009
+    fileprivate static let c2: Float = 0.0009
 
     /// A reference image with, per scale, its XYB planes and their Gaussian mean and mean square.
     public struct Reference: Sendable {
@@ -230,68 +231,41 @@ public enum SSIMULACRA2 {
         }
 
         /// Sums over pixels start..<end of d, d⁴ for the SSIM map (zero without `ssim`), the
-        /// artefact map and the detail-lost map, eight pixels at a time (the last few through
-        /// broadcast lanes, of which only the first counts).
+        /// artefact map and the detail-lost map: eight lane sums each from
+        /// `iec_ssimulacra2_row_lanes` (on the CPU's widest version), added up, then the last
+        /// few pixels one at a time. The order is fixed on every CPU.
         private static func rowSums(
             _ x1: UnsafePointer<Float>, _ mu1: UnsafePointer<Float>, _ s11: UnsafePointer<Float>,
             _ x2: UnsafePointer<Float>, _ mu2: UnsafePointer<Float>, _ s22: UnsafePointer<Float>,
             _ s12: UnsafePointer<Float>, _ start: Int, _ end: Int, ssim withSSIM: Bool
         ) -> SIMD8<Float> {
             typealias Lanes = SIMD8<Float>
-            func maps(
-                _ x1: Lanes, _ mu1: Lanes, _ s11: Lanes, _ x2: Lanes, _ mu2: Lanes, _ s22: Lanes, _ s12: Lanes
-            ) -> (ssim: Lanes, artefact: Lanes, detail: Lanes) {
-                let one = Lanes(repeating: 1)
-                var ssim = Lanes()
-                if withSSIM {
-                    let c2 = Lanes(repeating: SSIMULACRA2.c2)
-                    let difference: Lanes = mu1 - mu2
-                    let luminance: Lanes = one - difference * difference
-                    let covariance: Lanes = s12 - mu1 * mu2
-                    let structure: Lanes = 2 * covariance + c2
-                    let variances: Lanes = (s11 - mu1 * mu1) + (s22 - mu2 * mu2) + c2
-                    ssim = (one - luminance * structure / variances).positivePart
-                }
-                let ownEdge: Lanes = x2 - mu2
-                let originalEdge: Lanes = x1 - mu1
-                let edge: Lanes = (one + ownEdge.absolute) / (one + originalEdge.absolute) - one
-                return (ssim, edge.positivePart, (-edge).positivePart)
-            }
-            func load(_ pointer: UnsafePointer<Float>, _ index: Int) -> Lanes {
-                UnsafeRawPointer(pointer + index).loadUnaligned(as: Lanes.self)
-            }
-            func fourth(_ value: Lanes) -> Lanes {
-                let square = value * value
-                return square * square
-            }
+            // Six vectors of lane sums, in the kernel's order.
             var lanes = (Lanes(), Lanes(), Lanes(), Lanes(), Lanes(), Lanes())
-            var index = start
-            while index + 8 <= end {
-                let (ssim, artefact, detail) = maps(
-                    load(x1, index), load(mu1, index), load(s11, index), load(x2, index),
-                    load(mu2, index), load(s22, index), load(s12, index))
-                lanes.0 += ssim
-                lanes.1 += fourth(ssim)
-                lanes.2 += artefact
-                lanes.3 += fourth(artefact)
-                lanes.4 += detail
-                lanes.5 += fourth(detail)
-                index += 8
+            let summed = withUnsafeMutableBytes(of: &lanes) { lanes in
+                iec_ssimulacra2_row_lanes(
+                    x1 + start, mu1 + start, s11 + start, x2 + start, mu2 + start, s22 + start, s12 + start, end - start,
+                    withSSIM ? 1 : 0, SSIMULACRA2.c2, lanes.baseAddress!.assumingMemoryBound(to: Float.self))
             }
             // Lanes 0-5: the six sums (a vector, not an array: one allocation per row added up).
             var sums = SIMD8<Float>(lanes.0.sum(), lanes.1.sum(), lanes.2.sum(), lanes.3.sum(), lanes.4.sum(), lanes.5.sum(), 0, 0)
-            while index < end {
-                let (ssim, artefact, detail) = maps(
-                    Lanes(repeating: x1[index]), Lanes(repeating: mu1[index]), Lanes(repeating: s11[index]),
-                    Lanes(repeating: x2[index]), Lanes(repeating: mu2[index]), Lanes(repeating: s22[index]),
-                    Lanes(repeating: s12[index]))
-                sums[0] += ssim[0]
-                sums[1] += fourth(ssim)[0]
-                sums[2] += artefact[0]
-                sums[3] += fourth(artefact)[0]
-                sums[4] += detail[0]
-                sums[5] += fourth(detail)[0]
-                index += 1
+            func positive(_ value: Float) -> Float { 0.5 * (value + abs(value)) }
+            func fourth(_ value: Float) -> Float { (value * value) * (value * value) }
+            for index in (start + summed)..<end {
+                if withSSIM {
+                    let difference = mu1[index] - mu2[index]
+                    let luminance = 1 - difference * difference
+                    let structure = 2 * (s12[index] - mu1[index] * mu2[index]) + SSIMULACRA2.c2
+                    let variances = (s11[index] - mu1[index] * mu1[index]) + (s22[index] - mu2[index] * mu2[index]) + SSIMULACRA2.c2
+                    let ssim = positive(1 - luminance * structure / variances)
+                    sums[0] += ssim
+                    sums[1] += fourth(ssim)
+                }
+                let edge = (1 + abs(x2[index] - mu2[index])) / (1 + abs(x1[index] - mu1[index])) - 1
+                sums[2] += positive(edge)
+                sums[3] += fourth(positive(edge))
+                sums[4] += positive(-edge)
+                sums[5] += fourth(positive(-edge))
             }
             return sums
         }

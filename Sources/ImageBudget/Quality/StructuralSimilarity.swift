@@ -1,3 +1,4 @@
+import CImageKernels
 import Foundation
 
 /// SSIM (Wang, Bovik, Sheikh, Simoncelli 2004) on luma: an 11×11 Gaussian window with
@@ -99,39 +100,27 @@ public enum StructuralSimilarity {
         return total / Double(innerCount)
     }
 
-    /// Sum of the SSIM map over one row, from the windowed statistics. Eight columns at a
-    /// time: a scalar loop cannot vectorise a float sum (the order of additions would change)
-    /// and pays one division per pixel, which made it half the cost of a score. The order
-    /// here is fixed too, so scores stay deterministic.
+    /// Sum of the SSIM map over one row, from the windowed statistics: eight lane sums from
+    /// `iec_ssim_row_lanes` (on the CPU's widest version; a scalar loop cannot vectorise a float
+    /// sum, and the division per pixel made it half the cost of a score), added up, then the
+    /// last few columns. The order is fixed on every CPU, so scores stay deterministic.
     private static func rowSum(
         mx: UnsafePointer<Float>, xx: UnsafePointer<Float>, my: UnsafePointer<Float>,
         yy: UnsafePointer<Float>, xy: UnsafePointer<Float>, count: Int
     ) -> Float {
-        func ssim(_ mx: SIMD8<Float>, _ xx: SIMD8<Float>, _ my: SIMD8<Float>, _ yy: SIMD8<Float>, _ xy: SIMD8<Float>) -> SIMD8<Float> {
-            let meanXY = mx * my
-            let (squareX, squareY) = (mx * mx, my * my)
-            let covariance = xy - meanXY
-            let variances = (xx - squareX) + (yy - squareY)
-            let numerator = (2 * meanXY + c1) * (2 * covariance + c2)
-            let denominator = (squareX + squareY + c1) * (variances + c2)
-            return numerator / denominator
-        }
-        func load(_ pointer: UnsafePointer<Float>, _ column: Int) -> SIMD8<Float> {
-            UnsafeRawPointer(pointer + column).loadUnaligned(as: SIMD8<Float>.self)
-        }
-        var lanes = SIMD8<Float>(repeating: 0)
-        var column = 0
-        while column + 8 <= count {
-            lanes += ssim(load(mx, column), load(xx, column), load(my, column), load(yy, column), load(xy, column))
-            column += 8
+        var lanes = SIMD8<Float>()
+        let summed = withUnsafeMutableBytes(of: &lanes) { lanes in
+            iec_ssim_row_lanes(mx, xx, my, yy, xy, count, c1, c2, lanes.baseAddress!.assumingMemoryBound(to: Float.self))
         }
         var sum = lanes.sum()
-        while column < count {
-            sum +=
-                ssim(
-                    SIMD8(repeating: mx[column]), SIMD8(repeating: xx[column]), SIMD8(repeating: my[column]),
-                    SIMD8(repeating: yy[column]), SIMD8(repeating: xy[column]))[0]
-            column += 1
+        for column in summed..<count {
+            let meanXY = mx[column] * my[column]
+            let (squareX, squareY) = (mx[column] * mx[column], my[column] * my[column])
+            let covariance = xy[column] - meanXY
+            let variances = (xx[column] - squareX) + (yy[column] - squareY)
+            let numerator = (2 * meanXY + c1) * (2 * covariance + c2)
+            let denominator = (squareX + squareY + c1) * (variances + c2)
+            sum += numerator / denominator
         }
         return sum
     }
@@ -183,18 +172,16 @@ public enum StructuralSimilarity {
     }
 
     /// out[c] = Σ window[t] · line(t)[c] over the 2·radius + 1 taps, pairing the taps the
-    /// symmetric window weighs alike: six passes over `out` instead of eleven, and half the
-    /// multiplications. Taps are the outer loop so the column loops vectorise.
+    /// symmetric window weighs alike (half the multiplications), in the order
+    /// `iec_convolve_symmetric` gives, on the CPU's widest version: a score's filtering is most
+    /// of its time, and every version gives the same floats, so scores do not depend on the CPU.
     static func convolve(
         _ window: UnsafePointer<Float>, into out: UnsafeMutablePointer<Float>, count: Int,
         line: (Int) -> UnsafePointer<Float>
     ) {
-        let centre = line(radius)
-        let weight = window[radius]
-        for column in 0..<count { out[column] = weight * centre[column] }
-        for tap in 0..<radius {
-            let (near, far, weight) = (line(tap), line(2 * radius - tap), window[tap])
-            for column in 0..<count { out[column] += weight * (near[column] + far[column]) }
+        withUnsafeTemporaryAllocation(of: UnsafePointer<Float>?.self, capacity: 2 * radius + 1) { lines in
+            for tap in lines.indices { lines[tap] = line(tap) }
+            iec_convolve_symmetric(lines.baseAddress!, window, Int32(radius), out, count)
         }
     }
 
