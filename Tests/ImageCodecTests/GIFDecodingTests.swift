@@ -181,6 +181,61 @@ struct GIFDecodingTests {
         #expect(twelve.peak > 0 && twelve.peak <= twelve.planned, "\(twelve.peak) charged, \(twelve.planned) planned")
     }
 
+    @Test("a still streams into the resampler: the pixels the animation canvas composites, for every placement of the frame")
+    func stillStreamsAsTheCanvasComposites() throws {
+        // Covering the screen, inside it at an offset, past its right and bottom edges, and
+        // outside it; in order and interlaced; with and without a transparent index; at full
+        // size and resized.
+        let placements: [(x: Int, y: Int, width: Int, height: Int)] = [(0, 0, 40, 30), (7, 5, 20, 11), (25, 18, 30, 20), (50, 40, 4, 4)]
+        for placement in placements {
+            for interlaced in [false, true] {
+                for transparent: UInt8? in [nil, 2] {
+                    let data = GIFFixtures.still(
+                        screenWidth: 40, screenHeight: 30, x: placement.x, y: placement.y, width: placement.width,
+                        height: placement.height, interlaced: interlaced, transparent: transparent, secondFrame: true)
+                    for options in [DecodingOptions(), DecodingOptions(maxPixelSize: 17)] {
+                        let still = try ImageDecoder(options: options).decode(data)
+                        // Two frames: the animation decoder composites the first on its canvas.
+                        var animation = try AnimationDecoder(source: ImageSource(data: data), options: options)
+                        #expect(animation.frameCount == 2)
+                        let canvas = try #require(try animation.next()).bitmap
+                        // An animation's frames are RGBA; a still without alpha is RGB, the canvas's
+                        // alpha all 255.
+                        let opaque = canvas.pixels.enumerated().filter { $0.offset % 4 == 3 }.allSatisfy { $0.element == 255 }
+                        let expected =
+                            still.format == .rgb && canvas.format == .rgba && opaque
+                            ? canvas.pixels.enumerated().filter { $0.offset % 4 != 3 }.map(\.element) : canvas.pixels
+                        #expect(
+                            (still.width, still.height) == (canvas.width, canvas.height) && still.pixels == expected,
+                            "\(placement), interlaced \(interlaced), transparent \(String(describing: transparent)), \(options.maxPixelSize ?? 0)")
+                    }
+                }
+            }
+        }
+    }
+
+    @Test("a still's memory is rows, not a 4-byte canvas, and within its plan; an interlaced one holds its indices")
+    func stillMemory() throws {
+        func peak(_ data: Data) throws -> (peak: Int, planned: Int) {
+            let ledger = MemoryLedger(budget: MemoryBudget(capacity: 1 << 30))
+            let source = try ImageSource(data: data)
+            let options = DecodingOptions(maxPixelSize: 256)
+            let planned = try source.plan(options).memoryBytes
+            return try ledger.charging { () throws(ImageCodecError) -> (Int, Int) in
+                _ = try source.decode(options)
+                return (ledger.peakBytesCharged, planned)
+            }
+        }
+        let side = 2048
+        let canvas = side * side * 4
+        let streamed = try peak(GIFFixtures.still(screenWidth: side, screenHeight: side, width: side, height: side))
+        #expect(streamed.peak > 0 && streamed.peak < canvas / 16, "\(streamed.peak) bytes charged; a canvas is \(canvas)")
+        #expect(streamed.peak <= streamed.planned, "\(streamed.peak) charged, \(streamed.planned) planned")
+        let interlaced = try peak(GIFFixtures.still(screenWidth: side, screenHeight: side, width: side, height: side, interlaced: true))
+        #expect(interlaced.peak >= side * side && interlaced.peak < canvas / 2, "\(interlaced.peak) bytes charged")
+        #expect(interlaced.peak <= interlaced.planned, "\(interlaced.peak) charged, \(interlaced.planned) planned")
+    }
+
     @Test("a cancelled task stops between frames")
     func cancellation() async throws {
         let data = GIFFixtures.manyFrames(5_000)

@@ -1,12 +1,14 @@
 import CImageCodecShim
 
 /// GIF header probe and decode: the block walk is `GIFContainer`'s, each frame's LZW data is
-/// giflib's (handed one frame at a time), palettes, transparency, interlacing and disposal are
-/// composited here on an ``AnimationCanvas``. A still decode is the first frame on the logical
+/// giflib's (handed one frame at a time, through `GIFFrameRows`), palettes, transparency,
+/// interlacing and disposal are applied here. A still decode is the first frame on the logical
 /// screen, as browsers show it: transparent where the frame does not reach.
 ///
-/// Memory: the canvas (4 bytes a pixel), one frame row of indices, and, for a frame that asks
-/// to be undone, a copy of what it covers; giflib's own state is a few tens of KiB (its LZW
+/// Memory of a still decode: a row of the screen and a row of indices, streamed into the
+/// resampler as they are made (no canvas); an interlaced frame, whose rows arrive by pass, also
+/// holds its indices (1 byte a pixel) until its last pass. Animations composite on an
+/// ``AnimationCanvas`` (4 bytes a pixel). giflib's own state is a few tens of KiB (its LZW
 /// tables). The screen and every frame are checked against the limits before any of it is
 /// allocated.
 enum GIFDecoder {
@@ -34,22 +36,60 @@ enum GIFDecoder {
         let plan = try options.storedPlan(for: header)
         let format: PixelFormat = header.hasAlpha ? .rgba : .rgb
         let window = RowWindow(rowWidth: header.width, rowCount: header.height, crop: plan.crop)
-        let canvas = header.width * header.height * 4
-        let row = layout.container.firstFrame.width + header.width * format.channels
+        let first = layout.container.firstFrame
+        let held = first.interlaced ? first.width * first.height : 0
+        let row = first.width + header.width * format.channels
         let sink = RowSinks.plannedBytes(window: window, target: (plan.width, plan.height), format: format)
         return DecodePlan(
-            header: header, plan: plan, scaleNumerator: 8, decodeBytes: heldBytes + libraryBytes + canvas + row + sink,
+            header: header, plan: plan, scaleNumerator: 8, decodeBytes: heldBytes + libraryBytes + held + row + sink,
             channels: format.channels, options: options)
     }
 
-    /// The first frame, composited and then cropped and resized as `options` say.
+    /// The first frame on a transparent screen, streamed a row at a time into the sink that
+    /// crops and resizes it as `options` say: the pixels a canvas would hold, without the canvas.
     static func decode(
         _ bytes: UnsafeRawBufferPointer, _ header: ImageHeader, _ layout: Layout, options: DecodingOptions
     ) throws(ImageCodecError) -> DecodedImage {
-        var canvas = try AnimationCanvas(width: header.width, height: header.height)
-        try draw(layout.container.firstFrame, of: layout.container, bytes, on: &canvas, limits: options.limits)
         let format: PixelFormat = header.hasAlpha ? .rgba : .rgb
-        return DecodedImage(bitmap: try canvas.rendered(header, format: format, options: options), header: header)
+        let plan = try options.storedPlan(for: header)
+        let window = RowWindow(rowWidth: header.width, rowCount: header.height, crop: plan.crop)
+        let colorPlan = ColorPlan.make(profile: nil, layout: ColorLayout(format), management: options.colorManagement)
+        let sink = try RowSinks.make(
+            window: window, inputChannels: format.channels, target: (plan.width, plan.height), format: format,
+            boxPreReduction: options.tuning.boxPreReduction, plan: colorPlan)
+        let frame = layout.container.firstFrame
+        var rows = try StillFrameRows(frame, of: layout.container, bytes, screenHeight: header.height, limits: options.limits)
+        let (channels, palette) = (format.channels, rows.palette)
+        // Outside the frame the screen is transparent (black): only an RGBA screen has such pixels.
+        var line = try ChargedArray<UInt8>(repeating: 0, count: header.width * channels)
+        let columns = min(frame.x, header.width)..<min(frame.x + frame.width, header.width)
+        var checkpoint = CancellationCheckpoint()
+        for y in 0..<header.height {
+            try checkpoint.advance(by: header.width)
+            try rows.withIndices(forScreenRow: y) { indices in
+                line.elements.withUnsafeMutableBufferPointer { line in
+                    if let indices, let palette {
+                        let transparent = frame.transparentIndex ?? -1
+                        for column in columns {
+                            let index = Int(indices[column - frame.x])
+                            let at = column * channels
+                            guard index != transparent else {
+                                for channel in 0..<channels { line[at + channel] = 0 }
+                                continue
+                            }
+                            let colour = palette[index]
+                            for channel in 0..<channels { line[at + channel] = colour[channel] }
+                        }
+                    } else {
+                        for at in (columns.lowerBound * channels)..<(columns.upperBound * channels) { line[at] = 0 }
+                    }
+                    sink.consume(line.baseAddress!)
+                }
+            }
+        }
+        try rows.finish()
+        let bitmap = Bitmap(unchecked: plan.width, height: plan.height, format: format, pixels: try sink.finish())
+        return DecodedImage(bitmap: options.appliesOrientation ? try bitmap.applying(header.orientation) : bitmap, header: header)
     }
 
     /// Composites `frame` on `canvas` (after disposing of the previous frame): its LZW data
@@ -64,38 +104,91 @@ enum GIFDecoder {
         // A frame of no pixels draws nothing (and keeps its time).
         guard frame.width > 0, frame.height > 0 else { return }
         try limits.check(width: frame.width, height: frame.height)
-        guard let table = frame.palette ?? container.globalPalette else {
-            throw .corruptData("a frame with neither a local nor a global colour table")
-        }
-        var palette = [SIMD4<UInt8>](repeating: SIMD4(0, 0, 0, 255), count: 256) // small: 1 KiB
-        for entry in 0..<(table.count / 3) {
-            let at = table.lowerBound + 3 * entry
-            palette[entry] = SIMD4(bytes[at], bytes[at + 1], bytes[at + 2], 255)
-        }
-        var row = try ChargedArray<UInt8>(repeating: 0, count: frame.width)
-        var message = ShimMessage.buffer()
-        let data = UnsafeRawBufferPointer(rebasing: bytes[frame.data])
-        guard
-            let decoder = iec_gif_frame_open(
-                data.baseAddress?.assumingMemoryBound(to: UInt8.self), data.count, Int32(frame.width), Int32(frame.height), 1,
-                &message)
-        else { throw .corruptData(message.shimMessage) }
-        defer { iec_gif_frame_close(decoder) }
+        let rows = try GIFFrameRows(frame, of: container, bytes)
         var checkpoint = CancellationCheckpoint()
-        var rows = InterlacedRows(height: frame.height, interlaced: frame.interlaced)
         for _ in 0..<frame.height {
             try checkpoint.advance(by: frame.width)
-            let status = row.elements.withUnsafeMutableBufferPointer { iec_gif_frame_row(decoder, $0.baseAddress, &message) }
-            guard status == IEC_OK else { throw ImageCodecError(shimStatus: status, message: message.shimMessage) }
-            let y = frame.y + rows.next()
-            row.elements.withUnsafeBufferPointer { indices in
-                palette.withUnsafeBufferPointer { palette in
+            let y = frame.y + (try rows.next())
+            rows.indices.elements.withUnsafeBufferPointer { indices in
+                rows.palette.withUnsafeBufferPointer { palette in
                     canvas.drawIndices(indices, x: frame.x, y: y, palette: palette, transparent: frame.transparentIndex)
                 }
             }
         }
-        let status = iec_gif_frame_finish(decoder, &message)
-        guard status == IEC_OK else { throw .limitExceeded(message.shimMessage) }
+        try rows.finish()
+    }
+}
+
+/// The first frame's index rows in screen order, for the still decode: in order as giflib makes
+/// them, or, for an interlaced frame, all of them decoded first into one plane of indices.
+private struct StillFrameRows {
+    let frame: GIFFrame
+    private let rows: GIFFrameRows?
+    /// An interlaced frame's indices, row by row.
+    private var plane: ChargedArray<UInt8>?
+    /// Frame rows decoded so far (in order).
+    private var decoded = 0
+    private let screenHeight: Int
+
+    var palette: [SIMD4<UInt8>]? { rows?.palette }
+
+    init(
+        _ frame: GIFFrame, of container: GIFContainer, _ bytes: UnsafeRawBufferPointer, screenHeight: Int, limits: DecodingLimits
+    ) throws(ImageCodecError) {
+        (self.frame, self.screenHeight) = (frame, screenHeight)
+        // A frame of no pixels draws nothing.
+        guard frame.width > 0, frame.height > 0 else {
+            rows = nil
+            return
+        }
+        try limits.check(width: frame.width, height: frame.height)
+        let rows = try GIFFrameRows(frame, of: container, bytes)
+        self.rows = rows
+        guard frame.interlaced else { return }
+        var plane = try ChargedArray<UInt8>(repeating: 0, count: frame.width * frame.height)
+        var checkpoint = CancellationCheckpoint()
+        for _ in 0..<frame.height {
+            try checkpoint.advance(by: frame.width)
+            let y = try rows.next()
+            rows.indices.elements.withUnsafeBufferPointer { row in
+                plane.elements.withUnsafeMutableBufferPointer { plane in
+                    (plane.baseAddress! + y * frame.width).update(from: row.baseAddress!, count: frame.width)
+                }
+            }
+        }
+        self.plane = plane
+        decoded = frame.height
+    }
+
+    /// Calls `body` with the frame's indices for screen row `y` (asked for y = 0, 1, 2, …), or
+    /// with nil where the frame does not reach.
+    mutating func withIndices(
+        forScreenRow y: Int, _ body: (UnsafeBufferPointer<UInt8>?) -> Void
+    ) throws(ImageCodecError) {
+        guard let rows, (frame.y..<(frame.y + frame.height)).contains(y) else { return body(nil) }
+        let row = y - frame.y
+        if let plane {
+            let width = frame.width
+            return plane.elements.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[(row * width)..<((row + 1) * width)])) }
+        }
+        while decoded <= row {
+            _ = try rows.next()
+            decoded += 1
+        }
+        rows.indices.elements.withUnsafeBufferPointer { body($0) }
+    }
+
+    /// Decodes the rows below the screen (the data must still end with the frame) and checks
+    /// that nothing follows.
+    mutating func finish() throws(ImageCodecError) {
+        guard let rows else { return }
+        var checkpoint = CancellationCheckpoint()
+        while decoded < frame.height {
+            try checkpoint.advance(by: frame.width)
+            _ = try rows.next()
+            decoded += 1
+        }
+        try rows.finish()
     }
 }
 
