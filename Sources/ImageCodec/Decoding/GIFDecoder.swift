@@ -51,45 +51,57 @@ enum GIFDecoder {
         _ bytes: UnsafeRawBufferPointer, _ header: ImageHeader, _ layout: Layout, options: DecodingOptions
     ) throws(ImageCodecError) -> DecodedImage {
         let format: PixelFormat = header.hasAlpha ? .rgba : .rgb
+        let frame = layout.container.firstFrame
+        var rows = try StillFrameRows(frame, of: layout.container, bytes, limits: options.limits)
+        let (channels, palette) = (format.channels, rows.palette)
+        // Outside the frame the screen is transparent (black): only an RGBA screen has such pixels.
+        var line = try ChargedArray<UInt8>(repeating: 0, count: header.width * channels)
+        let columns = min(frame.x, header.width)..<min(frame.x + frame.width, header.width)
+        let bitmap = try resampled(header, format: format, options: options) { (sink) throws(ImageCodecError) in
+            var checkpoint = CancellationCheckpoint()
+            for y in 0..<header.height {
+                try checkpoint.advance(by: header.width)
+                try rows.withIndices(forScreenRow: y) { indices in
+                    line.elements.withUnsafeMutableBufferPointer { line in
+                        if let indices, let palette {
+                            let transparent = frame.transparentIndex ?? -1
+                            for column in columns {
+                                let index = Int(indices[column - frame.x])
+                                let at = column * channels
+                                guard index != transparent else {
+                                    for channel in 0..<channels { line[at + channel] = 0 }
+                                    continue
+                                }
+                                let colour = palette[index]
+                                for channel in 0..<channels { line[at + channel] = colour[channel] }
+                            }
+                        } else {
+                            for at in (columns.lowerBound * channels)..<(columns.upperBound * channels) { line[at] = 0 }
+                        }
+                        sink.consume(line.baseAddress!)
+                    }
+                }
+            }
+            try rows.finish()
+        }
+        return DecodedImage(bitmap: bitmap, header: header)
+    }
+
+    /// A screen of `header`'s size in `format`, its rows handed by `rows` to the sink that
+    /// crops and resizes it as `options` say, then turned upright: what the still decode and the
+    /// animation canvas both make of their rows.
+    static func resampled(
+        _ header: ImageHeader, format: PixelFormat, options: DecodingOptions, rows: (any RowSink) throws(ImageCodecError) -> Void
+    ) throws(ImageCodecError) -> Bitmap {
         let plan = try options.storedPlan(for: header)
         let window = RowWindow(rowWidth: header.width, rowCount: header.height, crop: plan.crop)
         let colorPlan = ColorPlan.make(profile: nil, layout: ColorLayout(format), management: options.colorManagement)
         let sink = try RowSinks.make(
             window: window, inputChannels: format.channels, target: (plan.width, plan.height), format: format,
             boxPreReduction: options.tuning.boxPreReduction, plan: colorPlan)
-        let frame = layout.container.firstFrame
-        var rows = try StillFrameRows(frame, of: layout.container, bytes, screenHeight: header.height, limits: options.limits)
-        let (channels, palette) = (format.channels, rows.palette)
-        // Outside the frame the screen is transparent (black): only an RGBA screen has such pixels.
-        var line = try ChargedArray<UInt8>(repeating: 0, count: header.width * channels)
-        let columns = min(frame.x, header.width)..<min(frame.x + frame.width, header.width)
-        var checkpoint = CancellationCheckpoint()
-        for y in 0..<header.height {
-            try checkpoint.advance(by: header.width)
-            try rows.withIndices(forScreenRow: y) { indices in
-                line.elements.withUnsafeMutableBufferPointer { line in
-                    if let indices, let palette {
-                        let transparent = frame.transparentIndex ?? -1
-                        for column in columns {
-                            let index = Int(indices[column - frame.x])
-                            let at = column * channels
-                            guard index != transparent else {
-                                for channel in 0..<channels { line[at + channel] = 0 }
-                                continue
-                            }
-                            let colour = palette[index]
-                            for channel in 0..<channels { line[at + channel] = colour[channel] }
-                        }
-                    } else {
-                        for at in (columns.lowerBound * channels)..<(columns.upperBound * channels) { line[at] = 0 }
-                    }
-                    sink.consume(line.baseAddress!)
-                }
-            }
-        }
-        try rows.finish()
+        try rows(sink)
         let bitmap = Bitmap(unchecked: plan.width, height: plan.height, format: format, pixels: try sink.finish())
-        return DecodedImage(bitmap: options.appliesOrientation ? try bitmap.applying(header.orientation) : bitmap, header: header)
+        return options.appliesOrientation ? try bitmap.applying(header.orientation) : bitmap
     }
 
     /// Composites `frame` on `canvas` (after disposing of the previous frame): its LZW data
@@ -128,14 +140,11 @@ private struct StillFrameRows {
     private var plane: ChargedArray<UInt8>?
     /// Frame rows decoded so far (in order).
     private var decoded = 0
-    private let screenHeight: Int
 
     var palette: [SIMD4<UInt8>]? { rows?.palette }
 
-    init(
-        _ frame: GIFFrame, of container: GIFContainer, _ bytes: UnsafeRawBufferPointer, screenHeight: Int, limits: DecodingLimits
-    ) throws(ImageCodecError) {
-        (self.frame, self.screenHeight) = (frame, screenHeight)
+    init(_ frame: GIFFrame, of container: GIFContainer, _ bytes: UnsafeRawBufferPointer, limits: DecodingLimits) throws(ImageCodecError) {
+        self.frame = frame
         // A frame of no pixels draws nothing.
         guard frame.width > 0, frame.height > 0 else {
             rows = nil
@@ -234,29 +243,23 @@ extension AnimationCanvas {
     /// The canvas as `options` ask for it: cropped and resized through the decoders' row sinks,
     /// in `format` (RGB drops the alpha channel of a canvas that has none).
     func rendered(_ header: ImageHeader, format: PixelFormat, options: DecodingOptions) throws(ImageCodecError) -> Bitmap {
-        let plan = try options.storedPlan(for: header)
-        let window = RowWindow(rowWidth: width, rowCount: height, crop: plan.crop)
-        let colorPlan = ColorPlan.make(profile: nil, layout: ColorLayout(format), management: options.colorManagement)
-        let sink = try RowSinks.make(
-            window: window, inputChannels: format.channels, target: (plan.width, plan.height), format: format,
-            boxPreReduction: options.tuning.boxPreReduction, plan: colorPlan)
-        var checkpoint = CancellationCheckpoint()
         var row = try ChargedArray<UInt8>(repeating: 0, count: format == .rgba ? 0 : width * format.channels)
-        try pixels.elements.withUnsafeBufferPointer { (canvas) throws(ImageCodecError) in
-            for y in 0..<height {
-                try checkpoint.advance(by: width)
-                let source = canvas.baseAddress! + y * width * 4
-                guard format != .rgba else {
-                    sink.consume(source)
-                    continue
-                }
-                row.elements.withUnsafeMutableBufferPointer { row in
-                    for x in 0..<width { (row[3 * x], row[3 * x + 1], row[3 * x + 2]) = (source[4 * x], source[4 * x + 1], source[4 * x + 2]) }
-                    sink.consume(row.baseAddress!)
+        return try GIFDecoder.resampled(header, format: format, options: options) { (sink) throws(ImageCodecError) in
+            var checkpoint = CancellationCheckpoint()
+            try pixels.elements.withUnsafeBufferPointer { (canvas) throws(ImageCodecError) in
+                for y in 0..<height {
+                    try checkpoint.advance(by: width)
+                    let source = canvas.baseAddress! + y * width * 4
+                    guard format != .rgba else {
+                        sink.consume(source)
+                        continue
+                    }
+                    row.elements.withUnsafeMutableBufferPointer { row in
+                        for x in 0..<width { (row[3 * x], row[3 * x + 1], row[3 * x + 2]) = (source[4 * x], source[4 * x + 1], source[4 * x + 2]) }
+                        sink.consume(row.baseAddress!)
+                    }
                 }
             }
         }
-        let bitmap = Bitmap(unchecked: plan.width, height: plan.height, format: format, pixels: try sink.finish())
-        return options.appliesOrientation ? try bitmap.applying(header.orientation) : bitmap
     }
 }

@@ -5,7 +5,6 @@ import CImageCodecShim
 /// frame's palette as RGBA. Both the still decode, which streams, and the animation canvas read
 /// frames through here.
 final class GIFFrameRows {
-    let frame: GIFFrame
     /// The frame's colour table (local, else global), 256 entries, opaque; 1 KiB.
     let palette: [SIMD4<UInt8>]
     /// The last row ``next()`` decoded: `frame.width` indices.
@@ -24,7 +23,6 @@ final class GIFFrameRows {
             let at = table.lowerBound + 3 * entry
             palette[entry] = SIMD4(bytes[at], bytes[at + 1], bytes[at + 2], 255)
         }
-        self.frame = frame
         self.palette = palette
         indices = try ChargedArray<UInt8>(repeating: 0, count: frame.width)
         order = InterlacedRows(height: frame.height, interlaced: frame.interlaced)
