@@ -8,35 +8,68 @@
 
 #include <math.h>
 
+/// max(v, 0) as (v + |v|) / 2, exact; v⁴ as (v²)².
+static inline float positive(float v) { return 0.5f * (v + fabsf(v)); }
+static inline float fourth(float v) { return (v * v) * (v * v); }
+
+// One pixel of each map: the definitions the row kernels' lanes, and the caller's last few
+// pixels (through the exported functions), all compute.
+
+static inline float ssim_pixel(float mx, float xx, float my, float yy, float xy, float c1, float c2) {
+    const float mean_xy = mx * my, square_x = mx * mx, square_y = my * my;
+    const float covariance = xy - mean_xy;
+    const float variances = (xx - square_x) + (yy - square_y);
+    const float numerator = (2.0f * mean_xy + c1) * (2.0f * covariance + c2);
+    const float denominator = ((square_x + square_y) + c1) * (variances + c2);
+    return numerator / denominator;
+}
+
+static inline float ssimulacra2_ssim_pixel(float mu1, float s11, float mu2, float s22, float s12, float c2) {
+    const float difference = mu1 - mu2;
+    const float luminance = 1.0f - difference * difference;
+    const float covariance = s12 - mu1 * mu2;
+    const float structure = 2.0f * covariance + c2;
+    const float variances = ((s11 - mu1 * mu1) + (s22 - mu2 * mu2)) + c2;
+    return positive(1.0f - (luminance * structure) / variances);
+}
+
+/// The edge ratio whose positive part is the artefact map and whose negative part's is the
+/// detail-lost map.
+static inline float ssimulacra2_edge_pixel(float x1, float mu1, float x2, float mu2) {
+    return (1.0f + fabsf(x2 - mu2)) / (1.0f + fabsf(x1 - mu1)) - 1.0f;
+}
+
+float iec_ssim_pixel(float mx, float xx, float my, float yy, float xy, float c1, float c2) {
+    return ssim_pixel(mx, xx, my, yy, xy, c1, c2);
+}
+
+void iec_ssimulacra2_pixel(float x1, float mu1, float s11, float x2, float mu2, float s22, float s12, int with_ssim, float c2,
+                           float terms[6]) {
+    const float ssim = with_ssim ? ssimulacra2_ssim_pixel(mu1, s11, mu2, s22, s12, c2) : 0.0f;
+    const float edge = ssimulacra2_edge_pixel(x1, mu1, x2, mu2);
+    const float artefact = positive(edge), lost = positive(-edge);
+    terms[0] = ssim;
+    terms[1] = fourth(ssim);
+    terms[2] = artefact;
+    terms[3] = fourth(artefact);
+    terms[4] = lost;
+    terms[5] = fourth(lost);
+}
+
 /// SSIM over eight pixels at `i`, added to `acc`.
 #define IEC_SSIM_BODY                                                                                \
     for (int lane = 0; lane < 8; lane++) {                                                           \
-        const float x = mx[i + lane], y = my[i + lane];                                              \
-        const float mean_xy = x * y, square_x = x * x, square_y = y * y;                             \
-        const float covariance = xy[i + lane] - mean_xy;                                             \
-        const float variances = (xx[i + lane] - square_x) + (yy[i + lane] - square_y);               \
-        const float numerator = (2.0f * mean_xy + c1) * (2.0f * covariance + c2);                    \
-        const float denominator = ((square_x + square_y) + c1) * (variances + c2);                   \
-        acc[lane] = acc[lane] + numerator / denominator;                                             \
+        const size_t p = i + lane;                                                                   \
+        acc[lane] = acc[lane] + ssim_pixel(mx[p], xx[p], my[p], yy[p], xy[p], c1, c2);               \
     }
-
-/// max(v, 0) as (v + |v|) / 2, exact; v⁴ as (v²)².
-#define IEC_POSITIVE(v) (0.5f * ((v) + fabsf(v)))
-#define IEC_FOURTH(v) (((v) * (v)) * ((v) * (v)))
 
 /// SSIMULACRA2's SSIM map over eight pixels at `i`, it and its fourth power added to `acc`.
 #define IEC_SSIMULACRA2_SSIM_BODY                                                                    \
     for (int lane = 0; lane < 8; lane++) {                                                           \
         const size_t p = i + lane;                                                                   \
-        const float difference = mu1[p] - mu2[p];                                                    \
-        const float luminance = 1.0f - difference * difference;                                      \
-        const float covariance = s12[p] - mu1[p] * mu2[p];                                           \
-        const float structure = 2.0f * covariance + c2;                                              \
-        const float variances = ((s11[p] - mu1[p] * mu1[p]) + (s22[p] - mu2[p] * mu2[p])) + c2;      \
-        const float raw = 1.0f - (luminance * structure) / variances;                                \
-        const float ssim = IEC_POSITIVE(raw);                                                        \
+        const float ssim = ssimulacra2_ssim_pixel(mu1[p], s11[p], mu2[p], s22[p], s12[p], c2);       \
         acc[lane] = acc[lane] + ssim;                                                                \
-        acc[8 + lane] = acc[8 + lane] + IEC_FOURTH(ssim);                                            \
+        acc[8 + lane] = acc[8 + lane] + fourth(ssim);                                                \
     }
 
 /// SSIMULACRA2's artefact and detail-lost maps over eight pixels at `i`, each and its fourth
@@ -44,14 +77,12 @@
 #define IEC_SSIMULACRA2_EDGE_BODY                                                                    \
     for (int lane = 0; lane < 8; lane++) {                                                           \
         const size_t p = i + lane;                                                                   \
-        const float own = x2[p] - mu2[p], original = x1[p] - mu1[p];                                 \
-        const float edge = (1.0f + fabsf(own)) / (1.0f + fabsf(original)) - 1.0f;                    \
-        const float artefact = IEC_POSITIVE(edge);                                                   \
-        const float lost = IEC_POSITIVE(-edge);                                                      \
+        const float edge = ssimulacra2_edge_pixel(x1[p], mu1[p], x2[p], mu2[p]);                     \
+        const float artefact = positive(edge), lost = positive(-edge);                               \
         acc[16 + lane] = acc[16 + lane] + artefact;                                                  \
-        acc[24 + lane] = acc[24 + lane] + IEC_FOURTH(artefact);                                      \
+        acc[24 + lane] = acc[24 + lane] + fourth(artefact);                                          \
         acc[32 + lane] = acc[32 + lane] + lost;                                                      \
-        acc[40 + lane] = acc[40 + lane] + IEC_FOURTH(lost);                                          \
+        acc[40 + lane] = acc[40 + lane] + fourth(lost);                                              \
     }
 
 /// A whole function of the SSIM kernel: sums in a local array (so the compiler keeps them in

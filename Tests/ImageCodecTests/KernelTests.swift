@@ -331,7 +331,9 @@ struct KernelTests {
         }
     }
 
-    @Test("the metrics' row maps: AVX2 and portable give identical lane sums, each pixel's map in the order written out here")
+    @Test(
+        "the metrics' row maps: AVX2 and portable give identical lane sums, each pixel's map (and the one-pixel functions) in the order written out here"
+    )
     func metricRowLanes() throws {
         var random = SeededGenerator()
         let avx2 = iec_kernels_cpu_has_avx2() == 1
@@ -354,11 +356,14 @@ struct KernelTests {
             #expect(iec_ssim_row_lanes(planes[0], planes[1], planes[2], planes[3], planes[4], count, c1, c2, &chosen) == summed)
             #expect(summed == count / 8 * 8, message)
             var expected = [Float](repeating: 0, count: 8)
-            for x in 0..<summed {
+            // Every pixel: summed into its lane, and one at a time as the caller sums the last few.
+            for x in 0..<count {
                 let (mx, xx, my, yy, xy) = (planes[0][x], planes[1][x], planes[2][x], planes[3][x], planes[4][x])
                 let numerator = (2 * (mx * my) + c1) * (2 * (xy - mx * my) + c2)
                 let denominator = ((mx * mx + my * my) + c1) * (((xx - mx * mx) + (yy - my * my)) + c2)
-                expected[x % 8] = expected[x % 8] + numerator / denominator
+                let map = numerator / denominator
+                #expect(iec_ssim_pixel(mx, xx, my, yy, xy, c1, c2).bitPattern == map.bitPattern, message)
+                if x < summed { expected[x % 8] = expected[x % 8] + map }
             }
             #expect(portable.map(\.bitPattern) == expected.map(\.bitPattern), message)
             if avx2 { #expect(fast.map(\.bitPattern) == expected.map(\.bitPattern), message) }
@@ -372,23 +377,23 @@ struct KernelTests {
                 #expect(iec_ssimulacra2_row_lanes_avx2(p[0], p[1], p[2], p[3], p[4], p[5], p[6], count, withSSIM ? 1 : 0, 0.0009, &fast2) == summed)
             }
             var expected2 = [Float](repeating: 0, count: 48)
-            for x in 0..<summed {
-                let lane = x % 8
+            for x in 0..<count {
+                var ssim: Float = 0
                 if withSSIM {
                     let difference = p[1][x] - p[4][x]
                     let luminance = 1 - difference * difference
                     let structure = 2 * (p[6][x] - p[1][x] * p[4][x]) + 0.0009
                     let variances = ((p[2][x] - p[1][x] * p[1][x]) + (p[5][x] - p[4][x] * p[4][x])) + 0.0009
-                    let ssim = positive(1 - (luminance * structure) / variances)
-                    expected2[lane] = expected2[lane] + ssim
-                    expected2[8 + lane] = expected2[8 + lane] + fourth(ssim)
+                    ssim = positive(1 - (luminance * structure) / variances)
                 }
                 let edge = (1 + abs(p[3][x] - p[4][x])) / (1 + abs(p[0][x] - p[1][x])) - 1
                 let (artefact, lost) = (positive(edge), positive(-edge))
-                expected2[16 + lane] = expected2[16 + lane] + artefact
-                expected2[24 + lane] = expected2[24 + lane] + fourth(artefact)
-                expected2[32 + lane] = expected2[32 + lane] + lost
-                expected2[40 + lane] = expected2[40 + lane] + fourth(lost)
+                let terms = [ssim, fourth(ssim), artefact, fourth(artefact), lost, fourth(lost)]
+                var pixel = [Float](repeating: .nan, count: 6)
+                iec_ssimulacra2_pixel(p[0][x], p[1][x], p[2][x], p[3][x], p[4][x], p[5][x], p[6][x], withSSIM ? 1 : 0, 0.0009, &pixel)
+                #expect(pixel.map(\.bitPattern) == terms.map(\.bitPattern), message)
+                guard x < summed else { continue }
+                for term in (withSSIM ? 0 : 2)..<6 { expected2[8 * term + x % 8] = expected2[8 * term + x % 8] + terms[term] }
             }
             #expect(portable2.map(\.bitPattern) == expected2.map(\.bitPattern), message)
             if avx2 { #expect(fast2.map(\.bitPattern) == expected2.map(\.bitPattern), message) }

@@ -107,6 +107,13 @@ size_t iec_ssim_row_lanes(const float *mx, const float *xx, const float *my, con
 /// `with_ssim` (and `s11`, `s22`, `s12` are then not read). Returns how many pixels it summed.
 size_t iec_ssimulacra2_row_lanes(const float *x1, const float *mu1, const float *s11, const float *x2, const float *mu2,
                                  const float *s22, const float *s12, size_t count, int with_ssim, float c2, float *lanes);
+/// One pixel of SSIM's map, the row kernel's definition: for the pixels past its last lane.
+float iec_ssim_pixel(float mx, float xx, float my, float yy, float xy, float c1, float c2);
+/// One pixel of SSIMULACRA2's maps, the row kernel's definition: `terms` gets the SSIM map (0
+/// without `with_ssim`), its fourth power, the artefact map, its fourth power, the detail-lost
+/// map and its fourth power.
+void iec_ssimulacra2_pixel(float x1, float mu1, float s11, float x2, float mu2, float s22, float s12, int with_ssim, float c2,
+                           float terms[6]);
 
 /// The two versions of each kernel, for tests that compare them; `_avx2` only when
 /// `iec_kernels_level()` is 1 without the override, i.e. the CPU has AVX2.

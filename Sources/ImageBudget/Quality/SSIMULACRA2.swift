@@ -233,7 +233,8 @@ public enum SSIMULACRA2 {
         /// Sums over pixels start..<end of d, d⁴ for the SSIM map (zero without `ssim`), the
         /// artefact map and the detail-lost map: eight lane sums each from
         /// `iec_ssimulacra2_row_lanes` (on the CPU's widest version), added up, then the last
-        /// few pixels one at a time. The order is fixed on every CPU.
+        /// few pixels one at a time through `iec_ssimulacra2_pixel`, the same definition. The
+        /// order is fixed on every CPU.
         private static func rowSums(
             _ x1: UnsafePointer<Float>, _ mu1: UnsafePointer<Float>, _ s11: UnsafePointer<Float>,
             _ x2: UnsafePointer<Float>, _ mu2: UnsafePointer<Float>, _ s22: UnsafePointer<Float>,
@@ -249,23 +250,15 @@ public enum SSIMULACRA2 {
             }
             // Lanes 0-5: the six sums (a vector, not an array: one allocation per row added up).
             var sums = SIMD8<Float>(lanes.0.sum(), lanes.1.sum(), lanes.2.sum(), lanes.3.sum(), lanes.4.sum(), lanes.5.sum(), 0, 0)
-            func positive(_ value: Float) -> Float { 0.5 * (value + abs(value)) }
-            func fourth(_ value: Float) -> Float { (value * value) * (value * value) }
+            var terms = SIMD8<Float>()
             for index in (start + summed)..<end {
-                if withSSIM {
-                    let difference = mu1[index] - mu2[index]
-                    let luminance = 1 - difference * difference
-                    let structure = 2 * (s12[index] - mu1[index] * mu2[index]) + SSIMULACRA2.c2
-                    let variances = (s11[index] - mu1[index] * mu1[index]) + (s22[index] - mu2[index] * mu2[index]) + SSIMULACRA2.c2
-                    let ssim = positive(1 - luminance * structure / variances)
-                    sums[0] += ssim
-                    sums[1] += fourth(ssim)
+                withUnsafeMutableBytes(of: &terms) { terms in
+                    iec_ssimulacra2_pixel(
+                        x1[index], mu1[index], s11[index], x2[index], mu2[index], s22[index], s12[index], withSSIM ? 1 : 0,
+                        SSIMULACRA2.c2, terms.baseAddress!.assumingMemoryBound(to: Float.self))
                 }
-                let edge = (1 + abs(x2[index] - mu2[index])) / (1 + abs(x1[index] - mu1[index])) - 1
-                sums[2] += positive(edge)
-                sums[3] += fourth(positive(edge))
-                sums[4] += positive(-edge)
-                sums[5] += fourth(positive(-edge))
+                // Without the SSIM map its two sums are left as they are.
+                for term in (withSSIM ? 0 : 2)..<6 { sums[term] += terms[term] }
             }
             return sums
         }

@@ -103,7 +103,7 @@ public enum StructuralSimilarity {
     /// Sum of the SSIM map over one row, from the windowed statistics: eight lane sums from
     /// `iec_ssim_row_lanes` (on the CPU's widest version; a scalar loop cannot vectorise a float
     /// sum, and the division per pixel made it half the cost of a score), added up, then the
-    /// last few columns. The order is fixed on every CPU, so scores stay deterministic.
+    /// last few columns through `iec_ssim_pixel`, the same definition. The order is fixed on every CPU, so scores stay deterministic.
     private static func rowSum(
         mx: UnsafePointer<Float>, xx: UnsafePointer<Float>, my: UnsafePointer<Float>,
         yy: UnsafePointer<Float>, xy: UnsafePointer<Float>, count: Int
@@ -113,15 +113,7 @@ public enum StructuralSimilarity {
             iec_ssim_row_lanes(mx, xx, my, yy, xy, count, c1, c2, lanes.baseAddress!.assumingMemoryBound(to: Float.self))
         }
         var sum = lanes.sum()
-        for column in summed..<count {
-            let meanXY = mx[column] * my[column]
-            let (squareX, squareY) = (mx[column] * mx[column], my[column] * my[column])
-            let covariance = xy[column] - meanXY
-            let variances = (xx[column] - squareX) + (yy[column] - squareY)
-            let numerator = (2 * meanXY + c1) * (2 * covariance + c2)
-            let denominator = (squareX + squareY + c1) * (variances + c2)
-            sum += numerator / denominator
-        }
+        for column in summed..<count { sum += iec_ssim_pixel(mx[column], xx[column], my[column], yy[column], xy[column], c1, c2) }
         return sum
     }
 
