@@ -28,23 +28,46 @@ void iec_masking_row_portable(const int32_t *above, const int32_t *centre, const
 }
 
 #if defined(__x86_64__)
-// AVX2: an interior block (one with both neighbours of all its pixels) is one register.
+/// |Laplacian| of the eight pixels from `x` (all interior: x ≥ 1, x + 9 ≤ width), one per lane.
+__attribute__((target("avx2")))
+static inline __m256i laplacian8(const int32_t *above, const int32_t *centre, const int32_t *below, size_t x) {
+    __m256i laplacian = _mm256_slli_epi32(_mm256_loadu_si256((const __m256i *)(centre + x)), 2);
+    laplacian = _mm256_sub_epi32(laplacian, _mm256_loadu_si256((const __m256i *)(centre + x - 1)));
+    laplacian = _mm256_sub_epi32(laplacian, _mm256_loadu_si256((const __m256i *)(centre + x + 1)));
+    laplacian = _mm256_sub_epi32(laplacian, _mm256_loadu_si256((const __m256i *)(above + x)));
+    laplacian = _mm256_sub_epi32(laplacian, _mm256_loadu_si256((const __m256i *)(below + x)));
+    return _mm256_abs_epi32(laplacian);
+}
+
+// AVX2: an interior block (one with both neighbours of all its pixels) is one register. Eight
+// interior blocks in a row are summed together: three rounds of pairwise horizontal additions
+// leave block i's eight lanes in lane i (integers, so the grouping changes nothing), and the
+// eight totals are added to their floats in one register, each its own single addition as in
+// the portable version.
 __attribute__((target("avx2")))
 void iec_masking_row_avx2(const int32_t *above, const int32_t *centre, const int32_t *below, size_t width, float *blocks) {
     const size_t count = (width + 7) / 8;
-    for (size_t block = 0; block < count; block++) {
+    size_t block = 0;
+    for (; block < count; block++) {
         const size_t x = 8 * block;
+        if (x >= 1 && x + 8 * 8 + 1 <= width) {
+            __m256i m[8];
+            for (int i = 0; i < 8; i++) m[i] = laplacian8(above, centre, below, x + 8 * (size_t)i);
+            const __m256i pairs0 = _mm256_hadd_epi32(m[0], m[1]), pairs1 = _mm256_hadd_epi32(m[2], m[3]);
+            const __m256i pairs2 = _mm256_hadd_epi32(m[4], m[5]), pairs3 = _mm256_hadd_epi32(m[6], m[7]);
+            // Lane i of `quads0` holds block i's low half (i < 4) or block i − 4's high half.
+            const __m256i quads0 = _mm256_hadd_epi32(pairs0, pairs1), quads1 = _mm256_hadd_epi32(pairs2, pairs3);
+            const __m256i sums = _mm256_add_epi32(_mm256_permute2x128_si256(quads0, quads1, 0x20),
+                                                  _mm256_permute2x128_si256(quads0, quads1, 0x31));
+            _mm256_storeu_ps(blocks + block, _mm256_add_ps(_mm256_loadu_ps(blocks + block), _mm256_cvtepi32_ps(sums)));
+            block += 7;
+            continue;
+        }
         if (x < 1 || x + 9 > width) {
             blocks[block] += (float)block_sum(above, centre, below, width, x);
             continue;
         }
-        const __m256i c = _mm256_loadu_si256((const __m256i *)(centre + x));
-        __m256i laplacian = _mm256_slli_epi32(c, 2);
-        laplacian = _mm256_sub_epi32(laplacian, _mm256_loadu_si256((const __m256i *)(centre + x - 1)));
-        laplacian = _mm256_sub_epi32(laplacian, _mm256_loadu_si256((const __m256i *)(centre + x + 1)));
-        laplacian = _mm256_sub_epi32(laplacian, _mm256_loadu_si256((const __m256i *)(above + x)));
-        laplacian = _mm256_sub_epi32(laplacian, _mm256_loadu_si256((const __m256i *)(below + x)));
-        const __m256i magnitude = _mm256_abs_epi32(laplacian);
+        const __m256i magnitude = laplacian8(above, centre, below, x);
         __m128i sum = _mm_add_epi32(_mm256_castsi256_si128(magnitude), _mm256_extracti128_si256(magnitude, 1));
         sum = _mm_add_epi32(sum, _mm_shuffle_epi32(sum, 0x4E));
         sum = _mm_add_epi32(sum, _mm_shuffle_epi32(sum, 0xB1));
