@@ -715,8 +715,9 @@ iec_jpeg_coefficient_encoder *iec_jpeg_coefficient_encoder_create(const iec_jpeg
         unsigned int high = iec_ceil_div((uint64_t)params->height * v, (uint64_t)max_v * DCTSIZE);
         encoder->blocks_wide[index] = iec_ceil_div(wide, h) * h;
         encoder->blocks_high[index] = iec_ceil_div(high, v) * v;
+        // Not zeroed first: the encoder writes every block of every row before finishing.
         encoder->arrays[index] = (*cinfo->mem->request_virt_barray)(
-            (j_common_ptr)cinfo, JPOOL_IMAGE, TRUE, encoder->blocks_wide[index], encoder->blocks_high[index], v);
+            (j_common_ptr)cinfo, JPOOL_IMAGE, FALSE, encoder->blocks_wide[index], encoder->blocks_high[index], v);
     }
     // Realizes the arrays and writes SOI; the tables, frame and scans follow in finish.
     jpeg_write_coefficients(cinfo, encoder->arrays);

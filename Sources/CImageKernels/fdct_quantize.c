@@ -1,12 +1,15 @@
-// The perceptual encoder's forward DCT and quantization of one 8×8 block (see CImageKernels.h),
-// operation for operation the Swift it replaced (ForwardDCT.swift and
+// The perceptual encoder's forward DCT and quantization of a row of 8×8 blocks (see
+// CImageKernels.h), operation for operation the Swift it replaced (ForwardDCT.swift and
 // PerceptualQuantization.swift keep the constants; the derivation is in the DocC article
 // "Encoding JPEG"): a column pass over the block's rows as vectors of eight lanes, split by the
 // cosines' symmetries; a row pass that multiplies each row by the transposed basis with
 // broadcast scalars, left to right; then each coefficient times its reciprocal step, rounded to
-// nearest (ties to even) by the 1.5·2²³ trick, and zeroed inside its dead zone. Every lane is
-// independent, so a version may hold a row in any width; the order of the operations is the
-// same in all. No contraction anywhere in this file.
+// nearest (ties to even) by the 1.5·2²³ trick, zeroed inside its dead zone and saturated to 16
+// bits. No coefficient of 8-bit samples comes near 16 bits; saturating is what AVX2's pack does,
+// so every path gives the same bytes whatever the input. Every lane is independent, so a
+// version may hold a row in any width; the order of the operations is the same in all. Blocks
+// are read where they lie in the encoder's planes, a row of them a call. No contraction
+// anywhere in this file.
 #pragma clang fp contract(off)
 
 #include "CImageKernels.h"
@@ -42,8 +45,8 @@ static inline short quantized(float scaled, float threshold) {
     magnitude &= 0x7FFFFFFFu;
     float absolute;
     memcpy(&absolute, &magnitude, sizeof absolute);
-    const int32_t rounded = (int32_t)(bits - 0x4B400000u);
-    return absolute < threshold ? 0 : (short)rounded;
+    const int32_t rounded = absolute < threshold ? 0 : (int32_t)(bits - 0x4B400000u);
+    return (short)(rounded < -32768 ? -32768 : rounded > 32767 ? 32767 : rounded);
 }
 
 /// The transform, in place: afterwards block[8u + v] is F(u, v) times the column pass's scale.
@@ -72,13 +75,19 @@ void iec_fdct_portable(float *block, const float *transposedBasis, const float *
     transform_portable(block, transposedBasis, cosines);
 }
 
-void iec_fdct_quantize_portable(float *block, const float *transposedBasis, const float *cosines, const float *reciprocals,
-                                const float *deadZone, const float *maskedDeadZone, float strength, short *coefficients) {
-    transform_portable(block, transposedBasis, cosines);
-    for (int i = 0; i < 64; i++) {
-        const float scaled = block[i] * reciprocals[i];
-        const float threshold = deadZone[i] + strength * maskedDeadZone[i];
-        coefficients[i] = quantized(scaled, threshold);
+void iec_fdct_quantize_row_portable(const float *samples, size_t stride, size_t count, const float *strengths,
+                                    const float *transposedBasis, const float *cosines, const float *reciprocals,
+                                    const float *deadZone, const float *maskedDeadZone, short *coefficients) {
+    for (size_t index = 0; index < count; index++) {
+        float block[64];
+        for (int y = 0; y < 8; y++) memcpy(block + 8 * y, samples + 8 * index + stride * (size_t)y, 8 * sizeof(float));
+        transform_portable(block, transposedBasis, cosines);
+        short *out = coefficients + 64 * index;
+        for (int i = 0; i < 64; i++) {
+            const float scaled = block[i] * reciprocals[i];
+            const float threshold = deadZone[i] + strengths[index] * maskedDeadZone[i];
+            out[i] = quantized(scaled, threshold);
+        }
     }
 }
 
@@ -89,9 +98,10 @@ void iec_fdct_quantize_portable(float *block, const float *transposedBasis, cons
 
 // AVX2 without FMA: a row of the block is one register. F's rows into `out`.
 __attribute__((target("avx2")))
-static inline void transform_avx2(const float *block, const float *transposedBasis, const float *cosines, __m256 out[8]) {
+static inline void transform_avx2(const float *samples, size_t stride, const float *transposedBasis, const float *cosines,
+                                  __m256 out[8]) {
     __m256 f[8];
-    for (int y = 0; y < 8; y++) f[y] = _mm256_loadu_ps(block + 8 * y);
+    for (int y = 0; y < 8; y++) f[y] = _mm256_loadu_ps(samples + stride * (size_t)y);
     const __m256 c1 = _mm256_set1_ps(cosines[1]), c2 = _mm256_set1_ps(cosines[2]), c3 = _mm256_set1_ps(cosines[3]);
     const __m256 c4 = _mm256_set1_ps(cosines[4]), c5 = _mm256_set1_ps(cosines[5]), c6 = _mm256_set1_ps(cosines[6]);
     const __m256 c7 = _mm256_set1_ps(cosines[7]);
@@ -119,27 +129,35 @@ static inline void transform_avx2(const float *block, const float *transposedBas
 __attribute__((target("avx2")))
 void iec_fdct_avx2(float *block, const float *transposedBasis, const float *cosines) {
     __m256 out[8];
-    transform_avx2(block, transposedBasis, cosines, out);
+    transform_avx2(block, 8, transposedBasis, cosines, out);
     for (int u = 0; u < 8; u++) _mm256_storeu_ps(block + 8 * u, out[u]);
 }
 
 __attribute__((target("avx2")))
-void iec_fdct_quantize_avx2(float *block, const float *transposedBasis, const float *cosines, const float *reciprocals,
-                            const float *deadZone, const float *maskedDeadZone, float strength, short *coefficients) {
-    __m256 g[8];
-    transform_avx2(block, transposedBasis, cosines, g);
-    const __m256 magic = _mm256_set1_ps(12582912.0f), strengths = _mm256_set1_ps(strength);
+void iec_fdct_quantize_row_avx2(const float *samples, size_t stride, size_t count, const float *strengths,
+                                const float *transposedBasis, const float *cosines, const float *reciprocals,
+                                const float *deadZone, const float *maskedDeadZone, short *coefficients) {
+    const __m256 magic = _mm256_set1_ps(12582912.0f);
+    const __m256i magicBits = _mm256_set1_epi32(0x4B400000);
     const __m256 signless = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF));
-    for (int u = 0; u < 8; u++) {
-        const __m256 scaled = MUL(g[u], _mm256_loadu_ps(reciprocals + 8 * u));
-        const __m256 threshold = ADD(_mm256_loadu_ps(deadZone + 8 * u), MUL(strengths, _mm256_loadu_ps(maskedDeadZone + 8 * u)));
-        const __m256i rounded = _mm256_sub_epi32(_mm256_castps_si256(ADD(scaled, magic)), _mm256_set1_epi32(0x4B400000));
-        const __m256 inside = _mm256_cmp_ps(_mm256_and_ps(scaled, signless), threshold, _CMP_LT_OQ);
-        // Zeroed inside the dead zone, then each 32-bit value's low 16 bits (sign-extended first,
-        // so the saturating pack truncates as the portable version's conversion does).
-        const __m256i kept = _mm256_srai_epi32(_mm256_slli_epi32(_mm256_andnot_si256(_mm256_castps_si256(inside), rounded), 16), 16);
-        const __m128i packed = _mm_packs_epi32(_mm256_castsi256_si128(kept), _mm256_extracti128_si256(kept, 1));
-        _mm_storeu_si128((__m128i *)(coefficients + 8 * u), packed);
+    for (size_t index = 0; index < count; index++) {
+        __m256 g[8];
+        transform_avx2(samples + 8 * index, stride, transposedBasis, cosines, g);
+        const __m256 strength = _mm256_set1_ps(strengths[index]);
+        __m256i kept[8];
+        for (int u = 0; u < 8; u++) {
+            const __m256 scaled = MUL(g[u], _mm256_loadu_ps(reciprocals + 8 * u));
+            const __m256 threshold = ADD(_mm256_loadu_ps(deadZone + 8 * u), MUL(strength, _mm256_loadu_ps(maskedDeadZone + 8 * u)));
+            const __m256i rounded = _mm256_sub_epi32(_mm256_castps_si256(ADD(scaled, magic)), magicBits);
+            const __m256 inside = _mm256_cmp_ps(_mm256_and_ps(scaled, signless), threshold, _CMP_LT_OQ);
+            kept[u] = _mm256_andnot_si256(_mm256_castps_si256(inside), rounded);
+        }
+        // Two rows a store: the saturating pack interleaves their halves, the permute puts them
+        // back in order.
+        for (int u = 0; u < 8; u += 2) {
+            const __m256i packed = _mm256_permute4x64_epi64(_mm256_packs_epi32(kept[u], kept[u + 1]), 0xD8);
+            _mm256_storeu_si256((__m256i *)(coefficients + 64 * index + 8 * u), packed);
+        }
     }
 }
 #undef ADD
@@ -150,8 +168,10 @@ void iec_fdct_avx2(float *block, const float *transposedBasis, const float *cosi
     iec_fdct_portable(block, transposedBasis, cosines);
 }
 
-void iec_fdct_quantize_avx2(float *block, const float *transposedBasis, const float *cosines, const float *reciprocals,
-                            const float *deadZone, const float *maskedDeadZone, float strength, short *coefficients) {
-    iec_fdct_quantize_portable(block, transposedBasis, cosines, reciprocals, deadZone, maskedDeadZone, strength, coefficients);
+void iec_fdct_quantize_row_avx2(const float *samples, size_t stride, size_t count, const float *strengths,
+                                const float *transposedBasis, const float *cosines, const float *reciprocals,
+                                const float *deadZone, const float *maskedDeadZone, short *coefficients) {
+    iec_fdct_quantize_row_portable(samples, stride, count, strengths, transposedBasis, cosines, reciprocals, deadZone,
+                                   maskedDeadZone, coefficients);
 }
 #endif

@@ -72,12 +72,15 @@ void iec_fdct(float *block, const float *transposedBasis, const float *cosines) 
     }
 }
 
-void iec_fdct_quantize(float *block, const float *transposedBasis, const float *cosines, const float *reciprocals,
-                       const float *deadZone, const float *maskedDeadZone, float strength, short *coefficients) {
+void iec_fdct_quantize_row(const float *samples, size_t stride, size_t count, const float *strengths,
+                           const float *transposedBasis, const float *cosines, const float *reciprocals,
+                           const float *deadZone, const float *maskedDeadZone, short *coefficients) {
     if (iec_kernels_level() == 1) {
-        iec_fdct_quantize_avx2(block, transposedBasis, cosines, reciprocals, deadZone, maskedDeadZone, strength, coefficients);
+        iec_fdct_quantize_row_avx2(samples, stride, count, strengths, transposedBasis, cosines, reciprocals, deadZone,
+                                   maskedDeadZone, coefficients);
     } else {
-        iec_fdct_quantize_portable(block, transposedBasis, cosines, reciprocals, deadZone, maskedDeadZone, strength, coefficients);
+        iec_fdct_quantize_row_portable(samples, stride, count, strengths, transposedBasis, cosines, reciprocals, deadZone,
+                                       maskedDeadZone, coefficients);
     }
 }
 

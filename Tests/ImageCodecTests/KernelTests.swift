@@ -110,37 +110,70 @@ struct KernelTests {
         }
     }
 
-    @Test("the encoder's DCT and quantization: AVX2 and portable give identical coefficients and floats")
+    @Test("the encoder's DCT and quantization of a row of blocks: AVX2 and portable give identical coefficients and floats")
     func forwardDCT() throws {
         var random = SeededGenerator()
         let avx2 = iec_kernels_cpu_has_avx2() == 1
         let (basis, cosines) = (ForwardDCT.transposedBasis, ForwardDCT.cosines)
         for trial in 0..<300 {
-            let samples = (0..<64).map { _ in Float.random(in: -128...127, using: &random).rounded(trial % 2 == 0 ? .toNearestOrEven : .towardZero) }
+            // `count` blocks side by side in a plane whose rows may be longer than the blocks.
+            let count = Int.random(in: 1...4, using: &random)
+            let stride = 8 * count + Int.random(in: 0...5, using: &random)
+            let plane = (0..<(8 * stride)).map { _ in
+                Float.random(in: -128...127, using: &random).rounded(trial % 2 == 0 ? .toNearestOrEven : .towardZero)
+            }
             let reciprocals = (0..<64).map { _ in 1 / Float.random(in: 1...120, using: &random) }
             let deadZone = (0..<64).map { $0 == 0 ? 0 : Float.random(in: 0...0.7, using: &random) }
             let masked = (0..<64).map { $0 == 0 ? 0 : Float.random(in: 0...0.5, using: &random) }
-            let strength = Float.random(in: 0...1.5, using: &random)
-            var (portable, fast) = (samples, samples)
-            iec_fdct_portable(&portable, basis, cosines)
-            if avx2 {
-                iec_fdct_avx2(&fast, basis, cosines)
-                #expect(zip(portable, fast).allSatisfy { $0.bitPattern == $1.bitPattern }, "transform, seed \(random.seed)")
+            let strengths = (0..<count).map { _ in Float.random(in: 0...1.5, using: &random) }
+            var expected: [Int16] = []
+            for block in 0..<count {
+                let samples = (0..<64).map { plane[($0 / 8) * stride + 8 * block + $0 % 8] }
+                var (portable, fast) = (samples, samples)
+                iec_fdct_portable(&portable, basis, cosines)
+                if avx2 {
+                    iec_fdct_avx2(&fast, basis, cosines)
+                    #expect(zip(portable, fast).allSatisfy { $0.bitPattern == $1.bitPattern }, "transform, seed \(random.seed)")
+                }
+                // The quantized coefficients from the transform's floats, as the kernel defines them.
+                expected += (0..<64).map { index in
+                    let scaled = portable[index] * reciprocals[index]
+                    let threshold = deadZone[index] + strengths[block] * masked[index]
+                    return abs(scaled) < threshold ? 0 : Int16(scaled.rounded(.toNearestOrEven))
+                }
             }
-            // The quantized coefficients from the transform's floats, as the kernel defines them.
-            let expected: [Int16] = (0..<64).map { index in
-                let scaled = portable[index] * reciprocals[index]
-                let threshold = deadZone[index] + strength * masked[index]
-                return abs(scaled) < threshold ? 0 : Int16(scaled.rounded(.toNearestOrEven))
-            }
-            var (scratchA, scratchB) = (samples, samples)
-            var (quantizedPortable, quantizedFast) = ([Int16](repeating: 99, count: 64), [Int16](repeating: 99, count: 64))
-            iec_fdct_quantize_portable(&scratchA, basis, cosines, reciprocals, deadZone, masked, strength, &quantizedPortable)
+            var (quantizedPortable, quantizedFast) = ([Int16](repeating: 99, count: 64 * count), [Int16](repeating: 99, count: 64 * count))
+            iec_fdct_quantize_row_portable(plane, stride, count, strengths, basis, cosines, reciprocals, deadZone, masked, &quantizedPortable)
             #expect(quantizedPortable == expected, "seed \(random.seed)")
             if avx2 {
-                iec_fdct_quantize_avx2(&scratchB, basis, cosines, reciprocals, deadZone, masked, strength, &quantizedFast)
+                iec_fdct_quantize_row_avx2(plane, stride, count, strengths, basis, cosines, reciprocals, deadZone, masked, &quantizedFast)
                 #expect(quantizedFast == expected, "AVX2, seed \(random.seed)")
             }
+        }
+    }
+
+    @Test("quantization saturates to 16 bits on both paths, as AVX2's pack does")
+    func quantizationSaturates() {
+        // A step far below 1 takes a DC of 8-bit samples past 16 bits; no table does, but every
+        // path must still agree.
+        let (basis, cosines) = (ForwardDCT.transposedBasis, ForwardDCT.cosines)
+        // Four rows of 127 over four of −128, one block in a plane of its own width.
+        let blockPlane = [Float](repeating: 127, count: 32) + [Float](repeating: -128, count: 32)
+        let reciprocals = [Float](repeating: 64, count: 64)
+        let zeros = [Float](repeating: 0, count: 64)
+        var transformed = blockPlane
+        iec_fdct_portable(&transformed, basis, cosines)
+        let expected = transformed.map { (value: Float) -> Int16 in
+            Int16(max(-32_768, min(32_767, (value * 64).rounded(.toNearestOrEven))))
+        }
+        #expect(expected.contains(32_767) && expected.contains(-32_768), "the case reaches both limits")
+        var portable = [Int16](repeating: 99, count: 64)
+        iec_fdct_quantize_row_portable(blockPlane, 8, 1, [0], basis, cosines, reciprocals, zeros, zeros, &portable)
+        #expect(portable == expected)
+        if iec_kernels_cpu_has_avx2() == 1 {
+            var fast = [Int16](repeating: 99, count: 64)
+            iec_fdct_quantize_row_avx2(blockPlane, 8, 1, [0], basis, cosines, reciprocals, zeros, zeros, &fast)
+            #expect(fast == expected)
         }
     }
 

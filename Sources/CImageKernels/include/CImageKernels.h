@@ -69,11 +69,13 @@ void iec_rgb_to_ycbcr(const unsigned char *rgb, size_t count, float *y, float *c
 /// the column pass's scale (2√2 for u = 0, 2 otherwise). `transposedBasis` is Mᵀ's rows (64
 /// floats) and `cosines[n]` cos(nπ/16), both as the encoder computes them.
 void iec_fdct(float *block, const float *transposedBasis, const float *cosines);
-/// The same transform, then each coefficient times `reciprocals[i]`, rounded to nearest (ties
-/// to even), or 0 when its magnitude is below deadZone[i] + strength·maskedDeadZone[i], into
-/// `coefficients` (natural order). `block` is scratch afterwards.
-void iec_fdct_quantize(float *block, const float *transposedBasis, const float *cosines, const float *reciprocals,
-                       const float *deadZone, const float *maskedDeadZone, float strength, short *coefficients);
+/// The same transform of `count` blocks side by side, each coefficient then times
+/// `reciprocals[i]`, rounded to nearest (ties to even) and saturated to 16 bits, or 0 when its
+/// magnitude is below deadZone[i] + strengths[b]·maskedDeadZone[i]. Block b's row y is the 8
+/// floats at samples + 8b + stride·y; its coefficients go to coefficients + 64b (natural order).
+void iec_fdct_quantize_row(const float *samples, size_t stride, size_t count, const float *strengths,
+                           const float *transposedBasis, const float *cosines, const float *reciprocals,
+                           const float *deadZone, const float *maskedDeadZone, short *coefficients);
 
 /// The masking field's luma ×256 of `count` RGB8 pixels: 77R + 150G + 29B, in integers.
 void iec_rgb_to_luma256(const unsigned char *rgb, size_t count, int32_t *luma);
@@ -125,10 +127,12 @@ void iec_rgb_to_ycbcr_portable(const unsigned char *rgb, size_t count, float *y,
 void iec_rgb_to_ycbcr_avx2(const unsigned char *rgb, size_t count, float *y, float *cb, float *cr);
 void iec_fdct_portable(float *block, const float *transposedBasis, const float *cosines);
 void iec_fdct_avx2(float *block, const float *transposedBasis, const float *cosines);
-void iec_fdct_quantize_portable(float *block, const float *transposedBasis, const float *cosines, const float *reciprocals,
-                                const float *deadZone, const float *maskedDeadZone, float strength, short *coefficients);
-void iec_fdct_quantize_avx2(float *block, const float *transposedBasis, const float *cosines, const float *reciprocals,
-                            const float *deadZone, const float *maskedDeadZone, float strength, short *coefficients);
+void iec_fdct_quantize_row_portable(const float *samples, size_t stride, size_t count, const float *strengths,
+                                    const float *transposedBasis, const float *cosines, const float *reciprocals,
+                                    const float *deadZone, const float *maskedDeadZone, short *coefficients);
+void iec_fdct_quantize_row_avx2(const float *samples, size_t stride, size_t count, const float *strengths,
+                                const float *transposedBasis, const float *cosines, const float *reciprocals,
+                                const float *deadZone, const float *maskedDeadZone, short *coefficients);
 void iec_ycbcr_to_rgb_row_portable(const uint8_t *luma, const uint8_t *cb_near, const uint8_t *cr_near, const uint8_t *cb_far,
                                    const uint8_t *cr_far, int near_quarters, int horizontal_shift, size_t width, size_t chroma_width,
                                    const iec_ycbcr_matrix *matrix, int32_t *scratch, uint8_t *rgb);

@@ -18,7 +18,7 @@ import Foundation
 /// before). The row pass multiplies each row by Mᵀ with broadcast scalars, which leaves the
 /// result in natural order without a transpose.
 ///
-/// The arithmetic runs in CImageKernels (`iec_fdct_quantize`, with the quantization; `iec_fdct`
+/// The arithmetic runs in CImageKernels (`iec_fdct_quantize_row`, with the quantization; `iec_fdct`
 /// alone for tests): a block row per 256-bit register where the CPU has AVX2, a portable twin
 /// elsewhere, the same operations in the same order in both. This type holds the constants.
 enum ForwardDCT {

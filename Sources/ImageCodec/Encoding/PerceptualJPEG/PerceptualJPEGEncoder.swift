@@ -39,32 +39,37 @@ enum PerceptualJPEGEncoder {
         defer { iec_jpeg_coefficient_encoder_destroy(encoder) }
         try check(iec_jpeg_coefficient_encoder_status(encoder), encoder)
 
-        let stripe = try Stripe(
-            bitmap: bitmap, lumaBlocksWide: Int(iec_jpeg_coefficient_blocks_wide(encoder, 0)), hSamp: hSamp, vSamp: vSamp)
+        let lumaBlocksWide = Int(iec_jpeg_coefficient_blocks_wide(encoder, 0))
+        let stripe = try Stripe(bitmap: bitmap, lumaBlocksWide: lumaBlocksWide, hSamp: hSamp, vSamp: vSamp)
         let stripes = Int(iec_jpeg_coefficient_blocks_high(encoder, 0)) / vSamp
-        for index in 0..<stripes {
-            // A stripe is 8 or 16 rows.
-            try ImageCodecError.checkCancellation()
-            stripe.load(iMCURow: index)
-            for row in 0..<vSamp {
-                let blockRow = index * vSamp + row
-                let tables = (quantization.lumaReciprocals, quantization.flatDeadZone, quantization.lumaMaskedDeadZone)
-                try fill(encoder, component: 0, blockRow: blockRow, tables: tables) { blocks, block in
-                    stripe.luma(row: row, block: block, into: blocks)
-                    return field.strength(x: block, y: blockRow)
+        // One block row's masking strengths.
+        var strengths = try ChargedArray<Float>(repeating: 0, count: lumaBlocksWide)
+        try strengths.elements.withUnsafeMutableBufferPointer { (strengths) throws(ImageCodecError) in
+            for index in 0..<stripes {
+                // A stripe is 8 or 16 rows.
+                try ImageCodecError.checkCancellation()
+                stripe.load(iMCURow: index)
+                for row in 0..<vSamp {
+                    let blockRow = index * vSamp + row
+                    for block in 0..<lumaBlocksWide { strengths[block] = field.strength(x: block, y: blockRow) }
+                    try fill(
+                        encoder, component: 0, blockRow: blockRow, blocks: stripe.luma(row: row), strengths: strengths,
+                        quantization: quantization, chroma: false)
                 }
-            }
-            guard colour else { continue }
-            stripe.downsampleChroma()
-            for component in 1...2 {
-                let tables = (quantization.chromaReciprocals, quantization.flatDeadZone, quantization.chromaMaskedDeadZone)
-                try fill(encoder, component: component, blockRow: index, tables: tables) { blocks, block in
-                    stripe.chroma(component, block: block, into: blocks)
+                guard colour else { continue }
+                stripe.downsampleChroma()
+                // A chroma block's strength is the mean of the luma blocks it covers.
+                for block in 0..<(lumaBlocksWide / hSamp) {
                     var sum: Float = 0
                     for y in 0..<vSamp {
                         for x in 0..<hSamp { sum += field.strength(x: block * hSamp + x, y: index * vSamp + y) }
                     }
-                    return sum / Float(hSamp * vSamp)
+                    strengths[block] = sum / Float(hSamp * vSamp)
+                }
+                for component in 1...2 {
+                    try fill(
+                        encoder, component: component, blockRow: index, blocks: stripe.chroma(component), strengths: strengths,
+                        quantization: quantization, chroma: true)
                 }
             }
         }
@@ -75,35 +80,28 @@ enum PerceptualJPEGEncoder {
         return try ImageEncoder.adopt(output, length: Int(length))
     }
 
-    /// Transforms and quantizes every block of one block row of `component`: `load` puts block
-    /// `x`'s samples into the 8 rows it is handed and returns its masking strength.
+    /// Transforms and quantizes every block of one block row of `component`: block b's samples
+    /// from `blocks`, its masking strength `strengths[b]`. DCT and quantization run in
+    /// CImageKernels: AVX2 where the CPU has it, the same coefficients everywhere.
     private static func fill(
-        _ encoder: OpaquePointer, component: Int, blockRow: Int,
-        tables: ([SIMD8<Float>], [SIMD8<Float>], [SIMD8<Float>]),
-        load: (UnsafeMutablePointer<SIMD8<Float>>, Int) -> Float
+        _ encoder: OpaquePointer, component: Int, blockRow: Int, blocks: Stripe.BlockRow,
+        strengths: UnsafeMutableBufferPointer<Float>, quantization: PerceptualQuantization, chroma: Bool
     ) throws(ImageCodecError) {
         var row: UnsafeMutablePointer<JCOEF>?
         try check(iec_jpeg_coefficient_row(encoder, Int32(component), UInt32(blockRow), &row), encoder)
         guard let row else { throw .encodingFailed("libjpeg returned no coefficient row") }
         let blocksWide = Int(iec_jpeg_coefficient_blocks_wide(encoder, Int32(component)))
-        let (basis, cosines) = (ForwardDCT.transposedBasis, ForwardDCT.cosines)
-        basis.withUnsafeBufferPointer { basis in
-            cosines.withUnsafeBufferPointer { cosines in
-                tables.0.withUnsafeBytes { reciprocals in
-                    tables.1.withUnsafeBytes { deadZone in
-                        tables.2.withUnsafeBytes { masked in
-                            withUnsafeTemporaryAllocation(of: SIMD8<Float>.self, capacity: 8) { scratch in
-                                let samples = scratch.baseAddress!
-                                let floats = UnsafeMutableRawPointer(samples).assumingMemoryBound(to: Float.self)
-                                for block in 0..<blocksWide {
-                                    let strength = load(samples, block)
-                                    // DCT and quantization in CImageKernels: AVX2 where the CPU
-                                    // has it, the same coefficients everywhere.
-                                    iec_fdct_quantize(
-                                        floats, basis.baseAddress!, cosines.baseAddress!, Self.floats(reciprocals), Self.floats(deadZone),
-                                        Self.floats(masked), strength, row + block * 64)
-                                }
-                            }
+        guard blocksWide <= strengths.count else { throw .encodingFailed("libjpeg's coefficient row is wider than the stripe") }
+        let reciprocals = chroma ? quantization.chromaReciprocals : quantization.lumaReciprocals
+        let masked = chroma ? quantization.chromaMaskedDeadZone : quantization.lumaMaskedDeadZone
+        ForwardDCT.transposedBasis.withUnsafeBufferPointer { basis in
+            ForwardDCT.cosines.withUnsafeBufferPointer { cosines in
+                reciprocals.withUnsafeBytes { reciprocals in
+                    quantization.flatDeadZone.withUnsafeBytes { deadZone in
+                        masked.withUnsafeBytes { masked in
+                            iec_fdct_quantize_row(
+                                blocks.first, blocks.stride, blocksWide, strengths.baseAddress!, basis.baseAddress!,
+                                cosines.baseAddress!, Self.floats(reciprocals), Self.floats(deadZone), Self.floats(masked), row)
                         }
                     }
                 }

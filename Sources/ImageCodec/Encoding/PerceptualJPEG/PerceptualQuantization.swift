@@ -4,7 +4,7 @@ import Foundation
 /// of radial frequency instead of Annex K's visibility thresholds, and a dead zone per block that
 /// the masking field widens where texture hides the error. The arithmetic (each coefficient
 /// times its reciprocal, rounded to nearest, zeroed below deadZone + strength · maskedDeadZone)
-/// runs with the DCT in CImageKernels' `iec_fdct_quantize`.
+/// runs with the DCT in CImageKernels' `iec_fdct_quantize_row`.
 struct PerceptualQuantization {
     /// 64 steps, natural order, for the shim.
     let lumaTable: [UInt32]

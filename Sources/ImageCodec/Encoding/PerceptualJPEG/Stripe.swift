@@ -109,22 +109,20 @@ struct Stripe: ~Copyable {
         }
     }
 
-    /// Block `block` of luma block row `row` (0..<vSamp) of this stripe.
-    @inline(__always)
-    func luma(row: Int, block: Int, into samples: UnsafeMutablePointer<SIMD8<Float>>) {
-        Self.copy(luma + row * 8 * width + block * 8, width: width, into: samples)
+    /// Where a row of blocks lies in a plane: block b's row y is the 8 floats at
+    /// `first + 8b + stride·y`.
+    struct BlockRow {
+        let first: UnsafePointer<Float>
+        let stride: Int
     }
 
-    /// Block `block` of chroma component 1 (Cb) or 2 (Cr).
-    @inline(__always)
-    func chroma(_ component: Int, block: Int, into samples: UnsafeMutablePointer<SIMD8<Float>>) {
-        Self.copy(chroma + (component - 1) * chromaWidth * 8 + block * 8, width: chromaWidth, into: samples)
+    /// Luma block row `row` (0..<vSamp) of this stripe.
+    func luma(row: Int) -> BlockRow {
+        BlockRow(first: luma + row * 8 * width, stride: width)
     }
 
-    @inline(__always)
-    private static func copy(_ start: UnsafeMutablePointer<Float>, width: Int, into samples: UnsafeMutablePointer<SIMD8<Float>>) {
-        for row in 0..<8 {
-            samples[row] = UnsafeRawPointer(start + row * width).loadUnaligned(as: SIMD8<Float>.self)
-        }
+    /// The block row of chroma component 1 (Cb) or 2 (Cr), downsampled.
+    func chroma(_ component: Int) -> BlockRow {
+        BlockRow(first: chroma + (component - 1) * chromaWidth * 8, stride: chromaWidth)
     }
 }
