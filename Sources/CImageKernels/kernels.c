@@ -40,6 +40,14 @@ void iec_resample_vertical(const float *ring, const ptrdiff_t *offsets, const fl
     }
 }
 
+void iec_rgb_to_float4(const uint8_t *rgb, size_t width, float *pixels) {
+    if (iec_kernels_level() == 1) {
+        iec_rgb_to_float4_avx2(rgb, width, pixels);
+    } else {
+        iec_rgb_to_float4_portable(rgb, width, pixels);
+    }
+}
+
 void iec_resample_horizontal4(const float *source, const float *weights, const ptrdiff_t *starts, const ptrdiff_t *counts, int stride, float *destination, size_t width) {
     if (iec_kernels_level() == 1) {
         iec_resample_horizontal4_avx2(source, weights, starts, counts, stride, destination, width);

@@ -177,6 +177,28 @@ struct KernelTests {
         }
     }
 
+    @Test("the resampler's RGB input: AVX2 and portable spread each pixel to R, G, B, 0, to the row's last byte")
+    func rgbToFloat4() {
+        var random = SeededGenerator()
+        let avx2 = iec_kernels_cpu_has_avx2() == 1
+        for _ in 0..<200 {
+            let width = Int.random(in: 1...40, using: &random)
+            // The row ends where its allocation ends, so a read past it would be caught by ASan.
+            let rgb = UnsafeMutablePointer<UInt8>.allocate(capacity: 3 * width)
+            defer { rgb.deallocate() }
+            for index in 0..<(3 * width) { rgb[index] = UInt8.random(in: 0...255, using: &random) }
+            let expected = (0..<(4 * width)).map { $0 % 4 == 3 ? 0 : Float(rgb[3 * ($0 / 4) + $0 % 4]) }
+            var portable = [Float](repeating: -1, count: 4 * width)
+            iec_rgb_to_float4_portable(rgb, width, &portable)
+            #expect(portable == expected, "width \(width), seed \(random.seed)")
+            if avx2 {
+                var fast = [Float](repeating: -1, count: 4 * width)
+                iec_rgb_to_float4_avx2(rgb, width, &fast)
+                #expect(fast == expected, "AVX2, width \(width), seed \(random.seed)")
+            }
+        }
+    }
+
     @Test("the masking field's luma and row sums: AVX2 and portable give the integers written out here, blocks alone and in runs of eight")
     func maskingRow() throws {
         var random = SeededGenerator()

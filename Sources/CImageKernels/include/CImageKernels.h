@@ -25,6 +25,9 @@ void iec_resample_vertical(const float *ring, const ptrdiff_t *offsets, const fl
 /// before it is added.
 void iec_resample_horizontal4(const float *source, const float *weights, const ptrdiff_t *starts, const ptrdiff_t *counts, int stride, float *destination, size_t width);
 
+/// The resampler's input: `width` RGB8 pixels as four floats each (R, G, B, 0) at `pixels`.
+void iec_rgb_to_float4(const uint8_t *rgb, size_t width, float *pixels);
+
 /// The same for pixels of one float (gray), one weight per tap at `weights + stride·x + t`; one
 /// version on every CPU.
 void iec_resample_horizontal1(const float *source, const float *weights, const ptrdiff_t *starts, const ptrdiff_t *counts, int stride, float *destination, size_t width);
@@ -123,6 +126,8 @@ void iec_resample_horizontal4_portable(const float *source, const float *weights
 void iec_resample_horizontal4_avx2(const float *source, const float *weights, const ptrdiff_t *starts, const ptrdiff_t *counts, int stride, float *destination, size_t width);
 void iec_idct_scaled_portable(int n, const short *coefficients, const unsigned short *quantization, unsigned char *const *rows, unsigned column);
 void iec_idct_scaled_avx2(int n, const short *coefficients, const unsigned short *quantization, unsigned char *const *rows, unsigned column);
+void iec_rgb_to_float4_portable(const uint8_t *rgb, size_t width, float *pixels);
+void iec_rgb_to_float4_avx2(const uint8_t *rgb, size_t width, float *pixels);
 void iec_rgb_to_ycbcr_portable(const unsigned char *rgb, size_t count, float *y, float *cb, float *cr);
 void iec_rgb_to_ycbcr_avx2(const unsigned char *rgb, size_t count, float *y, float *cb, float *cr);
 void iec_fdct_portable(float *block, const float *transposedBasis, const float *cosines);

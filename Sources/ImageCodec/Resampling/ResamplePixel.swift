@@ -69,14 +69,8 @@ extension SIMD4: ResamplePixel where Scalar == Float {
                 pixels[x] = SIMD4(Float(row[2 * x]) * alpha * (1 / 255), 0, 0, alpha)
             }
         case .rgb:
-            // Four bytes at a time (lane 3 is the next pixel's red and is never used); the last
-            // pixel is read bytewise so the row is not overrun.
-            let raw = UnsafeRawPointer(row)
-            for x in 0..<(width - 1) {
-                pixels[x] = SIMD4<Float>(raw.loadUnaligned(fromByteOffset: 3 * x, as: SIMD4<UInt8>.self))
-            }
-            let last = 3 * (width - 1)
-            pixels[width - 1] = SIMD4(Float(row[last]), Float(row[last + 1]), Float(row[last + 2]), 0)
+            // In CImageKernels (lane 3 is 0 and never used); exact, so the same on every path.
+            iec_rgb_to_float4(row, width, UnsafeMutableRawPointer(pixels).assumingMemoryBound(to: Float.self))
         case .rgba:
             let raw = UnsafeRawPointer(row)
             for x in 0..<width {
