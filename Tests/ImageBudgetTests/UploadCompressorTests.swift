@@ -203,7 +203,7 @@ struct UploadCompressorTests {
     @Test(
         """
         SSIMULACRA2 metric: the worst SSIMULACRA2 rises over the SSIM metric's within the budget, luma SSIM stays \
-        within 0.01, and each reported score and chroma is the output file's own
+        within 0.01, and each reported score (SSIMULACRA2 and luma SSIM) and chroma is the output file's own
         """)
     func colourMetric() async throws {
         let sources = try SmallPhotos.names.map { UploadSource.data(try SmallPhotos.data($0), name: $0) }
@@ -227,6 +227,13 @@ struct UploadCompressorTests {
             let display = try ImageDecoder(options: DecodingOptions(maxPixelSize: options.maxPixelSize)).decode(bytes)
             let output = try ImageDecoder().decode(image.data).resampled(width: display.width, height: display.height)
             #expect(try abs(SSIMULACRA2.score(display, output) - image.ssimulacra2) < 1e-9, "\(image.fileName)")
+            // Luma SSIM too, though the SSIMULACRA2 stage encodes its candidates without it.
+            var gray = try ImageDecoder(options: DecodingOptions(grayscale: true)).decode(image.data)
+            if gray.width != display.width || gray.height != display.height {
+                gray = try gray.resampled(width: display.width, height: display.height)
+            }
+            let luma = StructuralSimilarity.score(StructuralSimilarity.Reference(try LumaPlane(display)), try LumaPlane(gray))
+            #expect(abs(luma - image.score) < 1e-9, "\(image.fileName): luma SSIM \(luma), reported \(image.score)")
             #expect(image.chroma?.rawValue == JPEGSampling.chroma(of: image.data), "\(image.fileName)")
             // The chroma table in the file is libjpeg's at the reported chroma quality.
             if let chromaQuality = image.chromaQuality {

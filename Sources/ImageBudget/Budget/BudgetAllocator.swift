@@ -182,7 +182,7 @@ struct Objective {
 
     /// Luma SSIM, the worst image allowed `slack` more relative distortion (1 − SSIM).
     static func ssim(slack: Double) -> Objective {
-        Objective(score: \.ssim, floor: { 1 - (1 - $0) * (1 + slack) })
+        Objective(score: { $0.ssim ?? -.infinity }, floor: { 1 - (1 - $0) * (1 + slack) })
     }
 
     /// SSIMULACRA2 (measured), the worst image allowed 5 × `slack` points below the best.

@@ -53,12 +53,15 @@ struct ChromaRefinement {
     static let ssimAllowance = 0.009
 
     private var allocator: BudgetAllocator { BudgetAllocator(options: options, store: store) }
+    /// Whether candidates are held to a luma SSIM floor, and so measured with SSIM: with
+    /// libjpeg-turbo's encoder only.
+    private var measuresSSIM: Bool { options.jpegEncoder == .libjpegTurbo }
     private var objective: Objective { .ssimulacra2(slack: options.worstDistortionSlack) }
 
     /// The refined choice; `choice` and `measured` come from ``BudgetAllocator``.
     func refine(_ choice: [Evaluation], measured: [[Evaluation]]) async throws(UploadBudgetError) -> [Evaluation] {
         let ssimFloor =
-            options.jpegEncoder == .libjpegTurbo ? (choice.map(\.ssim).min() ?? 0) - Self.ssimAllowance : -Double.infinity
+            measuresSSIM ? (choice.compactMap(\.ssim).min() ?? 0) - Self.ssimAllowance : -Double.infinity
         var pool = try await scored(choice.enumerated().map { [$1] })
         var current = pool.map { $0[0] }
 
@@ -87,7 +90,7 @@ struct ChromaRefinement {
                 families: current.map {
                     Candidate.Family(longestSide: $0.candidate.longestSide, chroma: .s444)
                 }), known: measured)
-        pool = try await merge(pool, scored(fullChroma.map { $0.filter { $0.ssim >= ssimFloor } }))
+        pool = try await merge(pool, scored(fullChroma.map { $0.filter { $0.reaches(ssim: ssimFloor) } }))
         current = allocator.choose(from: pool, objective: objective) ?? current
 
         // 5. Levelling again, along luma or along the chroma step that measured cheaper.
@@ -103,7 +106,7 @@ struct ChromaRefinement {
         var (pool, current) = (start, startChoice)
         for _ in 0..<Self.rebalancingRounds {
             guard let moved = try await rebalancingProbes(current, pool: pool, measured: measured, ssimFloor: ssimFloor) else { break }
-            pool = try await merge(pool, scored(moved.map { $0.filter { $0.ssim >= ssimFloor } }))
+            pool = try await merge(pool, scored(moved.map { $0.filter { $0.reaches(ssim: ssimFloor) } }))
             let next = allocator.choose(from: pool, objective: objective) ?? current
             if next.map(\.candidate) == current.map(\.candidate) { break }
             current = next
@@ -128,7 +131,9 @@ struct ChromaRefinement {
                 + (score <= worst + Self.contenderMargin ? [Self.chromaStep] : [])
             return steps.map(chosen.candidate.steppingChroma)
         }
-        return try await perImage(candidates) { (requests) throws(UploadBudgetError) in try await store.evaluate(requests) }
+        return try await perImage(candidates) { (requests) throws(UploadBudgetError) in
+            try await store.evaluate(requests, measuringSSIM: measuresSSIM)
+        }
     }
 
     /// Candidates at the bytes that would level every image's SSIMULACRA2 (water filling on
@@ -297,7 +302,9 @@ struct ChromaRefinement {
                 }
             }
             if requests.isEmpty { break }
-            for (index, evaluation) in zip(asking, try await store.evaluate(requests)) { tried[index].append(evaluation) }
+            for (index, evaluation) in zip(asking, try await store.evaluate(requests, measuringSSIM: measuresSSIM)) {
+                tried[index].append(evaluation)
+            }
         }
         var found: [[Evaluation]] = store.images.map { _ in [] }
         for (job, tried) in zip(jobs, tried) {
@@ -320,7 +327,7 @@ struct ChromaRefinement {
     /// bends sharply at low qualities); nil when none does.
     static func bytes(atSSIM floor: Double, of evaluations: [Evaluation], like candidate: Candidate) -> Double? {
         evaluations.filter {
-            $0.candidate.family == candidate.family && $0.candidate.quality != nil && $0.ssim >= floor
+            $0.candidate.family == candidate.family && $0.candidate.quality != nil && $0.reaches(ssim: floor)
         }.map { Double($0.bytes) }.min()
     }
 

@@ -36,8 +36,13 @@ final class EvaluationStore: @unchecked Sendable {
 
     var encodeCount: Int { lock.withLock { encodes } }
 
-    /// Evaluations for the requested (image, candidate) pairs, in request order.
-    func evaluate(_ requests: [(image: Int, candidate: Candidate)]) async throws(UploadBudgetError) -> [Evaluation] {
+    /// Evaluations for the requested (image, candidate) pairs, in request order. Candidates not
+    /// encoded before are encoded now, and scored with luma SSIM when `measuringSSIM` (the
+    /// SSIMULACRA2 stage skips it where no SSIM floor applies; ``lumaSSIM(_:)`` measures the
+    /// result's later).
+    func evaluate(
+        _ requests: [(image: Int, candidate: Candidate)], measuringSSIM: Bool = true
+    ) async throws(UploadBudgetError) -> [Evaluation] {
         let missing = Array(
             Set(requests.map { Key(image: $0.image, candidate: $0.candidate) })
                 .filter { key in lock.withLock { cache[key] == nil } })
@@ -50,7 +55,7 @@ final class EvaluationStore: @unchecked Sendable {
             let (key, image, bitmap) = job
             do throws(ImageCodecError) {
                 guard let bitmap else { throw .invalidArgument("size \(key.candidate.longestSide) not prepared") }
-                return try image.evaluate(key.candidate, from: bitmap, encoding: encoding)
+                return try image.evaluate(key.candidate, from: bitmap, encoding: encoding, measuringSSIM: measuringSSIM)
             } catch {
                 throw Self.failure(of: key.image, image, error)
             }
@@ -60,6 +65,20 @@ final class EvaluationStore: @unchecked Sendable {
             encodes += evaluations.count
         }
         return lock.withLock { requests.map { cache[Key(image: $0.image, candidate: $0.candidate)]! } }
+    }
+
+    /// The luma SSIM of each evaluation, in request order: as measured, or measured now (in
+    /// parallel) for those encoded without it.
+    func lumaSSIM(_ requests: [(image: Int, evaluation: Evaluation)]) async throws(UploadBudgetError) -> [Double] {
+        try await concurrentMap(requests.map { ($0.image, images[$0.image], $0.evaluation) }) { (job) throws(UploadBudgetError) -> Double in
+            let (index, image, evaluation) = job
+            if let measured = evaluation.ssim { return measured }
+            do throws(ImageCodecError) {
+                return try image.ssim(of: evaluation.data)
+            } catch {
+                throw Self.failure(of: index, image, error)
+            }
+        }
     }
 
     /// Resizes the display bitmaps to the sizes not made yet, in parallel.
@@ -81,8 +100,8 @@ final class EvaluationStore: @unchecked Sendable {
         .sourceFailures([UploadSourceFailure(index: index, name: image.name, error: error)])
     }
 
-    func evaluate(image: Int, _ candidate: Candidate) async throws(UploadBudgetError) -> Evaluation {
-        try await evaluate([(image, candidate)])[0]
+    func evaluate(image: Int, _ candidate: Candidate, measuringSSIM: Bool = true) async throws(UploadBudgetError) -> Evaluation {
+        try await evaluate([(image, candidate)], measuringSSIM: measuringSSIM)[0]
     }
 
     /// The evaluations with their SSIMULACRA2 filled in, in request order; each measured once.

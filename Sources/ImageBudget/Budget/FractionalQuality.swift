@@ -33,7 +33,7 @@ struct FractionalQuality {
                 candidate.quality! += 1
                 candidate.tenths = 0
             }
-            let evaluation = try await store.evaluate(image: worst, candidate)
+            let evaluation = try await store.evaluate(image: worst, candidate, measuringSSIM: options.metric == .ssim)
             if evaluation.bytes - base.bytes <= leftover {
                 low = tenths
                 best = evaluation
@@ -51,7 +51,7 @@ struct FractionalQuality {
 
     /// The score the set's objective uses: SSIMULACRA2 when it is the metric, else luma SSIM.
     private func score(_ evaluation: Evaluation) -> Double {
-        options.metric == .ssimulacra2 ? evaluation.ssimulacra2 ?? -.infinity : evaluation.ssim
+        (options.metric == .ssimulacra2 ? evaluation.ssimulacra2 : evaluation.ssim) ?? -.infinity
     }
 
     private func scoring(_ requests: [(image: Int, evaluation: Evaluation)]) async throws(UploadBudgetError) -> [Evaluation] {

@@ -37,20 +37,29 @@ struct Evaluation: Sendable {
     var data: Data
     var width: Int
     var height: Int
-    /// Luma SSIM at display size: measured for every candidate, it is cheap.
-    var ssim: Double
+    /// Luma SSIM at display size: measured for every candidate of the SSIM search and wherever
+    /// a floor or the result needs it; nil where nothing reads it (the SSIMULACRA2 stage with
+    /// the perceptual encoder, which keeps no SSIM floor). It costs a decode and a score.
+    var ssim: Double?
     /// SSIMULACRA2 at display size, once measured (only for the candidates that need it: it
     /// costs about ten times as much as SSIM).
     var ssimulacra2: Double?
 
     var bytes: Int { data.count }
+
+    /// Whether the luma SSIM reaches `floor`; an unmeasured one only when there is no floor.
+    func reaches(ssim floor: Double) -> Bool {
+        ssim.map { $0 >= floor } ?? (floor == -.infinity)
+    }
 }
 
 extension PreparedImage {
-    /// Encodes the candidate from `bitmap` (the display bitmap at the candidate's size),
-    /// decodes it back, brings it to display size and scores it. `encoding` gives the encoder
-    /// and luma table; the candidate, everything else.
-    func evaluate(_ candidate: Candidate, from bitmap: Bitmap, encoding: JPEGEncodingOptions) throws(ImageCodecError) -> Evaluation {
+    /// Encodes the candidate from `bitmap` (the display bitmap at the candidate's size) and,
+    /// with `measuringSSIM`, decodes it back, brings it to display size and scores it.
+    /// `encoding` gives the encoder and luma table; the candidate, everything else.
+    func evaluate(
+        _ candidate: Candidate, from bitmap: Bitmap, encoding: JPEGEncodingOptions, measuringSSIM: Bool
+    ) throws(ImageCodecError) -> Evaluation {
         let data: Data
         if let quality = candidate.quality {
             // No ICC profile: uploads are viewed as sRGB, and profiles cost bytes.
@@ -64,10 +73,16 @@ extension PreparedImage {
         } else {
             data = try ImageEncoder.png(bitmap, options: PNGEncodingOptions(compressionLevel: 9, preservesICCProfile: false))
         }
+        return Evaluation(
+            candidate: candidate, data: data, width: bitmap.width, height: bitmap.height,
+            ssim: measuringSSIM ? try ssim(of: data) : nil)
+    }
+
+    /// The luma SSIM of an encoded candidate at display size.
+    func ssim(of data: Data) throws(ImageCodecError) -> Double {
         // Luma is all SSIM looks at; for a JPEG, libjpeg then skips chroma entirely.
         let decoded = try atDisplaySize(ImageDecoder(options: DecodingOptions(grayscale: true)).decode(data))
-        let score = StructuralSimilarity.score(reference, try LumaPlane(decoded))
-        return Evaluation(candidate: candidate, data: data, width: bitmap.width, height: bitmap.height, ssim: score)
+        return StructuralSimilarity.score(reference, try LumaPlane(decoded))
     }
 
     /// The SSIMULACRA2 of an encoded candidate: decoded in colour, brought to display size and

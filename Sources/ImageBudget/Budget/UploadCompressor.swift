@@ -38,15 +38,18 @@ public struct UploadCompressor: Sendable {
         if options.keepsPNGWhenSmaller {
             chosen = try await preferPNG(chosen, store: store)
         }
-        // Every output reports its SSIMULACRA2; most were measured during the search already.
+        // Every output reports its SSIMULACRA2 and luma SSIM; most were measured during the
+        // search already.
         chosen = try await store.scoringSSIMULACRA2(chosen.enumerated().map { (image: $0, evaluation: $1) })
+        let lumaSSIM = try await store.lumaSSIM(chosen.enumerated().map { (image: $0, evaluation: $1) })
         let names = Self.outputNames(for: images.map(\.name), pngs: chosen.map { $0.candidate.quality == nil })
-        let uploads = zip(images, zip(chosen, names)).map { image, pair in
+        let uploads = zip(zip(images, lumaSSIM), zip(chosen, names)).map { imageAndSSIM, pair in
+            let (image, ssim) = imageAndSSIM
             let chroma = Self.chroma(of: pair.0, image.display)
             return CompressedUpload(
                 fileName: pair.1, sourceName: image.name, sourceBytes: image.sourceBytes, data: pair.0.data,
                 width: pair.0.width, height: pair.0.height, quality: pair.0.candidate.quality,
-                mimeType: pair.0.candidate.quality == nil ? "image/png" : "image/jpeg", score: pair.0.ssim,
+                mimeType: pair.0.candidate.quality == nil ? "image/png" : "image/jpeg", score: ssim,
                 ssimulacra2: pair.0.ssimulacra2 ?? 0, chroma: chroma,
                 chromaQuality: chroma == nil ? nil : pair.0.candidate.chromaQuality ?? pair.0.candidate.quality,
                 qualityFraction: Double(pair.0.candidate.tenths) / 10)
