@@ -193,6 +193,49 @@ static ALWAYS_INLINE void idct2_avx2(const short *coefficients, const unsigned s
     memcpy(rows[1] + column, &lower, 2);
 }
 
+// The 3×3 and 4×4 blocks, two rows to a register (one in each 128-bit half, four lanes each):
+// the same products and sums as idct_avx2, with no test per row. A row of zero coefficients
+// still goes through pass 2, which adds ±0 terms: that changes the sign of a zero at most, and
+// every such sample is 128 either way (see the top of this file). Most blocks of a 3/8 or 4/8
+// decode come here, and the tests per row were what they cost.
+__attribute__((target("avx2")))
+static ALWAYS_INLINE void idct_small_avx2(const int n, const short *coefficients, const unsigned short *quantization, unsigned char *const *rows, unsigned column) {
+    const float (*pass1)[16] = basis_for(n).pass1, (*pass2)[16] = basis_for(n).pass2;
+    // Coefficient rows 0-1 and 2-3 (u < 4), dequantized: 16 × 16 bits, exact in 32, then each
+    // to float as `coefficient` converts it. For n = 3, row 3 and column 3 are read and unused.
+    __m256 x[2];
+    for (int pair = 0; pair < 2; pair++) {
+        const short *first = coefficients + 16 * pair;
+        const unsigned short *steps = quantization + 16 * pair;
+        const __m128i values = _mm_unpacklo_epi64(_mm_loadl_epi64((const __m128i *)first), _mm_loadl_epi64((const __m128i *)(first + 8)));
+        const __m128i scales = _mm_unpacklo_epi64(_mm_loadl_epi64((const __m128i *)steps), _mm_loadl_epi64((const __m128i *)(steps + 8)));
+        x[pair] = _mm256_cvtepi32_ps(_mm256_mullo_epi32(_mm256_cvtepi16_epi32(values), _mm256_cvtepu16_epi32(scales)));
+    }
+    // Pass 1: t(v, ·) = Σ_u x(v, u)·pass1[u], u increasing, from 0.
+    __m256 t[2] = {_mm256_setzero_ps(), _mm256_setzero_ps()};
+    for (int u = 0; u < n; u++) {
+        const __m128 basis = _mm_load_ps(pass1[u]);
+        const __m256 both = _mm256_set_m128(basis, basis);
+        const __m256i lane = _mm256_set1_epi32(u);
+        for (int pair = 0; pair < 2; pair++) t[pair] = _mm256_add_ps(t[pair], _mm256_mul_ps(_mm256_permutevar_ps(x[pair], lane), both));
+    }
+    // Pass 2: sample row y = Σ_v pass2[v][y]·t(v, ·), v increasing, from 0; rows y and y + 1
+    // in the halves of one register.
+    __m256 out[2] = {_mm256_setzero_ps(), _mm256_setzero_ps()};
+    for (int v = 0; v < n; v++) {
+        const __m256 row = v % 2 == 0 ? _mm256_permute2f128_ps(t[v / 2], t[v / 2], 0x00) : _mm256_permute2f128_ps(t[v / 2], t[v / 2], 0x11);
+        for (int pair = 0; pair < 2; pair++) {
+            const __m256 weights = _mm256_set_m128(_mm_set1_ps(pass2[v][2 * pair + 1]), _mm_set1_ps(pass2[v][2 * pair]));
+            out[pair] = _mm256_add_ps(out[pair], _mm256_mul_ps(weights, row));
+        }
+    }
+    for (int pair = 0; pair < 2; pair++) {
+        const uint64_t bytes = samples8(out[pair]);
+        memcpy(rows[2 * pair] + column, &bytes, (size_t)n);
+        if (2 * pair + 1 < n) memcpy(rows[2 * pair + 1] + column, (const unsigned char *)&bytes + 4, (size_t)n);
+    }
+}
+
 // AVX2 without FMA: a row of up to 16 floats is two registers, one for N ≤ 8.
 __attribute__((target("avx2")))
 static ALWAYS_INLINE void idct_avx2(const int n, const short *coefficients, const unsigned short *quantization, unsigned char *const *rows, unsigned column) {
@@ -240,8 +283,8 @@ __attribute__((target("avx2")))
 void iec_idct_scaled_avx2(int n, const short *coefficients, const unsigned short *quantization, unsigned char *const *rows, unsigned column) {
     switch (n) {
     case 2: idct2_avx2(coefficients, quantization, rows, column); break;
-    case 3: idct_avx2(3, coefficients, quantization, rows, column); break;
-    case 4: idct_avx2(4, coefficients, quantization, rows, column); break;
+    case 3: idct_small_avx2(3, coefficients, quantization, rows, column); break;
+    case 4: idct_small_avx2(4, coefficients, quantization, rows, column); break;
     case 5: idct_avx2(5, coefficients, quantization, rows, column); break;
     case 6: idct_avx2(6, coefficients, quantization, rows, column); break;
     case 7: idct_avx2(7, coefficients, quantization, rows, column); break;
