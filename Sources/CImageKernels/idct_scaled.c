@@ -183,11 +183,8 @@ static ALWAYS_INLINE void idct2_avx2(const short *coefficients, const unsigned s
     const __m128 top = _mm_setr_ps(pass2[0][0], pass2[0][0], pass2[0][1], pass2[0][1]);
     const __m128 bottom = _mm_setr_ps(pass2[1][0], pass2[1][0], pass2[1][1], pass2[1][1]);
     const __m128 out = _mm_add_ps(_mm_mul_ps(top, _mm_shuffle_ps(t, t, 0x44)), _mm_mul_ps(bottom, _mm_shuffle_ps(t, t, 0xEE)));
-    // As `sample`: shifted, clamped, truncated.
-    __m128 shifted = _mm_add_ps(out, _mm_set1_ps(128.5f));
-    shifted = _mm_min_ps(_mm_max_ps(shifted, _mm_setzero_ps()), _mm_set1_ps(255.0f));
-    const __m128i gather = _mm_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
-    const uint32_t bytes = (uint32_t)_mm_cvtsi128_si32(_mm_shuffle_epi8(_mm_cvttps_epi32(shifted), gather));
+    // The four samples are the low four bytes `samples8` makes of the register.
+    const uint32_t bytes = (uint32_t)samples8(_mm256_zextps128_ps256(out));
     const uint16_t upper = (uint16_t)bytes, lower = (uint16_t)(bytes >> 16);
     memcpy(rows[0] + column, &upper, 2);
     memcpy(rows[1] + column, &lower, 2);
