@@ -40,6 +40,36 @@ struct KernelTests {
         }
     }
 
+    @Test("the box pre-reduction: each block's pixels added in order over its rows, then one reciprocal times the sum")
+    func boxPreReduction() throws {
+        var random = SeededGenerator()
+        for _ in 0..<200 {
+            let lanes = Bool.random(using: &random) ? 4 : 1
+            let box = Int.random(in: 2...5, using: &random)
+            let width = Int.random(in: 1...70, using: &random)
+            let rows = Int.random(in: 1...box, using: &random)
+            let blocks = (width + box - 1) / box
+            let pixelRows = (0..<rows).map { _ in (0..<(lanes * width)).map { _ in Float.random(in: 0...65_025, using: &random) } }
+            var sums = [Float](repeating: 0, count: lanes * blocks)
+            for row in pixelRows { iec_box_accumulate(row, width, lanes, box, &sums) }
+            var averages = [Float](repeating: .nan, count: lanes * width)
+            iec_box_average(&sums, width, lanes, box, rows, &averages)
+            for block in 0..<blocks {
+                let columns = min(width, block * box + box) - block * box
+                for lane in 0..<lanes {
+                    var sum: Float = 0
+                    for row in pixelRows {
+                        for x in (block * box)..<(block * box + columns) { sum = sum + row[lanes * x + lane] }
+                    }
+                    let expected = (1 / (Float(columns) * Float(rows))) * sum
+                    let message: Comment = "block \(block) of \(blocks), lane \(lane) of \(lanes), box \(box), seed \(random.seed)"
+                    #expect(averages[lanes * block + lane].bitPattern == expected.bitPattern, message)
+                    #expect(sums[lanes * block + lane] == 0, message)
+                }
+            }
+        }
+    }
+
     @Test("the horizontal pass: AVX2 and portable give identical floats: even taps plus odd taps, each in tap order")
     func horizontalPass() throws {
         var random = SeededGenerator()

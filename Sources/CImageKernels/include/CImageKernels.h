@@ -28,6 +28,15 @@ void iec_resample_horizontal4(const float *source, const float *weights, const p
 /// The resampler's input: `width` RGB8 pixels as four floats each (R, G, B, 0) at `pixels`.
 void iec_rgb_to_float4(const uint8_t *rgb, size_t width, float *pixels);
 
+/// The resampler's box pre-reduction, over a row of `width` pixels of `lanes` floats: block b
+/// (pixels b·box ..< min(width, b·box + box)) adds each of its pixels, in order, to its running
+/// sum at `sums + lanes·b`. One version on every CPU.
+void iec_box_accumulate(const float *restrict pixels, size_t width, size_t lanes, size_t box, float *restrict sums);
+
+/// Ends a row of blocks: `pixels + lanes·b` becomes (1 / (columns · rows)) · the sum of block b,
+/// where columns is how many pixels of the row the block covers, and the sums return to 0.
+void iec_box_average(float *restrict sums, size_t width, size_t lanes, size_t box, size_t rows, float *restrict pixels);
+
 /// The same for pixels of one float (gray), one weight per tap at `weights + stride·x + t`; one
 /// version on every CPU.
 void iec_resample_horizontal1(const float *source, const float *weights, const ptrdiff_t *starts, const ptrdiff_t *counts, int stride, float *destination, size_t width);
