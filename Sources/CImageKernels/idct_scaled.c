@@ -74,8 +74,34 @@ static ALWAYS_INLINE int row_is_zero(const short *coefficients, int v, int k) {
     return (words[0] | (words[1] & high)) == 0;
 }
 
+/// Whether the only coefficient of the k×k the IDCT reads that is not zero is the DC, if any.
+static ALWAYS_INLINE int only_dc(const short *coefficients, int k) {
+    uint64_t words[16];
+    memcpy(words, coefficients, sizeof words);
+    const uint64_t low = k >= 4 ? ~(uint64_t)0 : (((uint64_t)1 << (16 * k)) - 1);
+    const uint64_t high = k <= 4 ? 0 : k == 8 ? ~(uint64_t)0 : (((uint64_t)1 << (16 * (k - 4))) - 1);
+    uint64_t any = (words[0] & low & ~(uint64_t)0xFFFF) | (words[1] & high);
+    for (int v = 1; v < k; v++) any |= (words[2 * v] & low) | (words[2 * v + 1] & high);
+    return any == 0;
+}
+
+/// A block with only a DC: every sample is pass2[0][y]·(x₀₀·pass1[0][x]), which the general
+/// sums give exactly (the other terms are ±0, see the top of this file), and row 0 of each
+/// basis is one value (cos 0 in every column), so one sample fills the block. In photos most
+/// chroma blocks and many luma blocks are flat at these scales.
+static ALWAYS_INLINE void idct_dc(const int n, const short *coefficients, const unsigned short *quantization, unsigned char *const *rows, unsigned column) {
+    const float (*pass1)[16] = basis_for(n).pass1, (*pass2)[16] = basis_for(n).pass2;
+    const float t = coefficient(coefficients, quantization, 0, 0) * pass1[0][0];
+    const unsigned char value = sample(pass2[0][0] * t);
+    for (int y = 0; y < n; y++) memset(rows[y] + column, value, (size_t)n);
+}
+
 /// The portable version for one n, the compiler's vectors over `lanes` (8 or 16) floats.
 static ALWAYS_INLINE void idct_portable(const int n, const short *coefficients, const unsigned short *quantization, unsigned char *const *rows, unsigned column) {
+    if (only_dc(coefficients, n < 8 ? n : 8)) {
+        idct_dc(n, coefficients, quantization, rows, column);
+        return;
+    }
     const float (*pass1)[16] = basis_for(n).pass1, (*pass2)[16] = basis_for(n).pass2;
     const int k = n < 8 ? n : 8, lanes = n <= 4 ? 4 : n <= 8 ? 8 : 16;
     float t[8][16];
@@ -112,6 +138,10 @@ static ALWAYS_INLINE void idct_portable(const int n, const short *coefficients, 
 /// every version. The same sums as the general case: with two terms, the sum from 0 is the sum
 /// of the two products (0 + p is p but for the sign of a zero).
 static ALWAYS_INLINE void idct2(const short *coefficients, const unsigned short *quantization, unsigned char *const *rows, unsigned column) {
+    if (only_dc(coefficients, 2)) {
+        idct_dc(2, coefficients, quantization, rows, column);
+        return;
+    }
     const float (*pass1)[16] = idct_pass1_2, (*pass2)[16] = idct_pass2_2;
     const float x00 = coefficient(coefficients, quantization, 0, 0), x01 = coefficient(coefficients, quantization, 0, 1);
     const float x10 = coefficient(coefficients, quantization, 1, 0), x11 = coefficient(coefficients, quantization, 1, 1);
@@ -167,6 +197,10 @@ static ALWAYS_INLINE uint64_t samples8(__m256 values) {
 // samples each, so what counts is the instructions around the arithmetic.
 __attribute__((target("avx2")))
 static ALWAYS_INLINE void idct2_avx2(const short *coefficients, const unsigned short *quantization, unsigned char *const *rows, unsigned column) {
+    if (only_dc(coefficients, 2)) {
+        idct_dc(2, coefficients, quantization, rows, column);
+        return;
+    }
     const float (*pass1)[16] = idct_pass1_2, (*pass2)[16] = idct_pass2_2;
     // x00, x01, x10, x11: 16 × 16 bits, exact in 32, then each to float as `coefficient` does.
     int32_t words[2];
@@ -197,6 +231,10 @@ static ALWAYS_INLINE void idct2_avx2(const short *coefficients, const unsigned s
 // decode come here, and the tests per row were what they cost.
 __attribute__((target("avx2")))
 static ALWAYS_INLINE void idct_small_avx2(const int n, const short *coefficients, const unsigned short *quantization, unsigned char *const *rows, unsigned column) {
+    if (only_dc(coefficients, n)) {
+        idct_dc(n, coefficients, quantization, rows, column);
+        return;
+    }
     const float (*pass1)[16] = basis_for(n).pass1, (*pass2)[16] = basis_for(n).pass2;
     // Coefficient rows 0-1 and 2-3 (u < 4), dequantized: 16 × 16 bits, exact in 32, then each
     // to float as `coefficient` converts it. For n = 3, row 3 and column 3 are read and unused.
@@ -236,6 +274,10 @@ static ALWAYS_INLINE void idct_small_avx2(const int n, const short *coefficients
 // AVX2 without FMA: a row of up to 16 floats is two registers, one for N ≤ 8.
 __attribute__((target("avx2")))
 static ALWAYS_INLINE void idct_avx2(const int n, const short *coefficients, const unsigned short *quantization, unsigned char *const *rows, unsigned column) {
+    if (only_dc(coefficients, n < 8 ? n : 8)) {
+        idct_dc(n, coefficients, quantization, rows, column);
+        return;
+    }
     const float (*pass1)[16] = basis_for(n).pass1, (*pass2)[16] = basis_for(n).pass2;
     const int k = n < 8 ? n : 8, wide = n > 8;
     __m256 t[8][2];
