@@ -1,6 +1,7 @@
 // libjpeg-turbo error manager and call wrappers. See CImageCodecShim.h for the rules.
 #include "CImageCodecShim.h"
 #include "CImageKernels.h"
+#include "jpeg_progressive.h"
 #include "memory_budget.h"
 
 #include <jerror.h>
@@ -41,6 +42,9 @@ typedef struct {
     iec_stop_probe stop;
     /// Progressive scans allowed before the file is rejected (0: no limit; decoders only).
     int max_scans;
+    /// The decoder's progressive entropy decoder, put in place at the first call of a
+    /// progressive decode's scan loop (decoders only; NULL for encoders).
+    iec_jpeg_progressive *progressive;
 } iec_jpeg_monitor;
 
 static void iec_jpeg_format_message(j_common_ptr cinfo, char *buffer) {
@@ -135,6 +139,7 @@ struct iec_jpeg_decoder {
     iec_jpeg_error error;
     iec_jpeg_monitor monitor;
     int created;
+    iec_jpeg_progressive progressive;
     /// Where the data was when the source was last pointed at it (see rebase).
     const uint8_t *data;
     size_t size;
@@ -292,9 +297,25 @@ static boolean iec_jpeg_read_app_marker(j_decompress_ptr cinfo) {
 /// Stops the call when the stop probe says so, and rejects progressive files with absurd scan
 /// counts: each scan re-walks the whole coefficient buffer, so a few KB of crafted scans can
 /// cost minutes of CPU.
+/// libjpeg's decoder states (jpegint.h) in which it reads a progressive file's scans: inside
+/// jpeg_start_decompress and jpeg_read_coefficients.
+#define IEC_DSTATE_PRELOAD 203
+#define IEC_DSTATE_RDCOEFS 209
+
+/// The engine's progressive entropy decoder goes in at the first monitor call of the scan loop:
+/// libjpeg has set up the decoder and started the first scan there, and read none of its data.
+static void iec_jpeg_take_over_scans(j_common_ptr common, iec_jpeg_progressive *progressive) {
+    if (progressive == NULL || progressive->installed || !progressive->enabled || !common->is_decompressor) return;
+    j_decompress_ptr cinfo = (j_decompress_ptr)common;
+    if (!cinfo->progressive_mode || cinfo->arith_code || cinfo->entropy == NULL) return;
+    if (cinfo->global_state != IEC_DSTATE_PRELOAD && cinfo->global_state != IEC_DSTATE_RDCOEFS) return;
+    iec_jpeg_progressive_install(cinfo, progressive);
+}
+
 static void iec_jpeg_monitor_progress(j_common_ptr cinfo) {
     iec_jpeg_monitor *monitor = (iec_jpeg_monitor *)cinfo->progress;
     iec_jpeg_error *error = (iec_jpeg_error *)cinfo->err;
+    iec_jpeg_take_over_scans(cinfo, monitor->progressive);
     if (monitor->stop != NULL && monitor->stop()) {
         strncpy(error->message, "Stopped: its task was cancelled", IEC_MESSAGE_MAX);
         error->status = IEC_CANCELLED;
@@ -314,6 +335,7 @@ static void iec_jpeg_install_monitor(j_common_ptr cinfo, iec_jpeg_monitor *monit
     monitor->pub.progress_monitor = iec_jpeg_monitor_progress;
     monitor->stop = stop;
     monitor->max_scans = max_scans;
+    monitor->progressive = NULL;
     cinfo->progress = &monitor->pub;
 }
 
@@ -333,6 +355,8 @@ iec_jpeg_decoder *iec_jpeg_decoder_create(const uint8_t *data, size_t size, int 
     iec_jpeg_install_counting(decoder);
     decoder->cinfo.mem->max_memory_to_use = max_memory;
     iec_jpeg_install_monitor((j_common_ptr)&decoder->cinfo, &decoder->monitor, stop, max_scans);
+    decoder->progressive.enabled = 1;
+    decoder->monitor.progressive = &decoder->progressive;
     jpeg_set_marker_processor(&decoder->cinfo, JPEG_APP0 + 1, iec_jpeg_read_app_marker);
     jpeg_set_marker_processor(&decoder->cinfo, JPEG_APP0 + 2, iec_jpeg_read_app_marker);
     // Casting away const: libjpeg's memory source never writes to the buffer.
@@ -367,6 +391,10 @@ int iec_jpeg_decoder_icc_dropped(const iec_jpeg_decoder *decoder) { return decod
 size_t iec_jpeg_decoder_icc_bytes(const iec_jpeg_decoder *decoder) { return decoder->icc_bytes; }
 
 void iec_jpeg_decoder_set_strict(iec_jpeg_decoder *decoder, int strict) { decoder->error.strict = strict; }
+
+void iec_jpeg_decoder_use_library_progressive(iec_jpeg_decoder *decoder) { decoder->progressive.enabled = 0; }
+
+int iec_jpeg_decoder_decodes_progressive(const iec_jpeg_decoder *decoder) { return decoder->progressive.installed; }
 
 void iec_jpeg_decoder_destroy(iec_jpeg_decoder *decoder) {
     if (decoder == NULL) return;

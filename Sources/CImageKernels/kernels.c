@@ -18,6 +18,17 @@ int iec_kernels_cpu_has_avx2(void) {
 #endif
 }
 
+int iec_kernels_fast_bit_deposit(void) {
+#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
+    if (iec_kernels_level() != 1) return 0;
+    __builtin_cpu_init();
+    // Zen 1 and 2 (AMD family 17h) run pdep in microcode, tens of cycles and more.
+    return __builtin_cpu_supports("bmi2") && !__builtin_cpu_is("amdfam17h") ? 1 : 0;
+#else
+    return 0;
+#endif
+}
+
 static void choose(void) {
     const char *portable = getenv("IMAGE_ENGINE_PORTABLE_KERNELS");
     if (portable != NULL && strcmp(portable, "0") != 0 && portable[0] != '\0') {

@@ -98,6 +98,71 @@ int test_jpeg_write_rgb(uint32_t width, uint32_t height, const uint8_t *rgb, int
     return 0;
 }
 
+/// Scan scripts for test_jpeg_write_progressive, for components 0...count-1.
+static int progressive_script(jpeg_scan_info *scans, int script, int count) {
+    int index = 0;
+    if (script == 0) {
+        // Spectral selection only (no successive approximation): bands of several widths, so
+        // end-of-band runs span many blocks.
+        scans[index++] = (jpeg_scan_info){count, {0, 1, 2, 0}, 0, 0, 0, 0};
+        for (int component = 0; component < count; component++) {
+            scans[index++] = (jpeg_scan_info){1, {component, 0, 0, 0}, 1, 2, 0, 0};
+            scans[index++] = (jpeg_scan_info){1, {component, 0, 0, 0}, 3, 9, 0, 0};
+            scans[index++] = (jpeg_scan_info){1, {component, 0, 0, 0}, 10, 63, 0, 0};
+        }
+    } else {
+        // Deep successive approximation: each component's DC in its own scans (3 bits held
+        // back), AC bands with 4 bits held back and refined one at a time.
+        for (int component = 0; component < count; component++) scans[index++] = (jpeg_scan_info){1, {component, 0, 0, 0}, 0, 0, 0, 3};
+        for (int component = 0; component < count; component++) {
+            scans[index++] = (jpeg_scan_info){1, {component, 0, 0, 0}, 1, 5, 0, 4};
+            scans[index++] = (jpeg_scan_info){1, {component, 0, 0, 0}, 6, 63, 0, 4};
+        }
+        for (int bit = 3; bit >= 0; bit--) {
+            if (bit < 3) scans[index++] = (jpeg_scan_info){count, {0, 1, 2, 0}, 0, 0, bit + 1, bit};
+            for (int component = 0; component < count; component++) scans[index++] = (jpeg_scan_info){1, {component, 0, 0, 0}, 1, 63, bit + 1, bit};
+        }
+    }
+    return index;
+}
+
+int test_jpeg_write_progressive(uint32_t width, uint32_t height, const uint8_t *samples, int components, int quality,
+                                int restart_interval, int script, uint8_t **out, unsigned long *out_length) {
+    struct jpeg_compress_struct cinfo;
+    test_error_t error;
+    unsigned char *buffer = NULL;
+    unsigned long size = 0;
+    cinfo.err = jpeg_std_error(&error.pub);
+    error.pub.error_exit = test_error_exit;
+    if (setjmp(error.jump)) {
+        jpeg_destroy_compress(&cinfo);
+        free(buffer);
+        return 1;
+    }
+    jpeg_create_compress(&cinfo);
+    jpeg_mem_dest(&cinfo, &buffer, &size);
+    cinfo.image_width = width;
+    cinfo.image_height = height;
+    cinfo.input_components = components;
+    cinfo.in_color_space = components == 1 ? JCS_GRAYSCALE : JCS_RGB;
+    jpeg_set_defaults(&cinfo);
+    jpeg_set_quality(&cinfo, quality, TRUE);
+    cinfo.restart_interval = (unsigned int)restart_interval;
+    jpeg_scan_info *scans = (jpeg_scan_info *)(*cinfo.mem->alloc_small)((j_common_ptr)&cinfo, JPOOL_IMAGE, sizeof(jpeg_scan_info) * 64);
+    cinfo.num_scans = progressive_script(scans, script, components);
+    cinfo.scan_info = scans;
+    jpeg_start_compress(&cinfo, TRUE);
+    while (cinfo.next_scanline < cinfo.image_height) {
+        JSAMPROW row = (JSAMPROW)(samples + (size_t)cinfo.next_scanline * width * (size_t)components);
+        jpeg_write_scanlines(&cinfo, &row, 1);
+    }
+    jpeg_finish_compress(&cinfo);
+    jpeg_destroy_compress(&cinfo);
+    *out = buffer;
+    *out_length = size;
+    return 0;
+}
+
 int test_deflate(const uint8_t *input, size_t length, uint8_t **out, size_t *out_length) {
     uLongf capacity = compressBound((uLong)length);
     uint8_t *buffer = malloc(capacity);

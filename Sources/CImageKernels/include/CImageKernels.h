@@ -13,6 +13,10 @@
 /// Which version the calls below use: 0 portable, 1 AVX2.
 int iec_kernels_level(void);
 
+/// Whether code outside this target may use BMI2's pdep: on the AVX2 level, on a CPU that has
+/// it and runs it in one step (not AMD's family 17h, Zen 1 and 2, where it is microcode).
+int iec_kernels_fast_bit_deposit(void);
+
 /// The resampler's vertical pass: tap t's row starts at `ring + offsets[t]`; for each of
 /// `count` floats x, `sum[x] = ((0 + w[0]·row0[x]) + w[1]·row1[x]) + …` over `taps` rows,
 /// each product rounded to float before it is added.

@@ -88,6 +88,9 @@ public struct DecodingOptions: Sendable, Hashable {
     public var fancyUpsampling = true
     /// libjpeg's fast integer IDCT instead of the accurate one.
     public var fastIDCT = false
+    /// libjpeg-turbo's own entropy decoder for progressive scans instead of the engine's
+    /// (`jpeg_progressive.c` in the C shim); both give the same coefficients.
+    public var libjpegProgressiveDecoder = false
 
     /// The engine's choices.
     public init() {}

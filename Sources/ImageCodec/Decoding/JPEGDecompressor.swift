@@ -38,6 +38,12 @@ final class JPEGDecompressor {
     /// Whether damage warnings fail the calls from now on.
     func setStrict(_ strict: Bool) { iec_jpeg_decoder_set_strict(handle, strict ? 1 : 0) }
 
+    /// Leaves progressive scans to libjpeg's own entropy decoder (before decompression starts).
+    func useLibraryProgressiveDecoder() { iec_jpeg_decoder_use_library_progressive(handle) }
+
+    /// Whether the engine's progressive entropy decoder read this decode's scans.
+    var decodedProgressiveScans: Bool { iec_jpeg_decoder_decodes_progressive(handle) != 0 }
+
     /// What libjpeg holds now and at most so far, and its ceiling (0: none).
     var memory: LibraryMemory { LibraryMemory(iec_jpeg_decoder_memory(handle)) }
 

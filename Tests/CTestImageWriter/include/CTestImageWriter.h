@@ -29,6 +29,12 @@ int test_jpeg_write_cmyk(uint32_t width, uint32_t height, const uint8_t *cmyk, i
 /// (1 + 189 × N scans).
 int test_jpeg_write_rgb(uint32_t width, uint32_t height, const uint8_t *rgb, int quality, int restart_interval,
                         int progressive, uint8_t **out, unsigned long *out_length);
+/// Writes a progressive JPEG of `components` (1: gray, 3: RGB at libjpeg's default 4:2:0) with
+/// a scan script libjpeg's simple progression does not use: 0 spectral selection only (bands
+/// 1-2, 3-9, 10-63), 1 deep successive approximation (DC with 3 bits and AC with 4 bits held
+/// back, each component's DC in its own first scan, then one refinement scan per bit).
+int test_jpeg_write_progressive(uint32_t width, uint32_t height, const uint8_t *samples, int components, int quality,
+                                int restart_interval, int script, uint8_t **out, unsigned long *out_length);
 /// zlib's deflate at level 9 (for hand-made PNG chunks). *out is malloc'd.
 int test_deflate(const uint8_t *input, size_t length, uint8_t **out, size_t *out_length);
 #endif
