@@ -224,6 +224,13 @@ static HOT void begin_mcu(j_decompress_ptr cinfo, iec_jpeg_progressive *state) {
     if (cinfo->restart_interval != 0 && state->restarts_to_go == 0) restart(cinfo, state);
 }
 
+/// After an MCU: the warning if it used bits past the data, and one MCU less to the restart.
+static HOT boolean end_mcu(j_decompress_ptr cinfo, iec_jpeg_progressive *state) {
+    check_data(cinfo, &state->reader);
+    state->restarts_to_go--;
+    return TRUE;
+}
+
 // MARK: Scans
 
 /// DC, first scan: each block's DC difference (T.81 F.2.2.1), added to its component's
@@ -246,9 +253,7 @@ static boolean decode_dc_first(j_decompress_ptr cinfo, JBLOCKROW *blocks) {
             blocks[block][0][0] = (JCOEF)((unsigned int)(last + difference) << cinfo->Al);
         }
     }
-    check_data(cinfo, &state->reader);
-    state->restarts_to_go--;
-    return TRUE;
+    return end_mcu(cinfo, state);
 }
 
 /// DC, refinement: one more bit of each block's DC (G.1.2.1). Zeros past the data change
@@ -262,9 +267,7 @@ static boolean decode_dc_refine(j_decompress_ptr cinfo, JBLOCKROW *blocks) {
         ensure(cinfo, reader);
         blocks[block][0][0] = (JCOEF)(blocks[block][0][0] | (take(cinfo, reader, 1) ? bit : 0));
     }
-    check_data(cinfo, &state->reader);
-    state->restarts_to_go--;
-    return TRUE;
+    return end_mcu(cinfo, state);
 }
 
 /// AC, first scan of band Ss...Se of one component (G.1.2.2): run/size symbols, zero runs of
@@ -300,9 +303,7 @@ static boolean decode_ac_first(j_decompress_ptr cinfo, JBLOCKROW *blocks) {
             }
         }
     }
-    check_data(cinfo, &state->reader);
-    state->restarts_to_go--;
-    return TRUE;
+    return end_mcu(cinfo, state);
 }
 
 /// Zigzag positions first ... last (first ≤ 64), as bits.
@@ -447,9 +448,7 @@ static HOT boolean refine_ac(j_decompress_ptr cinfo, JBLOCKROW *blocks, const in
             state->eob_run--;
         }
     }
-    check_data(cinfo, &state->reader);
-    state->restarts_to_go--;
-    return TRUE;
+    return end_mcu(cinfo, state);
 }
 
 static boolean decode_ac_refine(j_decompress_ptr cinfo, JBLOCKROW *blocks) { return refine_ac(cinfo, blocks, 0); }

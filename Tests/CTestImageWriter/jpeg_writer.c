@@ -45,57 +45,18 @@ int test_jpeg_write_cmyk(uint32_t width, uint32_t height, const uint8_t *cmyk, i
     return 0;
 }
 
-int test_jpeg_write_rgb(uint32_t width, uint32_t height, const uint8_t *rgb, int quality, int restart_interval,
-                        int progressive, uint8_t **out, unsigned long *out_length) {
-    struct jpeg_compress_struct cinfo;
-    test_error_t error;
-    unsigned char *buffer = NULL;
-    unsigned long size = 0;
-    cinfo.err = jpeg_std_error(&error.pub);
-    error.pub.error_exit = test_error_exit;
-    if (setjmp(error.jump)) {
-        jpeg_destroy_compress(&cinfo);
-        free(buffer);
-        return 1;
-    }
-    jpeg_create_compress(&cinfo);
-    jpeg_mem_dest(&cinfo, &buffer, &size);
-    cinfo.image_width = width;
-    cinfo.image_height = height;
-    cinfo.input_components = 3;
-    cinfo.in_color_space = JCS_RGB;
-    jpeg_set_defaults(&cinfo);
-    jpeg_set_quality(&cinfo, quality, TRUE);
-    cinfo.restart_interval = (unsigned int)restart_interval;
-    jpeg_scan_info *scans = NULL;
-    if (progressive == 1) jpeg_simple_progression(&cinfo);
-    if (progressive > 1) {
-        // DC of every component, then each AC coefficient of each component in its own scans,
-        // refined bit by bit over `progressive` steps: 1 + 3 × 63 × progressive scans.
-        int count = 1 + 3 * 63 * progressive, index = 0;
-        scans = (jpeg_scan_info *)(*cinfo.mem->alloc_small)((j_common_ptr)&cinfo, JPOOL_IMAGE, sizeof(jpeg_scan_info) * count);
-        scans[index++] = (jpeg_scan_info){3, {0, 1, 2, 0}, 0, 0, 0, 0};
-        for (int component = 0; component < 3; component++) {
-            for (int k = 1; k < 64; k++) {
-                scans[index++] = (jpeg_scan_info){1, {component, 0, 0, 0}, k, k, 0, progressive - 1};
-                for (int bit = progressive - 1; bit > 0; bit--) {
-                    scans[index++] = (jpeg_scan_info){1, {component, 0, 0, 0}, k, k, bit, bit - 1};
-                }
-            }
+/// One scan per AC coefficient of each component, refined bit by bit over `bits` steps after
+/// the DC of every component: 1 + 3 × 63 × bits scans.
+static int coefficient_script(jpeg_scan_info *scans, int bits) {
+    int index = 0;
+    scans[index++] = (jpeg_scan_info){3, {0, 1, 2, 0}, 0, 0, 0, 0};
+    for (int component = 0; component < 3; component++) {
+        for (int k = 1; k < 64; k++) {
+            scans[index++] = (jpeg_scan_info){1, {component, 0, 0, 0}, k, k, 0, bits - 1};
+            for (int bit = bits - 1; bit > 0; bit--) scans[index++] = (jpeg_scan_info){1, {component, 0, 0, 0}, k, k, bit, bit - 1};
         }
-        cinfo.scan_info = scans;
-        cinfo.num_scans = count;
     }
-    jpeg_start_compress(&cinfo, TRUE);
-    while (cinfo.next_scanline < cinfo.image_height) {
-        JSAMPROW row = (JSAMPROW)(rgb + (size_t)cinfo.next_scanline * width * 3);
-        jpeg_write_scanlines(&cinfo, &row, 1);
-    }
-    jpeg_finish_compress(&cinfo);
-    jpeg_destroy_compress(&cinfo);
-    *out = buffer;
-    *out_length = size;
-    return 0;
+    return index;
 }
 
 /// Scan scripts for test_jpeg_write_progressive, for components 0...count-1.
@@ -126,8 +87,10 @@ static int progressive_script(jpeg_scan_info *scans, int script, int count) {
     return index;
 }
 
-int test_jpeg_write_progressive(uint32_t width, uint32_t height, const uint8_t *samples, int components, int quality,
-                                int restart_interval, int script, uint8_t **out, unsigned long *out_length) {
+/// Gray or RGB samples to a JPEG: `progression` 0 baseline, 1 libjpeg's simple progression, 2
+/// progressive_script's `script`, 3 coefficient_script over `script` bits.
+static int write_jpeg(uint32_t width, uint32_t height, const uint8_t *samples, int components, int quality, int restart_interval,
+                      int progression, int script, uint8_t **out, unsigned long *out_length) {
     struct jpeg_compress_struct cinfo;
     test_error_t error;
     unsigned char *buffer = NULL;
@@ -148,9 +111,13 @@ int test_jpeg_write_progressive(uint32_t width, uint32_t height, const uint8_t *
     jpeg_set_defaults(&cinfo);
     jpeg_set_quality(&cinfo, quality, TRUE);
     cinfo.restart_interval = (unsigned int)restart_interval;
-    jpeg_scan_info *scans = (jpeg_scan_info *)(*cinfo.mem->alloc_small)((j_common_ptr)&cinfo, JPOOL_IMAGE, sizeof(jpeg_scan_info) * 64);
-    cinfo.num_scans = progressive_script(scans, script, components);
-    cinfo.scan_info = scans;
+    if (progression == 1) jpeg_simple_progression(&cinfo);
+    if (progression >= 2) {
+        const int most = progression == 2 ? 64 : 1 + 3 * 63 * script;
+        jpeg_scan_info *scans = (jpeg_scan_info *)(*cinfo.mem->alloc_small)((j_common_ptr)&cinfo, JPOOL_IMAGE, sizeof(jpeg_scan_info) * most);
+        cinfo.num_scans = progression == 2 ? progressive_script(scans, script, components) : coefficient_script(scans, script);
+        cinfo.scan_info = scans;
+    }
     jpeg_start_compress(&cinfo, TRUE);
     while (cinfo.next_scanline < cinfo.image_height) {
         JSAMPROW row = (JSAMPROW)(samples + (size_t)cinfo.next_scanline * width * (size_t)components);
@@ -161,6 +128,16 @@ int test_jpeg_write_progressive(uint32_t width, uint32_t height, const uint8_t *
     *out = buffer;
     *out_length = size;
     return 0;
+}
+
+int test_jpeg_write_rgb(uint32_t width, uint32_t height, const uint8_t *rgb, int quality, int restart_interval,
+                        int progressive, uint8_t **out, unsigned long *out_length) {
+    return write_jpeg(width, height, rgb, 3, quality, restart_interval, progressive > 1 ? 3 : progressive, progressive, out, out_length);
+}
+
+int test_jpeg_write_progressive(uint32_t width, uint32_t height, const uint8_t *samples, int components, int quality,
+                                int restart_interval, int script, uint8_t **out, unsigned long *out_length) {
+    return write_jpeg(width, height, samples, components, quality, restart_interval, 2, script, out, out_length);
 }
 
 int test_deflate(const uint8_t *input, size_t length, uint8_t **out, size_t *out_length) {
