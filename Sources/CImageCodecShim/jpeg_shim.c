@@ -294,9 +294,6 @@ static boolean iec_jpeg_read_app_marker(j_decompress_ptr cinfo) {
     return TRUE;
 }
 
-/// Stops the call when the stop probe says so, and rejects progressive files with absurd scan
-/// counts: each scan re-walks the whole coefficient buffer, so a few KB of crafted scans can
-/// cost minutes of CPU.
 /// libjpeg's decoder states (jpegint.h) in which it reads a progressive file's scans: inside
 /// jpeg_start_decompress and jpeg_read_coefficients.
 #define IEC_DSTATE_PRELOAD 203
@@ -312,6 +309,10 @@ static void iec_jpeg_take_over_scans(j_common_ptr common, iec_jpeg_progressive *
     iec_jpeg_progressive_install(cinfo, progressive);
 }
 
+/// Stops the call when the stop probe says so, and rejects progressive files with absurd scan
+/// counts: each scan re-walks the whole coefficient buffer, so a few KB of crafted scans can
+/// cost minutes of CPU.
+/// It is also where the engine's progressive entropy decoder takes over (see above).
 static void iec_jpeg_monitor_progress(j_common_ptr cinfo) {
     iec_jpeg_monitor *monitor = (iec_jpeg_monitor *)cinfo->progress;
     iec_jpeg_error *error = (iec_jpeg_error *)cinfo->err;
