@@ -56,11 +56,12 @@ static iec_jpeg_progressive *state_of(j_decompress_ptr cinfo) { return (iec_jpeg
 
 // MARK: Huffman tables
 
-/// Builds `table` from libjpeg's JHUFF_TBL (BITS and HUFFVAL, T.81 annex C). libjpeg has
-/// already checked the table for this scan; the checks here keep every index in bounds
-/// whatever it holds.
-static void build_table(j_decompress_ptr cinfo, const JHUFF_TBL *source, iec_huffman_table *table) {
-    if (source == NULL) ERREXIT1(cinfo, JERR_NO_HUFF_TABLE, 0);
+/// Builds `table` from libjpeg's table `number` of `sources` (BITS and HUFFVAL, T.81 annex C).
+/// libjpeg has already checked the table for this scan; the checks here keep every index in
+/// bounds whatever it holds.
+static void build_table(j_decompress_ptr cinfo, JHUFF_TBL *const *sources, int number, iec_huffman_table *table) {
+    if (number < 0 || number >= NUM_HUFF_TBLS || sources[number] == NULL) ERREXIT1(cinfo, JERR_NO_HUFF_TABLE, number);
+    const JHUFF_TBL *source = sources[number];
     memset(table->lookup, 0, sizeof table->lookup);
     int32_t code = 0;
     int index = 0;
@@ -88,27 +89,28 @@ static void build_table(j_decompress_ptr cinfo, const JHUFF_TBL *source, iec_huf
 
 // MARK: Bits
 
+/// The source's next byte (the memory source never suspends: past the end it gives a fake EOI).
+static int next_source_byte(j_decompress_ptr cinfo) {
+    struct jpeg_source_mgr *source = cinfo->src;
+    if (source->bytes_in_buffer == 0 && !(*source->fill_input_buffer)(cinfo)) ERREXIT(cinfo, JERR_CANT_SUSPEND);
+    source->bytes_in_buffer--;
+    return *source->next_input_byte++;
+}
+
 /// The next byte of entropy-coded data, or -1 at a marker (then left in cinfo->unread_marker
 /// for libjpeg's marker reader, as libjpeg's own bit reader leaves it).
 static int next_data_byte(j_decompress_ptr cinfo) {
     if (cinfo->unread_marker != 0) return -1;
-    struct jpeg_source_mgr *source = cinfo->src;
-    for (;;) {
-        if (source->bytes_in_buffer == 0 && !(*source->fill_input_buffer)(cinfo)) ERREXIT(cinfo, JERR_CANT_SUSPEND);
-        source->bytes_in_buffer--;
-        const int byte = *source->next_input_byte++;
-        if (byte != 0xFF) return byte;
-        // 0xFF 0x00 is a data byte 0xFF; fill bytes of 0xFF may come before a marker.
-        int next;
-        do {
-            if (source->bytes_in_buffer == 0 && !(*source->fill_input_buffer)(cinfo)) ERREXIT(cinfo, JERR_CANT_SUSPEND);
-            source->bytes_in_buffer--;
-            next = *source->next_input_byte++;
-        } while (next == 0xFF);
-        if (next == 0) return 0xFF;
-        cinfo->unread_marker = next;
-        return -1;
-    }
+    const int byte = next_source_byte(cinfo);
+    if (byte != 0xFF) return byte;
+    // 0xFF 0x00 is a data byte 0xFF; fill bytes of 0xFF may come before a marker.
+    int next;
+    do {
+        next = next_source_byte(cinfo);
+    } while (next == 0xFF);
+    if (next == 0) return 0xFF;
+    cinfo->unread_marker = next;
+    return -1;
 }
 
 /// Whether any of the eight bytes is 0xFF.
@@ -172,7 +174,7 @@ static HOT void check_data(j_decompress_ptr cinfo, iec_bit_reader *reader) {
 }
 
 /// The next `n` bits as a number (1 ≤ n ≤ 16).
-static HOT unsigned int take(j_decompress_ptr cinfo, iec_bit_reader *reader, int n) {
+static HOT unsigned int take(iec_bit_reader *reader, int n) {
     const unsigned int value = (unsigned int)(reader->bits >> (64 - n));
     consume(reader, n);
     return value;
@@ -206,16 +208,21 @@ static HOT int extend(unsigned int bits, int size) {
 
 // MARK: Restarts
 
-/// At a restart interval's end: the rest of the last byte is padding, the marker must be the
-/// next RSTn, and the DC predictions and the end-of-band run start again (T.81 F.2.1.3).
-/// Whole bytes left unread are counted as libjpeg counts them, for its warning.
-static void restart(j_decompress_ptr cinfo, iec_jpeg_progressive *state) {
-    cinfo->marker->discarded_bytes += (unsigned int)(state->reader.real / 8);
+/// What starts again at a scan's start and after each restart marker (T.81 F.2.1.3): the bit
+/// reader, the DC predictions, the end-of-band run and the count to the next restart.
+static void start_interval(j_decompress_ptr cinfo, iec_jpeg_progressive *state) {
     memset(&state->reader, 0, sizeof state->reader);
-    if (!(*cinfo->marker->read_restart_marker)(cinfo)) ERREXIT(cinfo, JERR_CANT_SUSPEND);
     memset(state->last_dc, 0, sizeof state->last_dc);
     state->eob_run = 0;
     state->restarts_to_go = cinfo->restart_interval;
+}
+
+/// At a restart interval's end: the rest of the last byte is padding and the marker must be the
+/// next RSTn. Whole bytes left unread are counted as libjpeg counts them, for its warning.
+static void restart(j_decompress_ptr cinfo, iec_jpeg_progressive *state) {
+    cinfo->marker->discarded_bytes += (unsigned int)(state->reader.real / 8);
+    if (!(*cinfo->marker->read_restart_marker)(cinfo)) ERREXIT(cinfo, JERR_CANT_SUSPEND);
+    start_interval(cinfo, state);
     // A good RSTn means the data goes on, whatever was missing before it.
     if (cinfo->unread_marker == 0) cinfo->entropy->insufficient_data = FALSE;
 }
@@ -244,7 +251,7 @@ static boolean decode_dc_first(j_decompress_ptr cinfo, JBLOCKROW *blocks) {
             const int component = cinfo->MCU_membership[block];
             ensure(cinfo, reader);
             const int size = decode(cinfo, reader, &state->tables[component]) & 15;
-            const int difference = size != 0 ? extend(take(cinfo, reader, size), size) : 0;
+            const int difference = size != 0 ? extend(take(reader, size), size) : 0;
             const int last = state->last_dc[component];
             if ((last >= 0 && difference > INT_MAX - last) || (last < 0 && difference < INT_MIN - last)) {
                 ERREXIT(cinfo, JERR_BAD_DCT_COEF);
@@ -265,7 +272,7 @@ static boolean decode_dc_refine(j_decompress_ptr cinfo, JBLOCKROW *blocks) {
     const int bit = 1 << cinfo->Al;
     for (int block = 0; block < cinfo->blocks_in_MCU; block++) {
         ensure(cinfo, reader);
-        blocks[block][0][0] = (JCOEF)(blocks[block][0][0] | (take(cinfo, reader, 1) ? bit : 0));
+        blocks[block][0][0] = (JCOEF)(blocks[block][0][0] | (take(reader, 1) ? bit : 0));
     }
     return end_mcu(cinfo, state);
 }
@@ -289,14 +296,14 @@ static boolean decode_ac_first(j_decompress_ptr cinfo, JBLOCKROW *blocks) {
                 const int run = symbol >> 4, size = symbol & 15;
                 if (size != 0) {
                     k += run;
-                    const int value = extend(take(cinfo, reader, size), size);
+                    const int value = extend(take(reader, size), size);
                     block[natural_order[k]] = (JCOEF)((unsigned int)value << shift);
                 } else if (run == 15) {
                     k += 15;
                 } else {
                     // EOBn: this block and 2^n - 1 + (n extra bits) more end here.
                     unsigned int blocks_left = 1u << run;
-                    if (run != 0) blocks_left += take(cinfo, reader, run);
+                    if (run != 0) blocks_left += take(reader, run);
                     state->eob_run = blocks_left - 1;
                     break;
                 }
@@ -424,7 +431,7 @@ static HOT boolean refine_ac(j_decompress_ptr cinfo, JBLOCKROW *blocks, const in
                     consume(reader, 1);
                 } else if (zeros != 15) {
                     unsigned int blocks_left = 1u << zeros;
-                    if (zeros != 0) blocks_left += take(cinfo, reader, zeros);
+                    if (zeros != 0) blocks_left += take(reader, zeros);
                     state->eob_run = blocks_left;
                     break;
                 }
@@ -469,18 +476,13 @@ static void prepare_tables(void) { pthread_once(&tables_once, make_tables); }
 /// Readies the state for the scan libjpeg has just started and points decode_mcu at the
 /// decoder for its kind.
 static void start_scan(j_decompress_ptr cinfo, iec_jpeg_progressive *state) {
-    memset(&state->reader, 0, sizeof state->reader);
-    memset(state->last_dc, 0, sizeof state->last_dc);
-    state->eob_run = 0;
-    state->restarts_to_go = cinfo->restart_interval;
+    start_interval(cinfo, state);
     cinfo->entropy->insufficient_data = FALSE;
     if (cinfo->comps_in_scan < 1 || cinfo->comps_in_scan > MAX_COMPS_IN_SCAN) ERREXIT2(cinfo, JERR_COMPONENT_COUNT, cinfo->comps_in_scan, MAX_COMPS_IN_SCAN);
     if (cinfo->Ss == 0) {
         if (cinfo->Ah == 0) {
             for (int index = 0; index < cinfo->comps_in_scan; index++) {
-                const int number = cinfo->cur_comp_info[index]->dc_tbl_no;
-                if (number < 0 || number >= NUM_HUFF_TBLS) ERREXIT1(cinfo, JERR_NO_HUFF_TABLE, number);
-                build_table(cinfo, cinfo->dc_huff_tbl_ptrs[number], &state->tables[index]);
+                build_table(cinfo, cinfo->dc_huff_tbl_ptrs, cinfo->cur_comp_info[index]->dc_tbl_no, &state->tables[index]);
             }
             cinfo->entropy->decode_mcu = decode_dc_first;
         } else {
@@ -491,9 +493,7 @@ static void start_scan(j_decompress_ptr cinfo, iec_jpeg_progressive *state) {
         if (cinfo->comps_in_scan != 1 || cinfo->Se > 63 || cinfo->Ss > cinfo->Se) {
             ERREXIT4(cinfo, JERR_BAD_PROGRESSION, cinfo->Ss, cinfo->Se, cinfo->Ah, cinfo->Al);
         }
-        const int number = cinfo->cur_comp_info[0]->ac_tbl_no;
-        if (number < 0 || number >= NUM_HUFF_TBLS) ERREXIT1(cinfo, JERR_NO_HUFF_TABLE, number);
-        build_table(cinfo, cinfo->ac_huff_tbl_ptrs[number], &state->tables[0]);
+        build_table(cinfo, cinfo->ac_huff_tbl_ptrs, cinfo->cur_comp_info[0]->ac_tbl_no, &state->tables[0]);
         cinfo->entropy->decode_mcu =
             cinfo->Ah == 0 ? decode_ac_first : state->fast_bit_deposit ? decode_ac_refine_bmi2 : decode_ac_refine;
     }
