@@ -65,23 +65,26 @@ static ALWAYS_INLINE float coefficient(const short *coefficients, const unsigned
     return (float)((int32_t)coefficients[8 * v + u] * (int32_t)quantization[8 * v + u]);
 }
 
+/// A coefficient row's two 64-bit words (u 0-3, u 4-7) kept to u < k and folded into one word
+/// that is zero exactly when those coefficients are.
+static ALWAYS_INLINE uint64_t first_columns(uint64_t low, uint64_t high, int k) {
+    if (k <= 4) return low & (k == 4 ? ~(uint64_t)0 : (((uint64_t)1 << (16 * k)) - 1));
+    return low | (high & (k == 8 ? ~(uint64_t)0 : (((uint64_t)1 << (16 * (k - 4))) - 1)));
+}
+
 /// Whether coefficients u < k of row v are all zero.
 static ALWAYS_INLINE int row_is_zero(const short *coefficients, int v, int k) {
     uint64_t words[2];
     memcpy(words, coefficients + 8 * v, sizeof words);
-    if (k <= 4) return (words[0] & (k == 4 ? ~(uint64_t)0 : (((uint64_t)1 << (16 * k)) - 1))) == 0;
-    const uint64_t high = k == 8 ? ~(uint64_t)0 : (((uint64_t)1 << (16 * (k - 4))) - 1);
-    return (words[0] | (words[1] & high)) == 0;
+    return first_columns(words[0], words[1], k) == 0;
 }
 
 /// Whether the only coefficient of the k×k the IDCT reads that is not zero is the DC, if any.
 static ALWAYS_INLINE int only_dc(const short *coefficients, int k) {
     uint64_t words[16];
     memcpy(words, coefficients, sizeof words);
-    const uint64_t low = k >= 4 ? ~(uint64_t)0 : (((uint64_t)1 << (16 * k)) - 1);
-    const uint64_t high = k <= 4 ? 0 : k == 8 ? ~(uint64_t)0 : (((uint64_t)1 << (16 * (k - 4))) - 1);
-    uint64_t any = (words[0] & low & ~(uint64_t)0xFFFF) | (words[1] & high);
-    for (int v = 1; v < k; v++) any |= (words[2 * v] & low) | (words[2 * v + 1] & high);
+    uint64_t any = first_columns(words[0] & ~(uint64_t)0xFFFF, words[1], k);
+    for (int v = 1; v < k; v++) any |= first_columns(words[2 * v], words[2 * v + 1], k);
     return any == 0;
 }
 
