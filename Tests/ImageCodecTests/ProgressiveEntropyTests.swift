@@ -35,34 +35,35 @@ struct ProgressiveEntropyTests {
                 for channels in [1, 3] {
                     for script in [0, 1] {
                         let samples = photo(width: width, height: height, channels: channels, seed: UInt64(width * 100 + restart * 10 + script))
-                        var output: UnsafeMutablePointer<UInt8>?
-                        var length: UInt = 0
-                        try #require(
-                            test_jpeg_write_progressive(
-                                UInt32(width), UInt32(height), samples, Int32(channels), 85, Int32(restart), Int32(script), &output, &length) == 0)
-                        defer { test_png_free(output) }
                         sources.append(
-                            Source(
-                                description: "\(width)×\(height), \(channels) channels, script \(script), restart \(restart)",
-                                bytes: Data(UnsafeBufferPointer(start: output, count: Int(length)))))
+                            try written("\(width)×\(height), \(channels) channels, script \(script), restart \(restart)") { output, length in
+                                test_jpeg_write_progressive(
+                                    UInt32(width), UInt32(height), samples, Int32(channels), 85, Int32(restart), Int32(script), &output, &length)
+                            })
                     }
                 }
                 // libjpeg's simple progression, and one scan per coefficient refined over 3 bits.
                 let samples = photo(width: width, height: height, channels: 3, seed: UInt64(width + restart))
                 for progression in [1, 3] {
-                    var output: UnsafeMutablePointer<UInt8>?
-                    var length: UInt = 0
-                    try #require(
-                        test_jpeg_write_rgb(UInt32(width), UInt32(height), samples, 95, Int32(restart), Int32(progression), &output, &length) == 0)
-                    defer { test_png_free(output) }
                     sources.append(
-                        Source(
-                            description: "\(width)×\(height), progression \(progression), restart \(restart)",
-                            bytes: Data(UnsafeBufferPointer(start: output, count: Int(length)))))
+                        try written("\(width)×\(height), progression \(progression), restart \(restart)") { output, length in
+                            test_jpeg_write_rgb(UInt32(width), UInt32(height), samples, 95, Int32(restart), Int32(progression), &output, &length)
+                        })
                 }
             }
         }
         return sources
+    }
+
+    /// The bytes a test writer makes (`write` returns its status and fills its malloc'd output).
+    static func written(
+        _ description: String, _ write: (inout UnsafeMutablePointer<UInt8>?, inout UInt) -> Int32
+    ) throws -> Source {
+        var output: UnsafeMutablePointer<UInt8>?
+        var length: UInt = 0
+        try #require(write(&output, &length) == 0, "\(description)")
+        defer { test_png_free(output) }
+        return Source(description: description, bytes: Data(UnsafeBufferPointer(start: output, count: Int(length))))
     }
 
     static func options(library: Bool, partial: Bool = false, resize: Resize? = nil) -> DecodingOptions {
