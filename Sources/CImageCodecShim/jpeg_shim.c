@@ -1,7 +1,7 @@
 // libjpeg-turbo error manager and call wrappers. See CImageCodecShim.h for the rules.
 #include "CImageCodecShim.h"
 #include "CImageKernels.h"
-#include "jpeg_progressive.h"
+#include "jpeg_entropy.h"
 #include "memory_budget.h"
 
 #include <jerror.h>
@@ -42,9 +42,9 @@ typedef struct {
     iec_stop_probe stop;
     /// Progressive scans allowed before the file is rejected (0: no limit; decoders only).
     int max_scans;
-    /// The decoder's progressive entropy decoder, put in place at the first call of a
-    /// progressive decode's scan loop (decoders only; NULL for encoders).
-    iec_jpeg_progressive *progressive;
+    /// The decoder's entropy decoders, put in place at the first call of a decode's scan loop
+    /// (decoders only; NULL for encoders).
+    iec_jpeg_entropy *entropy;
 } iec_jpeg_monitor;
 
 static void iec_jpeg_format_message(j_common_ptr cinfo, char *buffer) {
@@ -139,7 +139,7 @@ struct iec_jpeg_decoder {
     iec_jpeg_error error;
     iec_jpeg_monitor monitor;
     int created;
-    iec_jpeg_progressive progressive;
+    iec_jpeg_entropy entropy;
     /// Where the data was when the source was last pointed at it (see rebase).
     const uint8_t *data;
     size_t size;
@@ -294,29 +294,36 @@ static boolean iec_jpeg_read_app_marker(j_decompress_ptr cinfo) {
     return TRUE;
 }
 
-/// libjpeg's decoder states (jpegint.h) in which it reads a progressive file's scans: inside
-/// jpeg_start_decompress and jpeg_read_coefficients.
+/// libjpeg's decoder states (jpegint.h) in which no scan data has been read yet when the engine
+/// first looks: the scan loops of jpeg_start_decompress and jpeg_read_coefficients, which read
+/// all of a file of more than one scan, and the end of jpeg_start_decompress, after which a
+/// single scan is read as scanlines are (a file of more scans has been taken over by then).
 #define IEC_DSTATE_PRELOAD 203
+#define IEC_DSTATE_SCANNING 205
+#define IEC_DSTATE_RAW_OK 206
 #define IEC_DSTATE_RDCOEFS 209
 
-/// The engine's progressive entropy decoder goes in at the first monitor call of the scan loop:
-/// libjpeg has set up the decoder and started the first scan there, and read none of its data.
-static void iec_jpeg_take_over_scans(j_common_ptr common, iec_jpeg_progressive *progressive) {
-    if (progressive == NULL || progressive->installed || !progressive->enabled || !common->is_decompressor) return;
+/// The engine's entropy decoders go in at the first monitor call of a scan loop, or after
+/// jpeg_start_decompress for a single scan: libjpeg has set up the decoder and started the
+/// first scan there, and read none of its data. Arithmetic-coded files stay with libjpeg.
+static void iec_jpeg_take_over_scans(j_common_ptr common, iec_jpeg_entropy *entropy) {
+    if (entropy == NULL || entropy->installed || !entropy->enabled || !common->is_decompressor) return;
     j_decompress_ptr cinfo = (j_decompress_ptr)common;
-    if (!cinfo->progressive_mode || cinfo->arith_code || cinfo->entropy == NULL) return;
-    if (cinfo->global_state != IEC_DSTATE_PRELOAD && cinfo->global_state != IEC_DSTATE_RDCOEFS) return;
-    iec_jpeg_progressive_install(cinfo, progressive);
+    if (cinfo->arith_code || cinfo->entropy == NULL) return;
+    const int state = cinfo->global_state;
+    if (state == IEC_DSTATE_PRELOAD || state == IEC_DSTATE_RDCOEFS || state == IEC_DSTATE_SCANNING || state == IEC_DSTATE_RAW_OK) {
+        iec_jpeg_entropy_install(cinfo, entropy);
+    }
 }
 
 /// Stops the call when the stop probe says so, and rejects progressive files with absurd scan
 /// counts: each scan re-walks the whole coefficient buffer, so a few KB of crafted scans can
 /// cost minutes of CPU.
-/// It is also where the engine's progressive entropy decoder takes over (see above).
+/// It is also where the engine's entropy decoders take over (see above).
 static void iec_jpeg_monitor_progress(j_common_ptr cinfo) {
     iec_jpeg_monitor *monitor = (iec_jpeg_monitor *)cinfo->progress;
     iec_jpeg_error *error = (iec_jpeg_error *)cinfo->err;
-    iec_jpeg_take_over_scans(cinfo, monitor->progressive);
+    iec_jpeg_take_over_scans(cinfo, monitor->entropy);
     if (monitor->stop != NULL && monitor->stop()) {
         strncpy(error->message, "Stopped: its task was cancelled", IEC_MESSAGE_MAX);
         error->status = IEC_CANCELLED;
@@ -336,7 +343,7 @@ static void iec_jpeg_install_monitor(j_common_ptr cinfo, iec_jpeg_monitor *monit
     monitor->pub.progress_monitor = iec_jpeg_monitor_progress;
     monitor->stop = stop;
     monitor->max_scans = max_scans;
-    monitor->progressive = NULL;
+    monitor->entropy = NULL;
     cinfo->progress = &monitor->pub;
 }
 
@@ -356,8 +363,8 @@ iec_jpeg_decoder *iec_jpeg_decoder_create(const uint8_t *data, size_t size, int 
     iec_jpeg_install_counting(decoder);
     decoder->cinfo.mem->max_memory_to_use = max_memory;
     iec_jpeg_install_monitor((j_common_ptr)&decoder->cinfo, &decoder->monitor, stop, max_scans);
-    decoder->progressive.enabled = 1;
-    decoder->monitor.progressive = &decoder->progressive;
+    decoder->entropy.enabled = 1;
+    decoder->monitor.entropy = &decoder->entropy;
     jpeg_set_marker_processor(&decoder->cinfo, JPEG_APP0 + 1, iec_jpeg_read_app_marker);
     jpeg_set_marker_processor(&decoder->cinfo, JPEG_APP0 + 2, iec_jpeg_read_app_marker);
     // Casting away const: libjpeg's memory source never writes to the buffer.
@@ -393,9 +400,9 @@ size_t iec_jpeg_decoder_icc_bytes(const iec_jpeg_decoder *decoder) { return deco
 
 void iec_jpeg_decoder_set_strict(iec_jpeg_decoder *decoder, int strict) { decoder->error.strict = strict; }
 
-void iec_jpeg_decoder_use_library_progressive(iec_jpeg_decoder *decoder) { decoder->progressive.enabled = 0; }
+void iec_jpeg_decoder_use_library_entropy(iec_jpeg_decoder *decoder) { decoder->entropy.enabled = 0; }
 
-int iec_jpeg_decoder_decodes_progressive(const iec_jpeg_decoder *decoder) { return decoder->progressive.installed; }
+int iec_jpeg_decoder_decodes_entropy(const iec_jpeg_decoder *decoder) { return decoder->entropy.installed; }
 
 void iec_jpeg_decoder_destroy(iec_jpeg_decoder *decoder) {
     if (decoder == NULL) return;
@@ -476,6 +483,7 @@ iec_status iec_jpeg_read_icc_profile(iec_jpeg_decoder *decoder, uint8_t **profil
 iec_status iec_jpeg_start_decompress(iec_jpeg_decoder *decoder) {
     if (setjmp(decoder->error.jump)) return decoder->error.status;
     jpeg_start_decompress(&decoder->cinfo);
+    iec_jpeg_take_over_scans((j_common_ptr)&decoder->cinfo, &decoder->entropy);
     return IEC_OK;
 }
 

@@ -87,8 +87,9 @@ static int progressive_script(jpeg_scan_info *scans, int script, int count) {
     return index;
 }
 
-/// Gray or RGB samples to a JPEG: `progression` 0 baseline, 1 libjpeg's simple progression, 2
-/// progressive_script's `script`, 3 coefficient_script over `script` bits.
+/// Gray or RGB samples to a JPEG: `progression` 0 sequential (`script` as
+/// test_jpeg_write_sequential's layout), 1 libjpeg's simple progression, 2 progressive_script's
+/// `script`, 3 coefficient_script over `script` bits.
 static int write_jpeg(uint32_t width, uint32_t height, const uint8_t *samples, int components, int quality, int restart_interval,
                       int progression, int script, uint8_t **out, unsigned long *out_length) {
     struct jpeg_compress_struct cinfo;
@@ -111,6 +112,14 @@ static int write_jpeg(uint32_t width, uint32_t height, const uint8_t *samples, i
     jpeg_set_defaults(&cinfo);
     jpeg_set_quality(&cinfo, quality, TRUE);
     cinfo.restart_interval = (unsigned int)restart_interval;
+    if (progression == 0 && (script & 1)) cinfo.optimize_coding = TRUE;
+    if (progression == 0 && (script & 2)) {
+        // One scan per component, all 64 coefficients: still sequential.
+        jpeg_scan_info *scans = (jpeg_scan_info *)(*cinfo.mem->alloc_small)((j_common_ptr)&cinfo, JPOOL_IMAGE, sizeof(jpeg_scan_info) * 3);
+        for (int component = 0; component < components; component++) scans[component] = (jpeg_scan_info){1, {component, 0, 0, 0}, 0, 63, 0, 0};
+        cinfo.num_scans = components;
+        cinfo.scan_info = scans;
+    }
     if (progression == 1) jpeg_simple_progression(&cinfo);
     if (progression >= 2) {
         const int most = progression == 2 ? 64 : 1 + 3 * 63 * script;
@@ -138,6 +147,11 @@ int test_jpeg_write_rgb(uint32_t width, uint32_t height, const uint8_t *rgb, int
 int test_jpeg_write_progressive(uint32_t width, uint32_t height, const uint8_t *samples, int components, int quality,
                                 int restart_interval, int script, uint8_t **out, unsigned long *out_length) {
     return write_jpeg(width, height, samples, components, quality, restart_interval, 2, script, out, out_length);
+}
+
+int test_jpeg_write_sequential(uint32_t width, uint32_t height, const uint8_t *samples, int components, int quality,
+                               int restart_interval, int layout, uint8_t **out, unsigned long *out_length) {
+    return write_jpeg(width, height, samples, components, quality, restart_interval, 0, layout, out, out_length);
 }
 
 int test_deflate(const uint8_t *input, size_t length, uint8_t **out, size_t *out_length) {

@@ -96,11 +96,12 @@ int iec_jpeg_decoder_icc_dropped(const iec_jpeg_decoder *decoder);
 size_t iec_jpeg_decoder_icc_bytes(const iec_jpeg_decoder *decoder);
 /// Changes `strict` (see iec_jpeg_decoder_create) for the calls from now on.
 void iec_jpeg_decoder_set_strict(iec_jpeg_decoder *decoder, int strict);
-/// Leaves progressive scans to libjpeg's own entropy decoder (jdphuff.c) instead of the
-/// engine's (jpeg_progressive.c), for comparing the two; before the decode starts.
-void iec_jpeg_decoder_use_library_progressive(iec_jpeg_decoder *decoder);
-/// Whether the engine's progressive entropy decoder has been reading this decode's scans.
-int iec_jpeg_decoder_decodes_progressive(const iec_jpeg_decoder *decoder);
+/// Leaves Huffman-coded scans to libjpeg's own entropy decoders (jdhuff.c, jdphuff.c) instead
+/// of the engine's (jpeg_sequential.c, jpeg_progressive.c), for comparing them; before the
+/// decode starts.
+void iec_jpeg_decoder_use_library_entropy(iec_jpeg_decoder *decoder);
+/// Whether the engine's entropy decoders have been reading this decode's scans.
+int iec_jpeg_decoder_decodes_entropy(const iec_jpeg_decoder *decoder);
 void iec_jpeg_decoder_destroy(iec_jpeg_decoder *decoder);
 
 /// The libjpeg state, for reading header fields and setting output parameters.

@@ -88,9 +88,11 @@ public struct DecodingOptions: Sendable, Hashable {
     public var fancyUpsampling = true
     /// libjpeg's fast integer IDCT instead of the accurate one.
     public var fastIDCT = false
-    /// libjpeg-turbo's own entropy decoder for progressive scans instead of the engine's
-    /// (`jpeg_progressive.c` in the C shim); both give the same coefficients.
-    public var libjpegProgressiveDecoder = false
+    /// libjpeg-turbo's own entropy decoders for Huffman-coded scans instead of the engine's
+    /// (`jpeg_sequential.c` and `jpeg_progressive.c` in the C shim), for comparisons. Both give
+    /// the same coefficients; only the engine's warns of every bad Huffman code, which fails a
+    /// strict decode (see "Decoding choices").
+    public var libjpegEntropyDecoders = false
 
     /// The engine's choices.
     public init() {}

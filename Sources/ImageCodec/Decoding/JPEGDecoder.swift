@@ -110,7 +110,7 @@ enum JPEGDecoder {
         let setup = try setUp(header, layout, options: options)
         let (plan, window) = (setup.plan, setup.window)
         decompressor.setStrict(!options.allowsPartialImages)
-        if options.tuning.libjpegProgressiveDecoder { decompressor.useLibraryProgressiveDecoder() }
+        if options.tuning.libjpegEntropyDecoders { decompressor.useLibraryEntropyDecoders() }
         try configure(decompressor, header, setup, tuning: options.tuning)
         let info = decompressor.info
         let colorLayout: ColorLayout = header.colorModel == .cmyk ? .cmyk(inverted: info.pointee.saw_Adobe_marker != 0) : ColorLayout(setup.format)

@@ -38,11 +38,11 @@ final class JPEGDecompressor {
     /// Whether damage warnings fail the calls from now on.
     func setStrict(_ strict: Bool) { iec_jpeg_decoder_set_strict(handle, strict ? 1 : 0) }
 
-    /// Leaves progressive scans to libjpeg's own entropy decoder (before decompression starts).
-    func useLibraryProgressiveDecoder() { iec_jpeg_decoder_use_library_progressive(handle) }
+    /// Leaves Huffman-coded scans to libjpeg's own entropy decoders (before decompression starts).
+    func useLibraryEntropyDecoders() { iec_jpeg_decoder_use_library_entropy(handle) }
 
-    /// Whether the engine's progressive entropy decoder read this decode's scans.
-    var decodedProgressiveScans: Bool { iec_jpeg_decoder_decodes_progressive(handle) != 0 }
+    /// Whether the engine's entropy decoders read this decode's scans.
+    var decodedWithEngineEntropy: Bool { iec_jpeg_decoder_decodes_entropy(handle) != 0 }
 
     /// What libjpeg holds now and at most so far, and its ceiling (0: none).
     var memory: LibraryMemory { LibraryMemory(iec_jpeg_decoder_memory(handle)) }

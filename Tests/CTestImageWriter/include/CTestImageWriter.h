@@ -35,6 +35,11 @@ int test_jpeg_write_rgb(uint32_t width, uint32_t height, const uint8_t *rgb, int
 /// back, each component's DC in its own first scan, then one refinement scan per bit).
 int test_jpeg_write_progressive(uint32_t width, uint32_t height, const uint8_t *samples, int components, int quality,
                                 int restart_interval, int script, uint8_t **out, unsigned long *out_length);
+/// Writes a sequential JPEG of `components` (1: gray, 3: RGB at libjpeg's default 4:2:0).
+/// `layout`: bit 0 optimised Huffman tables (else T.81's example tables), bit 1 one scan per
+/// component (else one interleaved scan).
+int test_jpeg_write_sequential(uint32_t width, uint32_t height, const uint8_t *samples, int components, int quality,
+                               int restart_interval, int layout, uint8_t **out, unsigned long *out_length);
 /// zlib's deflate at level 9 (for hand-made PNG chunks). *out is malloc'd.
 int test_deflate(const uint8_t *input, size_t length, uint8_t **out, size_t *out_length);
 #endif
