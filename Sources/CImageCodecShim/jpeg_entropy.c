@@ -91,27 +91,7 @@ static int next_data_byte(j_decompress_ptr cinfo) {
     return -1;
 }
 
-/// Whether any of the eight bytes is 0xFF.
-static inline int has_ff(uint64_t word) {
-    const uint64_t inverted = ~word;
-    return ((inverted - 0x0101010101010101ULL) & ~inverted & 0x8080808080808080ULL) != 0;
-}
-
 iec_bit_reader iec_bits_refill(j_decompress_ptr cinfo, iec_bit_reader reader) {
-    struct jpeg_source_mgr *source = cinfo->src;
-    if (cinfo->unread_marker == 0 && source->bytes_in_buffer >= 8) {
-        uint64_t word;
-        memcpy(&word, source->next_input_byte, 8);
-        if (!has_ff(word)) {
-            word = __builtin_bswap64(word);
-            const int take = (64 - reader.count) / 8;
-            reader.bits |= take == 8 ? word : (word >> (64 - 8 * take)) << (64 - reader.count - 8 * take);
-            reader.count += 8 * take;
-            source->next_input_byte += take;
-            source->bytes_in_buffer -= (size_t)take;
-            return reader;
-        }
-    }
     while (reader.count <= 56) {
         const int byte = next_data_byte(cinfo);
         if (byte >= 0) {

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <jerror.h>
 #include <jpeglib.h>
@@ -115,8 +116,9 @@ static inline iec_jpeg_entropy *iec_entropy_state(j_decompress_ptr cinfo) { retu
 /// scan; the checks here keep every index in bounds whatever it holds.
 void iec_huffman_build(j_decompress_ptr cinfo, JHUFF_TBL *const *sources, int number, int joint, iec_huffman_table *table);
 
-/// The reader topped up to at least 57 bits: data bytes while there are any, zeros after a
-/// marker. By value, so that a decoder's reader can live in registers.
+/// The reader topped up to at least 57 bits a byte at a time, where the next 8 bytes hold a
+/// 0xFF (a stuffed 0xFF00 or a marker) or are not all there: data bytes while there are any,
+/// zeros after a marker. By value, so that a decoder's reader can live in registers.
 iec_bit_reader iec_bits_refill(j_decompress_ptr cinfo, iec_bit_reader reader);
 
 /// What starts again at a scan's start and after each restart marker (T.81 F.2.1.3): the bit
@@ -133,10 +135,33 @@ void iec_entropy_restart(j_decompress_ptr cinfo, iec_jpeg_entropy *state);
 void iec_jpeg_progressive_start_scan(j_decompress_ptr cinfo);
 void iec_jpeg_sequential_start_scan(j_decompress_ptr cinfo);
 
+/// Whether any of the eight bytes is 0xFF.
+static IEC_HOT int iec_bits_has_ff(uint64_t word) {
+    const uint64_t inverted = ~word;
+    return ((inverted - 0x0101010101010101ULL) & ~inverted & 0x8080808080808080ULL) != 0;
+}
+
 /// At least 32 bits in the reader (57 after a refill): enough for a code and its extra bits
-/// (16 + 15), or 32 correction bits.
+/// (16 + 15), or 32 correction bits. Most refills take the next 4 to 8 bytes at once, here:
+/// a call for each was a seventh of a baseline photo's decode.
 static IEC_HOT void iec_bits_ensure(j_decompress_ptr cinfo, iec_bit_reader *reader) {
-    if (reader->count < 32) *reader = iec_bits_refill(cinfo, *reader);
+    if (reader->count >= 32) return;
+    struct jpeg_source_mgr *source = cinfo->src;
+    if (cinfo->unread_marker == 0 && source->bytes_in_buffer >= 8) {
+        uint64_t word;
+        memcpy(&word, source->next_input_byte, 8);
+        if (!iec_bits_has_ff(word)) {
+            // The whole bytes that fit below the bits held, most significant first.
+            const int take = (64 - reader->count) / 8;
+            word = __builtin_bswap64(word);
+            reader->bits |= (word >> (64 - 8 * take)) << (64 - reader->count - 8 * take);
+            reader->count += 8 * take;
+            source->next_input_byte += take;
+            source->bytes_in_buffer -= (size_t)take;
+            return;
+        }
+    }
+    *reader = iec_bits_refill(cinfo, *reader);
 }
 
 /// Drops `n` bits (n ≤ 32, with iec_bits_ensure before). Bits past the data are zeros, and
