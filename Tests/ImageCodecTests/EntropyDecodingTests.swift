@@ -231,16 +231,23 @@ struct EntropyDecodingTests {
         }
     }
 
-    @Test("a bad Huffman code is damage wherever it is: a strict decode fails, a lenient one gives libjpeg's pixels and says so")
-    func badCodeFarFromTheEnd() throws {
+    /// A 256×192 baseline file (12 KB: libjpeg reads most of it on its fast path) and where its
+    /// entropy-coded data starts.
+    static func largeBaseline() throws -> (Source, Int) {
         let (width, height) = (256, 192)
-        let samples = Self.photo(width: width, height: height, channels: 3, seed: 0xBAD)
-        let source = try Self.written(width, height, "baseline") { output, length in
+        let samples = photo(width: width, height: height, channels: 3, seed: 0xBAD)
+        let source = try written(width, height, "baseline") { output, length in
             test_jpeg_write_sequential(UInt32(width), UInt32(height), samples, 3, 90, 0, 0, &output, &length)
         }
-        var bytes = [UInt8](source.bytes)
+        let bytes = [UInt8](source.bytes)
         let scan = try #require((0..<(bytes.count - 1)).first { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xDA })
-        let data = scan + 2 + Int(bytes[scan + 2]) << 8 + Int(bytes[scan + 3])
+        return (source, scan + 2 + Int(bytes[scan + 2]) << 8 + Int(bytes[scan + 3]))
+    }
+
+    @Test("a bad Huffman code is damage wherever it is: a strict decode fails, a lenient one gives libjpeg's pixels and says so")
+    func badCodeFarFromTheEnd() throws {
+        let (source, data) = try Self.largeBaseline()
+        var bytes = [UInt8](source.bytes)
         // 48 one bits (stuffed 0xFF bytes): any code read from within them runs to 17 ones,
         // which no table has. libjpeg's fast path reads there (more than 512 bytes a block left).
         let planted = data + 300
@@ -256,5 +263,20 @@ struct EntropyDecodingTests {
         let libjpeg = try Self.outcome(damaged, of: source, library: true, partial: true).get()
         #expect(ours.bitmap == libjpeg.bitmap)
         #expect(ours.warnings.first?.code == Int(JWRN_HUFF_BAD_CODE.rawValue), "\(ours.warnings)")
+    }
+
+    @Test("fill bytes before a stuffed 0xFF change no pixel, wherever they are")
+    func fillBeforeStuffedByte() throws {
+        let (source, data) = try Self.largeBaseline()
+        var bytes = [UInt8](source.bytes)
+        // Stuffed 0xFF bytes (FF 00) where libjpeg's fast path reads, each given a fill byte
+        // (FF FF 00, read as one 0xFF, as libjpeg's careful path reads it): the same bits.
+        let stuffed = (data..<(bytes.count - 512 * 6 * 2)).filter { bytes[$0] == 0xFF && bytes[$0 + 1] == 0x00 }
+        try #require(stuffed.count >= 3)
+        for at in stuffed.prefix(3).reversed() { bytes.insert(0xFF, at: at) }
+        let clean = try Self.outcome(source.bytes, of: source, library: false).get()
+        let filled = try Self.outcome(Data(bytes), of: source, library: false).get()
+        #expect(filled.bitmap == clean.bitmap)
+        #expect(filled.warnings.isEmpty, "\(filled.warnings)")
     }
 }
