@@ -77,7 +77,14 @@ typedef struct {
     unsigned char block_component[D_MAX_BLOCKS_IN_MCU];
     unsigned char dc_kept[D_MAX_BLOCKS_IN_MCU];
     unsigned char ac_kept[D_MAX_BLOCKS_IN_MCU];
+    /// Sequential scans: MCUs left before the decoder calls libjpeg's progress monitor itself.
+    unsigned int mcus_to_monitor;
 } iec_jpeg_entropy;
+
+/// How often a sequential decode calls the progress monitor (where the shim checks for
+/// cancellation) from inside the scan: jpeg_skip_scanlines reads every MCU of the rows it skips
+/// without calling it. 4096 MCUs are a few milliseconds of a photo's data.
+#define IEC_MCUS_PER_MONITOR 4096
 
 /// Puts the engine's decoders in place of libjpeg's for every scan from the current one on.
 /// Call once the decoder's master setup is done and before any scan data is read (libjpeg has

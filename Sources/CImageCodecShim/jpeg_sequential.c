@@ -51,6 +51,10 @@ static IEC_HOT void decode_block(j_decompress_ptr cinfo, iec_bit_reader *reader,
 /// at 1/8 scale only DCs are kept, as libjpeg does; what is not kept is read into `discarded`.
 static boolean decode_mcu(j_decompress_ptr cinfo, JBLOCKROW *blocks) {
     iec_jpeg_entropy *state = iec_entropy_state(cinfo);
+    if (--state->mcus_to_monitor == 0) {
+        state->mcus_to_monitor = IEC_MCUS_PER_MONITOR;
+        if (cinfo->progress != NULL) (*cinfo->progress->progress_monitor)((j_common_ptr)cinfo);
+    }
     iec_entropy_begin_mcu(cinfo, state);
     if (!cinfo->entropy->insufficient_data) {
         // The reader in locals for the MCU, so that it stays in registers.
@@ -89,5 +93,6 @@ void iec_jpeg_sequential_start_scan(j_decompress_ptr cinfo) {
         state->dc_kept[index] = info->component_needed != 0;
         state->ac_kept[index] = info->component_needed != 0 && info->DCT_scaled_size > 1;
     }
+    state->mcus_to_monitor = IEC_MCUS_PER_MONITOR;
     cinfo->entropy->decode_mcu = decode_mcu;
 }

@@ -279,4 +279,32 @@ struct EntropyDecodingTests {
         #expect(filled.bitmap == clean.bitmap)
         #expect(filled.warnings.isEmpty, "\(filled.warnings)")
     }
+
+    @Test("the rows a crop skips are read with cancellation checks: a skip stops when the task is cancelled")
+    func skipStops() throws {
+        // 1024×512 gray: 128×64 MCUs of one block, twice the decoder's interval between its
+        // calls of the progress monitor, where the shim asks the stop probe. Gray, so that the
+        // skip reads no row of pixels either (no context rows for upsampling): only MCUs.
+        let (width, height) = (1024, 512)
+        let samples = Self.photo(width: width, height: height, channels: 1, seed: 0x5C1F)
+        let source = try Self.written(width, height, "gray") { output, length in
+            test_jpeg_write_sequential(UInt32(width), UInt32(height), samples, 1, 75, 0, 0, &output, &length)
+        }
+        for stop in [false, true] {
+            try source.bytes.withUnsafeBytes { bytes in
+                let base = try #require(bytes.baseAddress?.assumingMemoryBound(to: UInt8.self))
+                // A probe that always says stop, or never: no capture, so a C function pointer.
+                let probe: iec_stop_probe = stop ? { 1 } : { 0 }
+                let decoder = try #require(iec_jpeg_decoder_create(base, bytes.count, 1, 0, 0, 0, probe))
+                defer { iec_jpeg_decoder_destroy(decoder) }
+                // A single scan: libjpeg reads none of it, and asks no probe, before the skip.
+                #expect(iec_jpeg_read_header(decoder) == IEC_OK)
+                #expect(iec_jpeg_start_decompress(decoder) == IEC_OK)
+                var skipped: UInt32 = 0
+                let status = iec_jpeg_skip_scanlines(decoder, UInt32(height - 8), &skipped)
+                #expect(status == (stop ? IEC_CANCELLED : IEC_OK), "stop \(stop)")
+                #expect(skipped == (stop ? 0 : UInt32(height - 8)), "stop \(stop)")
+            }
+        }
+    }
 }
