@@ -231,7 +231,7 @@ struct EntropyDecodingTests {
         }
     }
 
-    /// A 256×192 baseline file (12 KB: libjpeg reads most of it on its fast path) and where its
+    /// A 256×192 baseline file (39 KB: libjpeg reads most of it on its fast path) and where its
     /// entropy-coded data starts.
     static func largeBaseline() throws -> (Source, Int) {
         let (width, height) = (256, 192)
