@@ -1,7 +1,8 @@
 // What the engine's two entropy decoders share (see jpeg_entropy.h), written from ITU-T T.81:
 // annex C and F.2.2.3 (Huffman tables and codes), F.2.2.5 (the 0xFF00 stuffing and markers in
 // the data), F.2.1.3 (restart intervals). libjpeg-turbo's own readers take the data a bit at a
-// time through a general refill; here the bits come 8 bytes at a time into a 64-bit register.
+// time through a general refill; here the bits come 8 bytes at a time into a 64-bit register,
+// as in the bit readers of Fabian Giesen's "Reading bits in far too many ways".
 //
 // Everything around the decoders stays libjpeg's: it parses the markers, checks each scan's
 // parameters and tables (its own start_pass still runs first, and fails a bad scan as before),

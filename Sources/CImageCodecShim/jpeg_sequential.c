@@ -5,7 +5,8 @@
 //
 // Most AC codes are short and most of their extra bits are few, so the AC table has a second,
 // joint lookup: the next 10 bits give a code, its extra bits and the coefficient's value at
-// once when they fit, which is most coefficients of a photo.
+// once when they fit, which is most coefficients of a photo (the idea of stb_image's "fast AC"
+// table, credited in the codec's "Decoding choices").
 //
 // Damage is met as libjpeg's careful path (decode_mcu_slow) meets it. Its fast path, which it
 // takes while more than 512 bytes a block of data are left, turns a code no table has into
