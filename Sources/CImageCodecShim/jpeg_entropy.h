@@ -229,6 +229,13 @@ static IEC_HOT int iec_huffman_extend(unsigned int bits, int size) {
     return bits < (1u << (size - 1)) ? (int)bits - (int)((1u << size) - 1) : (int)bits;
 }
 
+/// A block's DC difference (T.81 F.2.2.1): its size's code, then that many extra bits.
+static IEC_HOT int iec_huffman_dc_difference(j_decompress_ptr cinfo, iec_bit_reader *reader, const iec_huffman_table *table) {
+    iec_bits_ensure(cinfo, reader);
+    const int size = iec_huffman_decode(cinfo, reader, table) & 15;
+    return size != 0 ? iec_huffman_extend(iec_bits_take(reader, size), size) : 0;
+}
+
 /// Before an MCU: the restart marker, when an interval has ended.
 static IEC_HOT void iec_entropy_begin_mcu(j_decompress_ptr cinfo, iec_jpeg_entropy *state) {
     if (cinfo->restart_interval != 0 && state->restarts_to_go == 0) iec_entropy_restart(cinfo, state);

@@ -8,7 +8,6 @@
 #include "CImageKernels.h"
 
 #include <pthread.h>
-#include <string.h>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -25,9 +24,7 @@ static boolean decode_dc_first(j_decompress_ptr cinfo, JBLOCKROW *blocks) {
         iec_bit_reader *reader = &state->reader;
         for (int block = 0; block < cinfo->blocks_in_MCU; block++) {
             const int component = cinfo->MCU_membership[block];
-            iec_bits_ensure(cinfo, reader);
-            const int size = iec_huffman_decode(cinfo, reader, &state->tables[component]) & 15;
-            const int difference = size != 0 ? iec_huffman_extend(iec_bits_take(reader, size), size) : 0;
+            const int difference = iec_huffman_dc_difference(cinfo, reader, &state->tables[component]);
             state->last_dc[component] = iec_entropy_add_dc(cinfo, state->last_dc[component], difference);
             blocks[block][0][0] = (JCOEF)((unsigned int)state->last_dc[component] << cinfo->Al);
         }

@@ -63,9 +63,7 @@ static boolean decode_mcu(j_decompress_ptr cinfo, JBLOCKROW *blocks) {
         JBLOCK discarded;
         for (int index = 0; index < cinfo->blocks_in_MCU; index++) {
             const int component = state->block_component[index];
-            iec_bits_ensure(cinfo, reader);
-            const int size = iec_huffman_decode(cinfo, reader, &state->tables[component]) & 15;
-            const int difference = size != 0 ? iec_huffman_extend(iec_bits_take(reader, size), size) : 0;
+            const int difference = iec_huffman_dc_difference(cinfo, reader, &state->tables[component]);
             JCOEF *block = blocks != NULL ? blocks[index][0] : NULL;
             if (state->dc_kept[index]) {
                 state->last_dc[component] = iec_entropy_add_dc(cinfo, state->last_dc[component], difference);
