@@ -192,7 +192,7 @@ struct EntropyDecodingTests {
         var random = SeededGenerator(seed: 0x5CA7)
         for source in try Self.sources() {
             let bytes = [UInt8](source.bytes)
-            let firstScan = try #require((0..<(bytes.count - 1)).first { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xDA })
+            let firstScan = try #require(JPEGDamagePolicyTests.markers(0xDA, in: bytes).first)
             var damaged: [[UInt8]] = []
             for _ in 0..<4 {
                 // Flipped bits in the scans' data (markers may be made or broken: both are damage).
@@ -240,7 +240,7 @@ struct EntropyDecodingTests {
             test_jpeg_write_sequential(UInt32(width), UInt32(height), samples, 3, 90, 0, 0, &output, &length)
         }
         let bytes = [UInt8](source.bytes)
-        let scan = try #require((0..<(bytes.count - 1)).first { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xDA })
+        let scan = try #require(JPEGDamagePolicyTests.markers(0xDA, in: bytes).first)
         return (source, scan + 2 + Int(bytes[scan + 2]) << 8 + Int(bytes[scan + 3]))
     }
 
